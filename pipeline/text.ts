@@ -1,0 +1,45 @@
+/**
+ * Text processing shared by index time and query time.
+ *
+ * `tokenize` mirrors the FTS5 `unicode61 remove_diacritics 2` tokenizer of
+ * the transcript index (lower case, diacritics removed, runs of letters and
+ * digits), so the terms a query is parsed into are the terms FTS5 indexed.
+ */
+
+const TOKEN = /[\p{L}\p{N}\p{M}]+/gu;
+const COMBINING = /\p{M}+/gu;
+
+/** Lower-cases and removes diacritics, as the FTS5 tokenizer does. */
+export function foldTerm(token: string): string {
+  return token.normalize("NFD").replace(COMBINING, "").toLowerCase();
+}
+
+/** Splits text into index terms, in order, repeats kept. */
+export function tokenize(text: string): string[] {
+  const out: string[] = [];
+  for (const match of text.matchAll(TOKEN)) {
+    const term = foldTerm(match[0]);
+    if (term.length > 0) out.push(term);
+  }
+  return out;
+}
+
+/** Words as a reader counts them: whitespace-separated runs that contain a letter or digit. */
+export function countWords(text: string): number {
+  let count = 0;
+  for (const word of text.split(/\s+/)) {
+    if (/[\p{L}\p{N}]/u.test(word)) count++;
+  }
+  return count;
+}
+
+/** Folds whitespace runs (including newlines inside a caption line) to single spaces and trims. */
+export function foldWhitespace(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+/** Characters that the snippet code uses as match markers must never occur in stored text. */
+export function stripControlCharacters(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, "");
+}
