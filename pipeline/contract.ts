@@ -97,6 +97,8 @@ export type VideoRecord = z.infer<typeof VideoRecord>;
 
 export const Manifest = z.object({
   schemaVersion: z.number().int(),
+  /** Free-form name of the dataset, e.g. "demo" for the generated demo data. */
+  dataset: z.string(),
   optionsHash: z.string(),
   builtAt: z.string(),
   counts: z.object({
@@ -110,9 +112,14 @@ export const Manifest = z.object({
 export type Manifest = z.infer<typeof Manifest>;
 
 // ---------------------------------------------------------------------------
-// The database. `videos.id` is the popularity rank (1 = most viewed), and
-// `transcripts.id`, the FTS rowid, is assigned in the same order, so
-// `MATCH ? ORDER BY rowid LIMIT k` walks matches most-viewed first and stops early.
+// The database. `videos.id` is the popularity rank (1 = most viewed) and is
+// also the FTS rowid, so `MATCH ? ORDER BY rowid LIMIT k` walks matches
+// most-viewed first and stops early, and `minViews` is a rowid bound.
+//
+// A video may store several tracks (languages, manual and auto-generated);
+// `videos.transcript` names its primary one (English before other languages,
+// manual before auto-generated). The FTS index holds the primary tracks only
+// (through the `fts_content` view), so a search lists each video at most once.
 // ---------------------------------------------------------------------------
 
 export const DATABASE_DDL = `
@@ -137,7 +144,8 @@ CREATE TABLE videos (
   description TEXT,
   chapters TEXT,
   keywords TEXT,
-  category TEXT
+  category TEXT,
+  transcript INTEGER
 );
 CREATE INDEX videos_by_channel ON videos(channel, published_at DESC, id);
 CREATE INDEX videos_by_views ON videos(view_count);
@@ -151,12 +159,14 @@ CREATE TABLE transcripts (
   duration REAL NOT NULL,
   script TEXT NOT NULL,
   timings BLOB NOT NULL,
-  chan TEXT NOT NULL,
-  UNIQUE (video, language_code)
+  UNIQUE (video, language_code, is_generated)
 );
+CREATE VIEW fts_content AS
+  SELECT v.id AS id, t.script AS script, 'c' || v.channel AS chan
+  FROM videos v JOIN transcripts t ON t.id = v.transcript;
 CREATE VIRTUAL TABLE transcript_fts USING fts5(
   script, chan,
-  content = 'transcripts', content_rowid = 'id',
+  content = 'fts_content', content_rowid = 'id',
   tokenize = '${FTS_TOKENIZER}'
 );
 CREATE TABLE term_stats (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;

@@ -1,0 +1,95 @@
+/**
+ * Second pass of a build: the final database, written in popularity order
+ * from the staging database, then the FTS index over primary transcripts,
+ * document frequencies for BM25, and the build-time counts.
+ */
+import Database from "better-sqlite3";
+import { DATABASE_DDL, OPTIONS_HASH, SCHEMA_VERSION } from "../contract.js";
+
+export interface DatabaseCounts {
+  channels: number;
+  videos: number;
+  transcripts: number;
+  totalWords: number;
+}
+
+/** English before other languages, manual before auto-generated: the track searched and listed for a video. */
+const PRIMARY_ORDER = `(t.language_code = 'en' OR t.language_code LIKE 'en-%') DESC, t.is_generated ASC, t.language_code ASC`;
+
+export function buildDatabase(path: string, stagingPath: string, meta: Record<string, string>): DatabaseCounts {
+  const db = new Database(path);
+  try {
+    db.pragma("journal_mode = OFF");
+    db.pragma("synchronous = OFF");
+    db.pragma("cache_size = -262144");
+    db.exec(DATABASE_DDL);
+    db.prepare("ATTACH DATABASE ? AS staging").run(stagingPath);
+    db.transaction(() => {
+      db.exec(`
+        INSERT INTO channels (channel_id, title, handle)
+        SELECT channel_id, channel_title, channel_handle FROM (
+          SELECT channel_id, channel_title, channel_handle,
+                 row_number() OVER (PARTITION BY channel_id ORDER BY seq DESC) AS latest
+          FROM staging.stage_videos)
+        WHERE latest = 1
+        ORDER BY channel_id;
+
+        INSERT INTO videos (id, video_id, channel, title, view_count, published_at, thumbnail,
+                            length_seconds, description, chapters, keywords, category)
+        SELECT row_number() OVER (ORDER BY s.view_count DESC, s.video_id),
+               s.video_id, c.id, s.title, s.view_count, s.published_at, s.thumbnail,
+               s.length_seconds, s.description, s.chapters, s.keywords, s.category
+        FROM staging.stage_videos s JOIN channels c ON c.channel_id = s.channel_id
+        ORDER BY 1;
+
+        INSERT INTO transcripts (id, video, language_code, language, is_generated, word_count,
+                                 duration, script, timings)
+        SELECT row_number() OVER (ORDER BY v.id, ${PRIMARY_ORDER}),
+               v.id, t.language_code, t.language, t.is_generated, t.word_count,
+               t.duration, t.script, t.timings
+        FROM staging.stage_transcripts t JOIN videos v ON v.video_id = t.video_id
+        ORDER BY 1;
+
+        UPDATE videos SET transcript = (
+          SELECT min(t.id) FROM transcripts t WHERE t.video = videos.id);
+
+        UPDATE channels SET
+          video_count = (SELECT count(*) FROM videos v WHERE v.channel = channels.id),
+          transcript_count = (SELECT count(*) FROM videos v WHERE v.channel = channels.id AND v.transcript IS NOT NULL);
+
+        INSERT INTO transcript_fts (rowid, script, chan)
+        SELECT id, script, chan FROM fts_content ORDER BY id;
+      `);
+    })();
+    db.exec("DETACH DATABASE staging");
+    // One b-tree per term instead of many segments: fewer seeks per query.
+    db.exec("INSERT INTO transcript_fts (transcript_fts) VALUES ('optimize')");
+    db.exec(`
+      CREATE VIRTUAL TABLE temp.fts_terms USING fts5vocab(main, transcript_fts, row);
+      INSERT INTO term_stats (term, df) SELECT term, doc FROM temp.fts_terms;
+      DROP TABLE temp.fts_terms;
+    `);
+    const counts = db
+      .prepare(
+        `SELECT (SELECT count(*) FROM channels) AS channels,
+                (SELECT count(*) FROM videos) AS videos,
+                (SELECT count(*) FROM videos WHERE transcript IS NOT NULL) AS transcripts,
+                (SELECT coalesce(sum(t.word_count), 0) FROM videos v JOIN transcripts t ON t.id = v.transcript) AS totalWords`,
+      )
+      .get() as DatabaseCounts;
+    const putMeta = db.prepare("INSERT INTO meta (key, value) VALUES (?, ?)");
+    const allMeta: Record<string, string> = {
+      ...meta,
+      schemaVersion: String(SCHEMA_VERSION),
+      optionsHash: OPTIONS_HASH,
+      counts: JSON.stringify(counts),
+    };
+    db.transaction(() => {
+      for (const [key, value] of Object.entries(allMeta)) putMeta.run(key, value);
+    })();
+    db.exec("ANALYZE");
+    return counts;
+  } finally {
+    db.close();
+  }
+}

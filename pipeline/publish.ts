@@ -1,0 +1,47 @@
+/**
+ * Where artifact sets live in DATA_DIR, and how a new one is published:
+ * builds go to `builds/<id>/`, and `current` is a symlink swapped by an
+ * atomic rename, so a reader resolves either the old set or the new one.
+ */
+import { randomBytes } from "node:crypto";
+import { readdir, readlink, rename, rm, symlink } from "node:fs/promises";
+import { basename, join } from "node:path";
+
+export const CURRENT_LINK = "current";
+export const BUILDS_DIR = "builds";
+
+export function currentArtifactsDir(dataDir: string): string {
+  return join(dataDir, CURRENT_LINK);
+}
+
+/** A fresh, not yet existing directory for a build; names sort by time. */
+export function newBuildDir(dataDir: string): string {
+  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+  return join(dataDir, BUILDS_DIR, `${stamp}-${randomBytes(3).toString("hex")}`);
+}
+
+/** Points `current` at `buildDir` atomically, then removes builds older than the newest `keep` (the new one included). */
+export async function publishBuild(dataDir: string, buildDir: string, keep = 2): Promise<void> {
+  const target = join(BUILDS_DIR, basename(buildDir));
+  const temporary = join(dataDir, `.${CURRENT_LINK}.${process.pid}.${Date.now()}`);
+  await symlink(target, temporary);
+  await rename(temporary, currentArtifactsDir(dataDir));
+  await pruneBuilds(dataDir, keep);
+}
+
+/** The build `current` points at, if any. */
+export async function currentBuildName(dataDir: string): Promise<string | undefined> {
+  try {
+    return basename(await readlink(currentArtifactsDir(dataDir)));
+  } catch {
+    return undefined;
+  }
+}
+
+async function pruneBuilds(dataDir: string, keep: number): Promise<void> {
+  const current = await currentBuildName(dataDir);
+  const names = (await readdir(join(dataDir, BUILDS_DIR))).filter((n) => !n.startsWith(".")).sort();
+  const stale = names.slice(0, Math.max(0, names.length - keep)).filter((n) => n !== current);
+  // A server still reading an old set keeps its open files: unlinking them does not pull data from under it.
+  for (const name of stale) await rm(join(dataDir, BUILDS_DIR, name), { recursive: true, force: true });
+}

@@ -1,0 +1,106 @@
+/**
+ * What the routes ask of storage. `ArtifactCatalog` (server/data/artifact-catalog.ts)
+ * implements it over the published artifact set (and, later, the live store).
+ * Routes depend on this interface only.
+ */
+import type { ChapterRecord } from "../../pipeline/contract.js";
+import type { Sub } from "../../pipeline/segments.js";
+
+export interface VideoMeta {
+  videoId: string;
+  title: string;
+  channelId: string;
+  channelTitle: string;
+  viewCount: number;
+  /** ISO 8601 UTC. */
+  publishedAt: string;
+  thumbnail: string;
+  lengthSeconds: number;
+  description: string | null;
+  chapters: ChapterRecord[] | null;
+  keywords: string[] | null;
+  category: string | null;
+}
+
+export interface TranscriptView {
+  language: string;
+  languageCode: string;
+  isGenerated: boolean;
+  wordCount: number;
+  duration: number;
+  script: string;
+  subs: Sub[];
+}
+
+export interface StoredTranscript {
+  video: VideoMeta;
+  transcript: TranscriptView;
+}
+
+export type TranscriptLookup =
+  | { kind: "found"; stored: StoredTranscript }
+  /** The video is stored, but not in the requested language: `languages` lists the codes that are. */
+  | { kind: "other-languages"; video: VideoMeta; languages: string[] }
+  /** The video is stored without any transcript. */
+  | { kind: "no-transcript"; video: VideoMeta }
+  | { kind: "unknown" };
+
+export interface ChannelVideoItem {
+  videoId: string;
+  title: string;
+  viewCount: number;
+  publishedAt: string;
+  hasTranscript: boolean;
+  /** null when `hasTranscript` is false. */
+  transcript: { languageCode: string; wordCount: number; isGenerated: boolean } | null;
+}
+
+export interface ChannelPage {
+  channelTitle: string;
+  items: ChannelVideoItem[];
+  total: number;
+}
+
+export interface SearchParams {
+  q: string;
+  limit: number;
+  offset: number;
+  /** Channel id (UC…). */
+  channel?: string | undefined;
+  minViews?: number | undefined;
+}
+
+export interface SearchHit {
+  videoId: string;
+  title: string;
+  channelTitle: string;
+  viewCount: number;
+  /** HTML-escaped excerpt with matches wrapped in <mark>…</mark> and … where cut. */
+  snippet: string;
+  wordCount: number;
+}
+
+export interface SearchPage {
+  results: SearchHit[];
+  total: number;
+  /** false when `total` is an estimate (above the exact-count cap). */
+  totalExact: boolean;
+  hasMore: boolean;
+}
+
+export interface Stats {
+  videos: number;
+  transcripts: number;
+  totalWords: number;
+  avgWordsPerTranscript: number;
+  channels: number;
+}
+
+export interface Catalog {
+  getTranscript(videoId: string, languageCode: string): TranscriptLookup;
+  /** undefined when the channel is unknown. */
+  channelVideos(channelId: string, limit: number, offset: number): ChannelPage | undefined;
+  search(params: SearchParams): SearchPage;
+  stats(): Stats;
+  close(): void;
+}

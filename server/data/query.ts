@@ -1,0 +1,49 @@
+/**
+ * A search query as users type it, turned into an FTS5 expression.
+ *
+ * Words are ANDed; `"double quoted words"` form a phrase. Every term is
+ * produced by the same tokenizer the index used (pipeline/text.ts) and is
+ * quoted in the expression, so FTS5 syntax characters in `q` (`* : ^ ( ) -
+ * NEAR AND OR`) are plain text and can never change the query's meaning.
+ */
+import { tokenize } from "../../pipeline/text.js";
+
+/** Terms beyond this are ignored: each one adds a doclist to intersect. */
+export const MAX_QUERY_TERMS = 16;
+
+export interface ParsedQuery {
+  /** FTS5 expression over the `script` column, e.g. `"climate" AND "change policy"`. */
+  expression: string;
+  /** Distinct terms, in order, for scoring. */
+  terms: string[];
+  /** Normalized form, the cache key. */
+  key: string;
+}
+
+/** undefined when the query has no searchable term. */
+export function parseSearchQuery(q: string): ParsedQuery | undefined {
+  const groups: string[][] = [];
+  let budget = MAX_QUERY_TERMS;
+  const take = (tokens: string[]) => {
+    const kept = tokens.slice(0, budget);
+    budget -= kept.length;
+    if (kept.length > 0) groups.push(kept);
+  };
+  const parts = q.split('"');
+  parts.forEach((part, i) => {
+    // Odd parts are inside quotes (an unbalanced last quote just ends the phrase).
+    if (i % 2 === 1) take(tokenize(part));
+    else for (const token of tokenize(part)) take([token]);
+  });
+  if (groups.length === 0) return undefined;
+  const phrases = dedupe(groups.map((g) => g.join(" ")));
+  return {
+    expression: phrases.map((p) => `"${p}"`).join(" AND "),
+    terms: dedupe(groups.flat()),
+    key: phrases.join("\u0000"),
+  };
+}
+
+function dedupe(values: string[]): string[] {
+  return [...new Set(values)];
+}
