@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openCatalog, type ArtifactCatalog } from "../../server/data/artifact-catalog.js";
+import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
+import { CHANNEL_A, CHANNEL_B, sampleRecords, videoId } from "../helpers/records.js";
+
+describe("the artifact catalog", () => {
+  let set: TempArtifacts;
+  let catalog: ArtifactCatalog;
+  beforeAll(async () => {
+    set = await buildTempArtifacts(sampleRecords());
+    catalog = openCatalog({ dir: set.dir });
+  });
+  afterAll(() => {
+    catalog.close();
+    set.cleanup();
+  });
+
+  it("serves the manual track over the auto-generated one in the same language", () => {
+    const lookup = catalog.getTranscript(videoId(7), "en");
+    if (lookup.kind !== "found") throw new Error(`expected found, got ${lookup.kind}`);
+    expect(lookup.stored.transcript).toMatchObject({ language: "English", languageCode: "en", isGenerated: false, wordCount: 8 });
+    expect(lookup.stored.transcript.script).toBe("manual words about energy in plants and sunlight");
+    expect(lookup.stored.video.chapters).toEqual([
+      { title: "Intro", startSeconds: 0 },
+      { title: "Light", startSeconds: 120 },
+    ]);
+  });
+
+  it("slices the timed segments back out exactly, with string offsets and durations", () => {
+    const lookup = catalog.getTranscript(videoId(1), "EN");
+    if (lookup.kind !== "found") throw new Error(`expected found, got ${lookup.kind}`);
+    const { subs, script, duration } = lookup.stored.transcript;
+    expect(subs[0]).toEqual({ text: "the river flows past the old", offset: "0", duration: "2.5" });
+    expect(subs[1]).toEqual({ text: "mill and the river keeps flowing", offset: "2.5", duration: "2.5" });
+    expect(subs.map((s) => s.text).join(" ")).toBe(script);
+    expect(duration).toBe(7.5);
+  });
+
+  it("tells a missing language, a video without transcript and an unknown video apart", () => {
+    expect(catalog.getTranscript(videoId(6), "en")).toMatchObject({ kind: "other-languages", languages: ["de"] });
+    expect(catalog.getTranscript(videoId(7), "fr")).toMatchObject({ kind: "other-languages", languages: ["en", "es"] });
+    expect(catalog.getTranscript(videoId(5), "en")).toMatchObject({ kind: "no-transcript" });
+    expect(catalog.getTranscript("zzzzzzzzzzz", "en")).toEqual({ kind: "unknown" });
+  });
+
+  it("lists a channel's videos newest first, with and without transcripts", () => {
+    const first = catalog.channelVideos(CHANNEL_A, 2, 0)!;
+    expect(first.total).toBe(5);
+    expect(first.channelTitle).toBe("Alpha Lectures");
+    expect(first.items.map((v) => v.videoId)).toEqual([videoId(5), videoId(4)]);
+    expect(first.items[0]).toEqual({
+      videoId: videoId(5),
+      title: "Silent film without captions",
+      viewCount: 5000,
+      publishedAt: "2020-01-06T00:00:00.000Z",
+      hasTranscript: false,
+      transcript: null,
+    });
+    expect(first.items[1]!.transcript).toEqual({ languageCode: "en", wordCount: 9, isGenerated: false });
+    expect(catalog.channelVideos(CHANNEL_A, 10, 4)!.items.map((v) => v.videoId)).toEqual([videoId(1)]);
+    expect(catalog.channelVideos(CHANNEL_A, 10, 99)!.items).toEqual([]);
+    expect(catalog.channelVideos(CHANNEL_B, 10, 0)!.items[1]!.transcript).toEqual({ languageCode: "de", wordCount: 6, isGenerated: false });
+    expect(catalog.channelVideos("UCzzzzzzzzzzzzzzzzzzzzzz", 10, 0)).toBeUndefined();
+  });
+
+  it("reports the build-time counts", () => {
+    // Words with a letter or digit: the lone "&" of video 4 is not one.
+    const totalWords = 15 + 12 + 14 + 9 + 6 + 8;
+    expect(catalog.stats()).toEqual({ videos: 7, transcripts: 6, totalWords, avgWordsPerTranscript: Math.round(totalWords / 6), channels: 2 });
+  });
+});

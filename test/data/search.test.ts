@@ -1,0 +1,178 @@
+import Database from "better-sqlite3";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ARTIFACT_FILES } from "../../pipeline/contract.js";
+import { readManifest } from "../../pipeline/build/manifest.js";
+import { importTitleIndex } from "../../pipeline/title-index.js";
+import { readFileSync } from "node:fs";
+import { openCatalog, type ArtifactCatalog } from "../../server/data/artifact-catalog.js";
+import { TranscriptSearch, type SearchOptions } from "../../server/data/search.js";
+import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
+import { CHANNEL_B, makeVideo, sampleRecords, videoId } from "../helpers/records.js";
+
+const page = (q: string, extra: Partial<{ limit: number; offset: number; channel: string; minViews: number }> = {}) => ({
+  q,
+  limit: 20,
+  offset: 0,
+  ...extra,
+});
+
+describe("search over the sample set", () => {
+  let set: TempArtifacts;
+  let catalog: ArtifactCatalog;
+  beforeAll(async () => {
+    set = await buildTempArtifacts(sampleRecords());
+    catalog = openCatalog({ dir: set.dir });
+  });
+  afterAll(() => {
+    catalog.close();
+    set.cleanup();
+  });
+
+  it("finds every transcript containing all the words, each with a snippet from its own text", () => {
+    const { results, total, totalExact, hasMore } = catalog.search(page("river"));
+    expect(results.map((r) => r.videoId).sort()).toEqual([videoId(1), videoId(3), videoId(4)].sort());
+    expect({ total, totalExact, hasMore }).toEqual({ total: 3, totalExact: true, hasMore: false });
+    const byId = new Map(results.map((r) => [r.videoId, r.snippet]));
+    expect(byId.get(videoId(1))).toContain("the <mark>river</mark> flows past the old mill");
+    expect(byId.get(videoId(3))).toContain("live beside a <mark>river</mark>");
+  });
+
+  it("escapes markup in transcripts before marking matches", () => {
+    const hit = catalog.search(page("markup")).results[0]!;
+    expect(hit.videoId).toBe(videoId(4));
+    expect(hit.snippet).toBe("beware &lt;script&gt;alert(1)&lt;/script&gt; &amp; other <mark>markup</mark> in a river of captions");
+    expect(hit.snippet).not.toContain("<script>");
+  });
+
+  it("treats FTS5 and FlexSearch syntax in the query as plain words", () => {
+    for (const q of ['river*', "river NEAR(mill)", '"river', "river:", "-river", "river OR plants", "river AND", "(river)", "river^", "{script}: river"]) {
+      const result = catalog.search(page(q));
+      expect(Array.isArray(result.results)).toBe(true);
+    }
+    expect(catalog.search(page("river*")).total).toBe(3);
+    // "OR" is a word here, not an operator: no transcript contains it.
+    expect(catalog.search(page("river OR plants")).total).toBe(0);
+    expect(catalog.search(page("***")).total).toBe(0);
+  });
+
+  it("matches quoted phrases as phrases", () => {
+    expect(catalog.search(page('"old mill"')).results.map((r) => r.videoId)).toEqual([videoId(1)]);
+    expect(catalog.search(page('"mill old"')).total).toBe(0);
+  });
+
+  it("restricts to a channel and to a minimum view count, inclusive", () => {
+    expect(catalog.search(page("energy", { channel: CHANNEL_B })).results.map((r) => r.videoId)).toEqual([videoId(7)]);
+    expect(catalog.search(page("river", { channel: CHANNEL_B })).total).toBe(0);
+    expect(catalog.search(page("river", { channel: "UCzzzzzzzzzzzzzzzzzzzzzz" })).total).toBe(0);
+    const rich = catalog.search(page("river", { minViews: 3000 }));
+    expect(rich.results.map((r) => r.videoId).sort()).toEqual([videoId(3), videoId(4)].sort());
+    expect(catalog.search(page("river", { minViews: 3001 })).results.map((r) => r.videoId)).toEqual([videoId(4)]);
+    expect(catalog.search(page("river", { minViews: 10 ** 12 })).total).toBe(0);
+  });
+
+  it("folds case and diacritics like the index", () => {
+    expect(catalog.search(page("RIVER")).total).toBe(3);
+    expect(catalog.search(page("fliesst")).total).toBe(0);
+    expect(catalog.search(page("fließt")).results.map((r) => r.videoId)).toEqual([videoId(6)]);
+    expect(catalog.search(page("Energía", { channel: CHANNEL_B })).total).toBe(0); // only primary tracks are searched
+  });
+
+  it("returns the search result fields of the spec with their types", () => {
+    const hit = catalog.search(page("photosynthesis")).results[0]!;
+    expect(hit).toEqual({
+      videoId: videoId(2),
+      title: "Lecture number 2",
+      channelTitle: "Alpha Lectures",
+      viewCount: 2000,
+      wordCount: 12,
+      snippet: "<mark>photosynthesis</mark> turns light into chemical energy inside the leaves of green plants",
+    });
+  });
+});
+
+describe("ranking and pagination over many matches", () => {
+  let set: TempArtifacts;
+  const records = Array.from({ length: 60 }, (_, i) => {
+    const n = i + 1;
+    // Every transcript says "common"; "target" appears n % 5 times; video 60 has the most views.
+    const filler = "lorem ipsum dolor sit amet consectetur ".repeat(3);
+    const target = "target ".repeat(n % 5);
+    return makeVideo(n, { text: `${filler} common ${target} words number${n}` });
+  });
+  beforeAll(async () => {
+    set = await buildTempArtifacts(records);
+  });
+  afterAll(() => set.cleanup());
+
+  function engine(options: SearchOptions): { search: TranscriptSearch; close: () => void } {
+    const db = new Database(join(set.dir, ARTIFACT_FILES.database), { readonly: true });
+    const manifest = readManifest(set.dir);
+    const titles = importTitleIndex(readFileSync(join(set.dir, ARTIFACT_FILES.titleIndex), "utf8"));
+    const { transcripts, totalWords } = manifest.counts;
+    return {
+      search: new TranscriptSearch(db, titles, { documents: transcripts, averageLength: totalWords / transcripts }, options),
+      close: () => db.close(),
+    };
+  }
+
+  it("ranks by relevance inside the candidate set, more views first on ties", () => {
+    const { search, close } = engine({ candidates: 100 });
+    const ids = search.search(page("target", { limit: 100 })).results.map((r) => Number(r.videoId.slice(3)));
+    // tf 4 first (most-viewed of them first), then tf 3, ...
+    const tf = (n: number) => n % 5;
+    for (let i = 1; i < ids.length; i++) {
+      const [a, b] = [ids[i - 1]!, ids[i]!];
+      expect(tf(a) > tf(b) || (tf(a) === tf(b) && a > b)).toBe(true);
+    }
+    expect(ids).toHaveLength(48);
+    close();
+  });
+
+  it("pages through all matches without gaps or repeats, across the candidate boundary", () => {
+    const { search, close } = engine({ candidates: 7, exactCountCap: 1000 });
+    const seen: string[] = [];
+    let offset = 0;
+    for (;;) {
+      const result = search.search(page("common", { limit: 4, offset }));
+      seen.push(...result.results.map((r) => r.videoId));
+      expect(result.total).toBe(60);
+      expect(result.hasMore).toBe(offset + 4 < 60);
+      if (!result.hasMore) break;
+      offset += 4;
+    }
+    expect(seen).toHaveLength(60);
+    expect(new Set(seen).size).toBe(60);
+    // Past the candidate set, matches follow in popularity order.
+    const tail = seen.slice(7).map((id) => Number(id.slice(3)));
+    expect(tail).toEqual([...tail].sort((a, b) => b - a));
+    close();
+  });
+
+  it("estimates the total above the exact-count cap, never below what the page shows, and keeps hasMore exact", () => {
+    const { search, close } = engine({ candidates: 5, exactCountCap: 10 });
+    const first = search.search(page("common", { limit: 5 }));
+    expect(first.totalExact).toBe(false);
+    expect(first.total).toBeGreaterThan(10);
+    const last = search.search(page("common", { limit: 5, offset: 55 }));
+    expect(last.results).toHaveLength(5);
+    expect(last.hasMore).toBe(false);
+    expect(last.total).toBeGreaterThanOrEqual(60);
+    const beyond = search.search(page("common", { limit: 5, offset: 60 }));
+    expect(beyond.results).toEqual([]);
+    expect(beyond.hasMore).toBe(false);
+    close();
+  });
+
+  it("boosts a video whose title matches the query", async () => {
+    const titled = await buildTempArtifacts([
+      makeVideo(1, { title: "All about volcanoes", text: "volcanoes erupt" }),
+      makeVideo(2, { title: "Something else", text: "volcanoes erupt" }),
+    ]);
+    const catalog = openCatalog({ dir: titled.dir });
+    // Same text, video 2 has more views, but video 1's title matches.
+    expect(catalog.search(page("volcanoes")).results.map((r) => r.videoId)).toEqual([videoId(1), videoId(2)]);
+    catalog.close();
+    titled.cleanup();
+  });
+});

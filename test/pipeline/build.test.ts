@@ -1,0 +1,160 @@
+import Database from "better-sqlite3";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildArtifacts } from "../../pipeline/build.js";
+import { ArtifactError, readManifest, verifyChecksums } from "../../pipeline/build/manifest.js";
+import { ARTIFACT_FILES, OPTIONS_HASH, SCHEMA_VERSION, type VideoRecord } from "../../pipeline/contract.js";
+import { currentArtifactsDir, newBuildDir, publishBuild } from "../../pipeline/publish.js";
+import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
+import { makeVideo, sampleRecords, segmentsOf, videoId } from "../helpers/records.js";
+
+describe("the build stage", () => {
+  let set: TempArtifacts;
+  beforeAll(async () => {
+    set = await buildTempArtifacts(sampleRecords());
+  });
+  afterAll(() => set.cleanup());
+
+  it("writes the database, the title index and a manifest with counts, hash and checksums", async () => {
+    const manifest = readManifest(set.dir);
+    expect(manifest.schemaVersion).toBe(SCHEMA_VERSION);
+    expect(manifest.optionsHash).toBe(OPTIONS_HASH);
+    expect(manifest.dataset).toBe("test");
+    // 7 videos, one without any transcript, so 6 with a (primary) transcript.
+    expect(manifest.counts).toMatchObject({ channels: 2, videos: 7, transcripts: 6 });
+    expect(Object.keys(manifest.files).sort()).toEqual([ARTIFACT_FILES.titleIndex, ARTIFACT_FILES.database].sort());
+    await expect(verifyChecksums(set.dir, manifest)).resolves.toBeUndefined();
+    expect(readdirSync(set.dir).sort()).toEqual(Object.values(ARTIFACT_FILES).sort());
+  });
+
+  it("numbers videos by descending view count, and indexes only each video's primary track", () => {
+    const db = new Database(join(set.dir, ARTIFACT_FILES.database), { readonly: true });
+    const views = db.prepare("SELECT view_count FROM videos ORDER BY id").pluck().all() as number[];
+    expect(views).toEqual([...views].sort((a, b) => b - a));
+    const ftsRows = db.prepare("SELECT count(*) FROM transcript_fts").pluck().get();
+    expect(ftsRows).toBe(6);
+    const primary = db
+      .prepare("SELECT t.language_code, t.is_generated FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.video_id = ?")
+      .get(videoId(7));
+    expect(primary).toEqual({ language_code: "en", is_generated: 0 });
+    expect(db.prepare("SELECT count(*) FROM transcripts").pluck().get()).toBe(8);
+    expect(db.prepare("SELECT df FROM term_stats WHERE term = 'river'").pluck().get()).toBe(3);
+    db.close();
+  });
+
+  it("merges records of the same video: later metadata wins, tracks are kept per language", async () => {
+    const first = makeVideo(1, { text: "first version of the words" });
+    const second = makeVideo(1, {
+      title: "Renamed",
+      viewCount: 5,
+      transcripts: [{ language: "German", languageCode: "de", isGenerated: false, segments: segmentsOf("zweite fassung") }],
+    });
+    const merged = await buildTempArtifacts([first, second]);
+    const db = new Database(join(merged.dir, ARTIFACT_FILES.database), { readonly: true });
+    expect(db.prepare("SELECT title, view_count FROM videos").get()).toEqual({ title: "Renamed", view_count: 5 });
+    expect(db.prepare("SELECT language_code FROM transcripts ORDER BY id").pluck().all()).toEqual(["en", "de"]);
+    db.close();
+    merged.cleanup();
+  });
+
+  it("skips records that break the contract and reports each one", async () => {
+    const root = mkdtempSync(join(tmpdir(), "ts-build-"));
+    const bad: unknown[] = [{ videoId: "short" }, { ...makeVideo(2), viewCount: -1 }];
+    const seen: number[] = [];
+    const result = await buildArtifacts({
+      records: [makeVideo(1, { text: "fine" }), ...bad],
+      outDir: join(root, "set"),
+      onInvalid: (_error, index) => seen.push(index),
+    });
+    expect(result.invalidRecords).toBe(2);
+    expect(seen).toEqual([1, 2]);
+    expect(result.manifest.counts.videos).toBe(1);
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("leaves nothing behind when the records fail half way", async () => {
+    const root = mkdtempSync(join(tmpdir(), "ts-build-"));
+    async function* failing(): AsyncGenerator<VideoRecord> {
+      yield makeVideo(1, { text: "one" });
+      throw new Error("source broke");
+    }
+    await expect(buildArtifacts({ records: failing(), outDir: join(root, "set") })).rejects.toThrow("source broke");
+    expect(readdirSync(root)).toEqual([]);
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("refuses to overwrite an existing directory", async () => {
+    const root = mkdtempSync(join(tmpdir(), "ts-build-"));
+    mkdirSync(join(root, "set"));
+    writeFileSync(join(root, "set", "keep.txt"), "precious");
+    await expect(buildArtifacts({ records: [makeVideo(1, { text: "x" })], outDir: join(root, "set") })).rejects.toThrow();
+    expect(readFileSync(join(root, "set", "keep.txt"), "utf8")).toBe("precious");
+    expect(readdirSync(root)).toEqual(["set"]);
+    rmSync(root, { recursive: true, force: true });
+  });
+});
+
+describe("the manifest check", () => {
+  let set: TempArtifacts;
+  beforeAll(async () => {
+    set = await buildTempArtifacts([makeVideo(1, { text: "hello there" })]);
+  });
+  afterAll(() => set.cleanup());
+
+  function withManifest(change: (m: Record<string, unknown>) => void): string {
+    const copy = mkdtempSync(join(tmpdir(), "ts-manifest-"));
+    for (const name of Object.values(ARTIFACT_FILES)) writeFileSync(join(copy, name), readFileSync(join(set.dir, name)));
+    const manifest = JSON.parse(readFileSync(join(copy, ARTIFACT_FILES.manifest), "utf8")) as Record<string, unknown>;
+    change(manifest);
+    writeFileSync(join(copy, ARTIFACT_FILES.manifest), JSON.stringify(manifest));
+    return copy;
+  }
+
+  it.each([
+    ["an unknown schema version", (m: Record<string, unknown>) => (m.schemaVersion = 999), /schema version 999/],
+    ["an unknown options hash", (m: Record<string, unknown>) => (m.optionsHash = "0000"), /index options 0000/],
+    ["a wrong file size", (m: Record<string, unknown>) => ((m.files as Record<string, { bytes: number }>)[ARTIFACT_FILES.database]!.bytes = 1), /the manifest says 1/],
+    ["a malformed manifest", (m: Record<string, unknown>) => delete m.counts, /not a valid manifest/],
+  ])("refuses %s with a clear message", (_name, change, message) => {
+    const dir = withManifest(change);
+    expect(() => readManifest(dir)).toThrow(ArtifactError);
+    expect(() => readManifest(dir)).toThrow(message);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("refuses a directory without a manifest", () => {
+    expect(() => readManifest(tmpdir())).toThrow(/manifest.json is missing/);
+  });
+
+  it("notices a file whose content changed", async () => {
+    const dir = withManifest(() => {});
+    const index = join(dir, ARTIFACT_FILES.titleIndex);
+    const bytes = readFileSync(index);
+    bytes[0] = bytes[0] === 0x7b ? 0x5b : 0x7b;
+    writeFileSync(index, bytes);
+    await expect(verifyChecksums(dir, readManifest(dir))).rejects.toThrow(/checksum/);
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe("publishing", () => {
+  it("points current at the newest build atomically and prunes old ones", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "ts-publish-"));
+    const builds: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const dir = newBuildDir(dataDir);
+      await buildArtifacts({ records: [makeVideo(i + 1, { text: `build ${i}` })], outDir: dir });
+      await publishBuild(dataDir, dir);
+      builds.push(dir);
+      expect(readManifest(currentArtifactsDir(dataDir)).counts.videos).toBe(1);
+      expect(readlinkSync(currentArtifactsDir(dataDir))).toBe(join("builds", dir.split("/").pop()!));
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    expect(existsSync(builds[0]!)).toBe(false);
+    expect(existsSync(builds[1]!)).toBe(true);
+    expect(existsSync(builds[2]!)).toBe(true);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+});
