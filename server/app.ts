@@ -1,0 +1,174 @@
+/**
+ * The HTTP application: a plain node:http server. For each request: assign a
+ * request id → match the route (404/405 before anything else) → authenticate
+ * (401, not counted) → count against the rate limit (429) → check the
+ * entitlement (403) → run the route → write JSON; any throw goes through the
+ * one problem mapping.
+ */
+import http from "node:http";
+import { performance } from "node:perf_hooks";
+import type { Manifest } from "../pipeline/contract.js";
+import { assertEntitled, authenticate } from "./auth/authenticate.js";
+import type { KeyStore } from "./auth/key-store.js";
+import type { Config } from "./config.js";
+import type { Catalog } from "./data/catalog.js";
+import type { RequestContext } from "./http/context.js";
+import { HttpError } from "./http/http-error.js";
+import { PROBLEM_CONTENT_TYPE, problemBody, toHttpError } from "./http/problem.js";
+import { requestIdFrom } from "./http/request-id.js";
+import { sendJson } from "./http/respond.js";
+import type { Route, RouteDeps } from "./http/route.js";
+import { createRouter } from "./http/router.js";
+import { SECURITY_HEADERS } from "./http/security-headers.js";
+import { createLogger, errorFields, type Logger } from "./log.js";
+import { buildOpenApiDocument } from "./openapi-document.js";
+import { rateLimitHeaders, retryAfterSeconds, type RateLimiter } from "./rate-limit/rate-limiter.js";
+import { ROUTES } from "./routes/route-table.js";
+import type { TranscriptSource } from "./transcript-source.js";
+
+export const API_VERSION = "1.0.0";
+
+export interface AppOptions {
+  config: Config;
+  catalog: Catalog;
+  keyStore: KeyStore;
+  rateLimiter: RateLimiter;
+  /** Where transcripts of videos the catalog does not know come from; without it they are 404. */
+  transcriptSource?: TranscriptSource;
+  /** Milliseconds since the epoch; drives rate-limit windows and key expiry. Default Date.now. */
+  clock?: () => number;
+  /** Default: JSON lines on stdout at config.logLevel. */
+  log?: Logger;
+  /** The served artifact set's manifest, reported by /healthz. */
+  manifest?: Pick<Manifest, "builtAt" | "schemaVersion">;
+}
+
+export function createApp(options: AppOptions): http.Server {
+  const { config, keyStore, rateLimiter } = options;
+  const clock = options.clock ?? Date.now;
+  const log = options.log ?? createLogger({ level: config.logLevel });
+  const router = createRouter(ROUTES);
+  let openapi: unknown;
+  const deps: RouteDeps = {
+    config,
+    catalog: options.catalog,
+    transcriptSource: options.transcriptSource,
+    clock,
+    log,
+    health: () => ({ builtAt: options.manifest?.builtAt ?? null, schemaVersion: options.manifest?.schemaVersion ?? null }),
+    openapi: () => (openapi ??= buildOpenApiDocument(ROUTES, { version: API_VERSION })),
+  };
+
+  const runRoute = async (ctx: RequestContext, route: Route): Promise<void> => {
+    if (route.auth) {
+      const key = authenticate(ctx.req, keyStore);
+      ctx.key = key;
+      const now = clock();
+      const decision = await rateLimiter.consume(key.keyId, now);
+      for (const [name, value] of Object.entries(rateLimitHeaders(decision))) ctx.res.setHeader(name, value);
+      if (!decision.allowed) {
+        throw new HttpError(429, "rate_limited", `Rate limit of ${decision.limit} requests per minute exceeded.`, {
+          headers: { "Retry-After": String(retryAfterSeconds(decision, now)) },
+        });
+      }
+      assertEntitled(key, now, route.plans?.(config));
+    }
+    const result = await route.handle(ctx, deps);
+    await sendJson(ctx, { status: result.status ?? 200, body: result.body, headers: result.headers ?? {} });
+  };
+
+  const sendProblem = async (ctx: RequestContext, thrown: unknown): Promise<void> => {
+    const error = toHttpError(thrown);
+    if (error.status >= 500) {
+      if (ctx.signal.aborted) {
+        log.debug("client went away", { requestId: ctx.requestId, ...errorFields(thrown) });
+      } else {
+        log.error("request failed", { requestId: ctx.requestId, method: ctx.method, path: ctx.path, ...errorFields(thrown) });
+      }
+    }
+    if (ctx.res.headersSent) {
+      ctx.res.destroy();
+      return;
+    }
+    // Headers meant for the success response (ETag, caching) must not leak onto a problem.
+    ctx.res.removeHeader("ETag");
+    ctx.res.setHeader("Cache-Control", "no-store");
+    await sendJson(ctx, {
+      status: error.status,
+      body: problemBody(error, ctx.requestId),
+      contentType: PROBLEM_CONTENT_TYPE,
+      headers: error.headers,
+    });
+  };
+
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    const startedAt = performance.now();
+    const requestId = requestIdFrom(req.headers["x-request-id"]);
+    const method = (req.method ?? "GET").toUpperCase();
+    const abort = new AbortController();
+    res.on("close", () => {
+      if (!res.writableFinished) abort.abort(new Error("client closed the connection"));
+    });
+    let url: URL;
+    try {
+      url = new URL(req.url ?? "/", "http://localhost");
+    } catch {
+      url = new URL("http://localhost/");
+    }
+    const ctx: RequestContext = {
+      req,
+      res,
+      requestId,
+      method,
+      path: url.pathname,
+      query: url.searchParams,
+      params: {},
+      startedAt,
+      signal: abort.signal,
+    };
+
+    res.setHeader("X-Request-Id", requestId);
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+    res.setHeader("Cache-Control", "no-store");
+    if (config.accessLog) {
+      res.on("close", () => {
+        log.info("request", {
+          requestId,
+          method,
+          path: ctx.path,
+          status: res.statusCode,
+          ms: Math.round((performance.now() - startedAt) * 100) / 100,
+          keyId: ctx.key?.keyId ?? null,
+          ...(res.writableFinished ? {} : { aborted: true }),
+        });
+      });
+    }
+
+    try {
+      const match = router.match(method, ctx.path);
+      if (match.kind === "none") throw new HttpError(404, "route_not_found", "No such endpoint. See /v1/openapi.json.");
+      if (match.kind === "wrong-method") {
+        throw new HttpError(405, "method_not_allowed", `This endpoint allows ${match.allow.join(", ")}.`, {
+          headers: { Allow: match.allow.join(", ") },
+        });
+      }
+      ctx.params = match.params;
+      await runRoute(ctx, match.route);
+    } catch (thrown) {
+      await sendProblem(ctx, thrown);
+    }
+  };
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      // Only a failure while writing a problem lands here.
+      log.error("response failed", { ...errorFields(error) });
+      res.destroy();
+    });
+  });
+  server.requestTimeout = config.requestTimeoutMs;
+  server.headersTimeout = config.headersTimeoutMs;
+  server.keepAliveTimeout = config.keepAliveTimeoutMs;
+  server.maxConnections = config.maxConnections;
+  return server;
+}

@@ -1,0 +1,119 @@
+/**
+ * API keys in SQLite (`<DATA_DIR>/keys.db`, WAL so the key CLI can write while
+ * the server reads). Every request does one prepared point query by key id,
+ * with no cache, so revoking or expiring a key takes effect at once.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import type { Plan } from "../config.js";
+import { generateKey, generateKeyId, hashKey, keyMatchesHash, parseKeyId } from "./api-key.js";
+import type { KeyRecord } from "./key-record.js";
+
+export const KEYS_DB_FILE = "keys.db";
+
+const DDL = `
+CREATE TABLE IF NOT EXISTS api_keys (
+  key_id TEXT PRIMARY KEY,
+  hash BLOB NOT NULL,
+  name TEXT NOT NULL,
+  plan TEXT NOT NULL CHECK (plan IN ('free', 'pro')),
+  created_at TEXT NOT NULL,
+  expires_at TEXT,
+  revoked_at TEXT
+) WITHOUT ROWID;
+`;
+
+interface KeyRow {
+  key_id: string;
+  hash: Buffer;
+  name: string;
+  plan: Plan;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface CreateKeyOptions {
+  plan: Plan;
+  /** Default "". */
+  name?: string;
+  /** ISO 8601; null or undefined: never expires. */
+  expiresAt?: string | null;
+  /** Default: now. */
+  now?: Date;
+}
+
+export interface KeyStore {
+  /** Returns the plaintext key exactly once; only its hash is stored. */
+  create(options: CreateKeyOptions): { key: string; record: KeyRecord };
+  /** The record of a key whose hash matches, revoked or not; undefined for malformed or unknown keys. */
+  verify(key: string): KeyRecord | undefined;
+  list(): KeyRecord[];
+  /** false when no active key has this id. */
+  revoke(keyId: string, now?: Date): boolean;
+  /** Revokes every active key with this name; returns how many. */
+  revokeByName(name: string, now?: Date): number;
+  close(): void;
+}
+
+export interface OpenKeyStoreOptions {
+  /** Directory holding keys.db (created if missing). */
+  dataDir: string;
+}
+
+export function openKeyStore(options: OpenKeyStoreOptions): KeyStore {
+  fs.mkdirSync(options.dataDir, { recursive: true });
+  const db = new Database(path.join(options.dataDir, KEYS_DB_FILE));
+  db.pragma("journal_mode = WAL");
+  db.pragma("busy_timeout = 5000");
+  db.exec(DDL);
+
+  const byId = db.prepare<[string], KeyRow>("SELECT * FROM api_keys WHERE key_id = ?");
+  const insert = db.prepare(
+    "INSERT INTO api_keys (key_id, hash, name, plan, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, NULL)",
+  );
+  const all = db.prepare<[], KeyRow>("SELECT * FROM api_keys ORDER BY created_at, key_id");
+  const revokeOne = db.prepare("UPDATE api_keys SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL");
+  const revokeNamed = db.prepare("UPDATE api_keys SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL");
+
+  return {
+    create({ plan, name = "", expiresAt = null, now = new Date() }) {
+      // 32-bit ids collide rarely but not never; retry on the primary key.
+      for (let attempt = 0; attempt < 10; attempt++) {
+        const keyId = generateKeyId();
+        const key = generateKey(keyId);
+        try {
+          insert.run(keyId, hashKey(key), name, plan, now.toISOString(), expiresAt);
+        } catch (error) {
+          if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_PRIMARYKEY") continue;
+          throw error;
+        }
+        return { key, record: { keyId, name, plan, createdAt: now.toISOString(), expiresAt, revokedAt: null } };
+      }
+      throw new Error("Could not find a free key id after 10 attempts");
+    },
+    verify(key) {
+      const keyId = parseKeyId(key);
+      if (keyId === undefined) return undefined;
+      const row = byId.get(keyId);
+      if (row === undefined || !keyMatchesHash(key, row.hash)) return undefined;
+      return toRecord(row);
+    },
+    list: () => all.all().map(toRecord),
+    revoke: (keyId, now = new Date()) => revokeOne.run(now.toISOString(), keyId).changes > 0,
+    revokeByName: (name, now = new Date()) => revokeNamed.run(now.toISOString(), name).changes,
+    close: () => db.close(),
+  };
+}
+
+function toRecord(row: KeyRow): KeyRecord {
+  return {
+    keyId: row.key_id,
+    name: row.name,
+    plan: row.plan,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+  };
+}

@@ -1,0 +1,152 @@
+/**
+ * Every setting of the server and the key CLI, read from the environment in
+ * this one place and validated with zod. `SETTINGS` is the single table of
+ * names, defaults and help: the README reproduces it and a test fails when
+ * the README misses a row.
+ */
+import path from "node:path";
+import { z } from "zod";
+
+export interface Setting {
+  /** Environment variable name. */
+  name: string;
+  /** Default as written in the environment ("" when there is none). */
+  default: string;
+  help: string;
+}
+
+export const SETTINGS: readonly Setting[] = [
+  { name: "PORT", default: "3000", help: "TCP port to listen on (0 picks a free port)." },
+  {
+    name: "HOST",
+    default: "127.0.0.1",
+    help: "Interface to bind. Loopback by default because the demo prints a working key at start; set 0.0.0.0 in a container or behind a proxy.",
+  },
+  { name: "DATA_DIR", default: "./data", help: "Directory holding the published artifact set (`current/`) and `keys.db`." },
+  { name: "RATE_LIMIT_PER_MINUTE", default: "100", help: "Requests per API key per clock minute (fixed window)." },
+  { name: "BULK_PLANS", default: "pro", help: "Comma-separated plans allowed to call POST /v1/transcripts/bulk (free, pro)." },
+  { name: "MAX_BODY_BYTES", default: "65536", help: "Largest request body accepted; larger bodies get 413 without being read." },
+  { name: "LOG_LEVEL", default: "info", help: "Least severe log level written to stdout: debug, info, warn, error or silent." },
+  { name: "ACCESS_LOG", default: "on", help: "One JSON access-log line per request (on/off)." },
+  { name: "SHUTDOWN_GRACE_MS", default: "10000", help: "On SIGTERM/SIGINT, how long in-flight requests may finish before connections are cut." },
+  { name: "REQUEST_TIMEOUT_MS", default: "30000", help: "Time allowed to receive a whole request (node:http requestTimeout)." },
+  { name: "HEADERS_TIMEOUT_MS", default: "10000", help: "Time allowed to receive the request headers (node:http headersTimeout)." },
+  { name: "KEEP_ALIVE_TIMEOUT_MS", default: "5000", help: "How long an idle keep-alive connection stays open." },
+  { name: "MAX_CONNECTIONS", default: "1024", help: "Concurrent connections accepted; further ones are dropped by node:http." },
+  { name: "BULK_FETCH_CONCURRENCY", default: "4", help: "Missing transcripts a bulk request fetches from the source at once." },
+];
+
+const integer = (name: string, min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, `${name} must be a whole number`)
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(min, `${name} must be at least ${min}`)
+        .max(max, `${name} must be at most ${max}`),
+    );
+
+const onOff = (name: string) =>
+  z
+    .string()
+    .trim()
+    .toLowerCase()
+    .refine((v) => ["on", "off", "true", "false", "1", "0"].includes(v), `${name} must be on or off`)
+    .transform((v) => v === "on" || v === "true" || v === "1");
+
+export const PLANS = ["free", "pro"] as const;
+export type Plan = (typeof PLANS)[number];
+
+export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const EnvSchema = z.object({
+  PORT: integer("PORT", 0, 65535),
+  HOST: z.string().trim().min(1, "HOST must not be empty"),
+  DATA_DIR: z.string().trim().min(1, "DATA_DIR must not be empty"),
+  RATE_LIMIT_PER_MINUTE: integer("RATE_LIMIT_PER_MINUTE", 1, 1_000_000),
+  BULK_PLANS: z
+    .string()
+    .transform((v) => v.split(",").map((p) => p.trim()).filter((p) => p.length > 0))
+    .pipe(z.array(z.enum(PLANS, { error: "BULK_PLANS must list plans out of: free, pro" }))),
+  MAX_BODY_BYTES: integer("MAX_BODY_BYTES", 1024, 64 * 1024 * 1024),
+  LOG_LEVEL: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(LOG_LEVELS, { error: `LOG_LEVEL must be one of: ${LOG_LEVELS.join(", ")}` })),
+  ACCESS_LOG: onOff("ACCESS_LOG"),
+  SHUTDOWN_GRACE_MS: integer("SHUTDOWN_GRACE_MS", 0, 600_000),
+  REQUEST_TIMEOUT_MS: integer("REQUEST_TIMEOUT_MS", 1, 3_600_000),
+  HEADERS_TIMEOUT_MS: integer("HEADERS_TIMEOUT_MS", 1, 3_600_000),
+  KEEP_ALIVE_TIMEOUT_MS: integer("KEEP_ALIVE_TIMEOUT_MS", 0, 3_600_000),
+  MAX_CONNECTIONS: integer("MAX_CONNECTIONS", 1, 1_000_000),
+  BULK_FETCH_CONCURRENCY: integer("BULK_FETCH_CONCURRENCY", 1, 64),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Absolute. */
+  dataDir: string;
+  rateLimitPerMinute: number;
+  bulkPlans: readonly Plan[];
+  maxBodyBytes: number;
+  logLevel: LogLevel;
+  accessLog: boolean;
+  shutdownGraceMs: number;
+  requestTimeoutMs: number;
+  headersTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxConnections: number;
+  bulkFetchConcurrency: number;
+}
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/**
+ * Reads the settings from `env` (unset or empty variables take the default).
+ * Throws `ConfigError` naming every bad variable; the message never repeats
+ * the bad value, which might be a secret pasted into the wrong variable.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const raw: Record<string, string> = {};
+  for (const setting of SETTINGS) {
+    const value = env[setting.name];
+    raw[setting.name] = value === undefined || value.trim() === "" ? setting.default : value;
+  }
+  const parsed = EnvSchema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const name = String(issue.path[0] ?? "environment");
+      return `  ${name}: ${issue.message.startsWith(name) ? issue.message.slice(name.length + 1) : issue.message}`;
+    });
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const v = parsed.data;
+  if (v.HEADERS_TIMEOUT_MS > v.REQUEST_TIMEOUT_MS) {
+    throw new ConfigError("Invalid configuration:\n  HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS");
+  }
+  return {
+    port: v.PORT,
+    host: v.HOST,
+    dataDir: path.resolve(v.DATA_DIR),
+    rateLimitPerMinute: v.RATE_LIMIT_PER_MINUTE,
+    bulkPlans: [...new Set(v.BULK_PLANS)],
+    maxBodyBytes: v.MAX_BODY_BYTES,
+    logLevel: v.LOG_LEVEL,
+    accessLog: v.ACCESS_LOG,
+    shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
+    requestTimeoutMs: v.REQUEST_TIMEOUT_MS,
+    headersTimeoutMs: v.HEADERS_TIMEOUT_MS,
+    keepAliveTimeoutMs: v.KEEP_ALIVE_TIMEOUT_MS,
+    maxConnections: v.MAX_CONNECTIONS,
+    bulkFetchConcurrency: v.BULK_FETCH_CONCURRENCY,
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * Reads a JSON request body under a byte cap. A body announced or found to be
+ * larger than the cap is refused with 413 without reading (or buffering) the
+ * rest, and the connection is closed so the unread bytes cannot be taken for
+ * the next request.
+ */
+import type { IncomingMessage } from "node:http";
+import { HttpError } from "./http-error.js";
+
+export interface ReadJsonOptions {
+  maxBytes: number;
+}
+
+const CLOSE = { Connection: "close" };
+
+export function assertJsonContentType(req: IncomingMessage): void {
+  const header = req.headers["content-type"];
+  const [type, ...params] = (header ?? "").split(";").map((p) => p.trim().toLowerCase());
+  const charset = params.find((p) => p.startsWith("charset="))?.slice("charset=".length).replace(/"/g, "");
+  if (type !== "application/json" || (charset !== undefined && charset !== "utf-8")) {
+    throw new HttpError(415, "unsupported_media_type", "The request body must be sent as Content-Type: application/json (UTF-8).");
+  }
+}
+
+export async function readJsonBody(req: IncomingMessage, options: ReadJsonOptions): Promise<unknown> {
+  const tooLarge = () =>
+    new HttpError(413, "payload_too_large", `The request body exceeds ${options.maxBytes} bytes.`, { headers: CLOSE });
+  const declared = Number(req.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > options.maxBytes) {
+    req.pause();
+    throw tooLarge();
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const raw = await new Promise<Buffer>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > options.maxBytes) {
+        cleanup();
+        req.pause();
+        chunks.length = 0;
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(Buffer.concat(chunks, size));
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(new HttpError(400, "invalid_json", "The request body could not be read.", { cause: error, headers: CLOSE }));
+    };
+    const cleanup = () => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+    };
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onError);
+  });
+  const text = raw.toString("utf8");
+  if (text.trim() === "") throw new HttpError(400, "invalid_json", "The request body is empty; a JSON object was expected.");
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new HttpError(400, "invalid_json", "The request body is not valid JSON.");
+  }
+}

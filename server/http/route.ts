@@ -1,0 +1,64 @@
+/**
+ * A route: method, path pattern, who may call it, the zod schemas that both
+ * validate requests and generate the OpenAPI document, and the handler.
+ */
+import type { z } from "zod";
+import type { Config, Plan } from "../config.js";
+import type { Catalog } from "../data/catalog.js";
+import type { Logger } from "../log.js";
+import type { TranscriptSource } from "../transcript-source.js";
+import type { RequestContext } from "./context.js";
+
+export interface RouteDeps {
+  config: Config;
+  catalog: Catalog;
+  transcriptSource: TranscriptSource | undefined;
+  clock: () => number;
+  log: Logger;
+  /** Manifest facts for /healthz. */
+  health: () => { builtAt: string | null; schemaVersion: number | null };
+  /** The finished OpenAPI document (built once, from the same route list). */
+  openapi: () => unknown;
+}
+
+export interface RouteResult {
+  /** Default 200. */
+  status?: number;
+  /** undefined for bodiless responses (304). */
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** A problem a route can answer with, for the OpenAPI document. */
+export interface DocumentedProblem {
+  status: number;
+  code: string;
+  description: string;
+}
+
+export interface RouteDoc {
+  operationId: string;
+  summary: string;
+  description?: string;
+  /** Path parameters. */
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  /** Registered (has an id) so it becomes a component. */
+  response: z.ZodType;
+  responseDescription: string;
+  /** Route-specific problems; auth, rate limit and 500 are added for every authenticated route. */
+  problems: DocumentedProblem[];
+}
+
+export interface Route {
+  method: "GET" | "POST";
+  /** `/v1/transcript/:videoId` style. */
+  path: string;
+  /** false only for /healthz and /v1/openapi.json. */
+  auth: boolean;
+  /** Plans that may call the route; undefined means every plan. */
+  plans?: (config: Config) => readonly Plan[];
+  doc: RouteDoc;
+  handle(ctx: RequestContext, deps: RouteDeps): Promise<RouteResult> | RouteResult;
+}

@@ -1,0 +1,66 @@
+/**
+ * Matches method + path against the route table. A path that exists under
+ * another method yields the allowed methods (for 405 + Allow); HEAD is served
+ * by the GET route.
+ */
+import type { Route } from "./route.js";
+
+export type RouteMatch =
+  | { kind: "found"; route: Route; params: Record<string, string> }
+  | { kind: "wrong-method"; allow: string[] }
+  | { kind: "none" };
+
+interface CompiledRoute {
+  route: Route;
+  segments: string[];
+}
+
+export interface Router {
+  match(method: string, path: string): RouteMatch;
+}
+
+export function createRouter(routes: readonly Route[]): Router {
+  const compiled: CompiledRoute[] = routes.map((route) => ({ route, segments: route.path.split("/").slice(1) }));
+
+  const matchPath = (segments: string[], path: string[]): Record<string, string> | undefined => {
+    if (segments.length !== path.length) return undefined;
+    const params: Record<string, string> = {};
+    for (let i = 0; i < segments.length; i++) {
+      const pattern = segments[i] as string;
+      const actual = path[i] as string;
+      if (pattern.startsWith(":")) {
+        if (actual === "") return undefined;
+        params[pattern.slice(1)] = safeDecode(actual);
+      } else if (pattern !== actual) {
+        return undefined;
+      }
+    }
+    return params;
+  };
+
+  return {
+    match(method, path) {
+      const parts = path.split("/").slice(1);
+      const wanted = method === "HEAD" ? "GET" : method;
+      const allow = new Set<string>();
+      for (const { route, segments } of compiled) {
+        const params = matchPath(segments, parts);
+        if (params === undefined) continue;
+        if (route.method === wanted) return { kind: "found", route, params };
+        allow.add(route.method);
+        if (route.method === "GET") allow.add("HEAD");
+      }
+      if (allow.size > 0) return { kind: "wrong-method", allow: [...allow].sort() };
+      return { kind: "none" };
+    },
+  };
+}
+
+/** A malformed escape is left as is; the parameter's validation rejects it. */
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}

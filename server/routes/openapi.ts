@@ -1,0 +1,19 @@
+/** GET /v1/openapi.json: the OpenAPI 3.1 document. No key needed, so clients can discover the API. */
+import { z } from "zod";
+import type { Route } from "../http/route.js";
+
+export const openapiRoute: Route = {
+  method: "GET",
+  path: "/v1/openapi.json",
+  auth: false,
+  doc: {
+    operationId: "openapi",
+    summary: "This OpenAPI 3.1 document",
+    response: z.looseObject({ openapi: z.string() }),
+    responseDescription: "The OpenAPI document.",
+    problems: [],
+  },
+  handle(_ctx, { openapi }) {
+    return { body: openapi() };
+  },
+};

@@ -1,0 +1,19 @@
+/** Every route the server answers, in the order the OpenAPI document lists them. */
+import type { Route } from "../http/route.js";
+import { channelVideosRoute } from "./channel-videos.js";
+import { healthRoute } from "./health.js";
+import { openapiRoute } from "./openapi.js";
+import { searchRoute } from "./search.js";
+import { statsRoute } from "./stats.js";
+import { transcriptRoute } from "./transcript.js";
+import { transcriptsBulkRoute } from "./transcripts-bulk.js";
+
+export const ROUTES: readonly Route[] = [
+  searchRoute,
+  transcriptRoute,
+  transcriptsBulkRoute,
+  channelVideosRoute,
+  statsRoute,
+  healthRoute,
+  openapiRoute,
+];

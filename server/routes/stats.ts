@@ -1,0 +1,39 @@
+/** GET /v1/stats: counts describing the database (computed at build time, so cheap). */
+import { z } from "zod";
+import type { Route } from "../http/route.js";
+import { apiSchemas } from "../schemas/registry.js";
+
+export const StatsSchema = z
+  .object({
+    videos: z.int(),
+    transcripts: z.int(),
+    totalWords: z.int(),
+    avgWordsPerTranscript: z.int(),
+    channels: z.int(),
+  })
+  .register(apiSchemas, { id: "Stats" });
+
+export const statsRoute: Route = {
+  method: "GET",
+  path: "/v1/stats",
+  auth: true,
+  doc: {
+    operationId: "stats",
+    summary: "Counts describing the database",
+    response: StatsSchema,
+    responseDescription: "Database statistics.",
+    problems: [],
+  },
+  handle(_ctx, { catalog }) {
+    const stats = catalog.stats();
+    return {
+      body: {
+        videos: stats.videos,
+        transcripts: stats.transcripts,
+        totalWords: stats.totalWords,
+        avgWordsPerTranscript: Math.round(stats.avgWordsPerTranscript),
+        channels: stats.channels,
+      },
+    };
+  },
+};

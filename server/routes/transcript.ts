@@ -1,0 +1,96 @@
+/**
+ * GET /v1/transcript/:videoId: the full transcript of one video, from storage
+ * or, for videos storage does not know, from the transcript source.
+ */
+import { z } from "zod";
+import type { StoredTranscript } from "../data/catalog.js";
+import { ifNoneMatchHits, weakEtag } from "../http/etag.js";
+import { HttpError } from "../http/http-error.js";
+import { parseParams, parseQuery } from "../http/route-input.js";
+import { elapsedMs } from "../http/timing.js";
+import type { Route, RouteDeps, RouteResult } from "../http/route.js";
+import type { RequestContext } from "../http/context.js";
+import { booleanFlagParam, langParam, videoIdSchema } from "../schemas/params.js";
+import { sourceHttpError } from "../transcript-source.js";
+import { VideoSchema, videoBody } from "./transcript-body.js";
+
+export const TranscriptParams = z.object({ videoId: videoIdSchema });
+export const TranscriptQuery = z.object({
+  lang: langParam,
+  includeMetadata: booleanFlagParam.meta({ description: "true adds lengthSeconds, description, keywords, category and chapters." }),
+});
+
+/** Clients may reuse a transcript for a while; `private` because responses depend on the caller's key. */
+export const TRANSCRIPT_CACHE_CONTROL = "private, max-age=300";
+
+export const transcriptRoute: Route = {
+  method: "GET",
+  path: "/v1/transcript/:videoId",
+  auth: true,
+  doc: {
+    operationId: "getTranscript",
+    summary: "Full transcript of one video",
+    description:
+      "Served from storage when stored (cached: true). Responses carry a weak ETag; send it back in If-None-Match to get 304.",
+    params: TranscriptParams,
+    query: TranscriptQuery,
+    response: VideoSchema,
+    responseDescription: "The video and its transcript.",
+    problems: [
+      { status: 400, code: "invalid_video_id", description: "The video id is not 11 characters of A-Z, a-z, 0-9, _ or -." },
+      { status: 400, code: "invalid_parameter", description: "lang or includeMetadata is malformed or given twice." },
+      { status: 404, code: "video_not_found", description: "The video is not stored and cannot be fetched." },
+      { status: 404, code: "transcript_not_found", description: "The video is stored but has no transcript." },
+      {
+        status: 404,
+        code: "language_not_available",
+        description: "The video has no transcript in the requested language; availableLanguages lists those it has.",
+      },
+    ],
+  },
+  async handle(ctx, deps) {
+    const { videoId } = parseParams(ctx, TranscriptParams, "invalid_video_id");
+    const { lang, includeMetadata } = parseQuery(ctx, TranscriptQuery);
+    const lookup = deps.catalog.getTranscript(videoId, lang);
+    switch (lookup.kind) {
+      case "found":
+        return respond(ctx, lookup.stored, { includeMetadata, cached: true, method: "storage", usedProxy: false });
+      case "other-languages":
+        throw new HttpError(404, "language_not_available", "The video has no transcript in the requested language.", {
+          extensions: { availableLanguages: lookup.languages },
+        });
+      case "no-transcript":
+        throw new HttpError(404, "transcript_not_found", "The video is stored but has no transcript.");
+      case "unknown":
+        return fetchLive(ctx, deps, videoId, lang, includeMetadata);
+    }
+  },
+};
+
+async function fetchLive(
+  ctx: RequestContext,
+  { transcriptSource }: RouteDeps,
+  videoId: string,
+  lang: string,
+  includeMetadata: boolean,
+): Promise<RouteResult> {
+  if (transcriptSource === undefined) throw new HttpError(404, "video_not_found", "No video with this id is stored.");
+  try {
+    const result = await transcriptSource.fetch(videoId, lang, { includeMetadata, signal: ctx.signal });
+    return respond(ctx, result.stored, { includeMetadata, cached: false, method: result.method, usedProxy: result.usedProxy });
+  } catch (error) {
+    throw sourceHttpError(error) ?? error;
+  }
+}
+
+function respond(
+  ctx: RequestContext,
+  stored: StoredTranscript,
+  options: { includeMetadata: boolean; cached: boolean; method: string; usedProxy: boolean },
+): RouteResult {
+  const representation = videoBody(stored, options);
+  const etag = weakEtag(representation);
+  const headers = { ETag: etag, "Cache-Control": TRANSCRIPT_CACHE_CONTROL };
+  if (ifNoneMatchHits(ctx.req.headers["if-none-match"], etag)) return { status: 304, headers };
+  return { headers, body: { ...representation, timing: { totalMs: elapsedMs(ctx) } } };
+}

@@ -1,0 +1,204 @@
+/**
+ * POST /v1/transcripts/bulk: up to 100 transcripts in one request. Stored ones
+ * come from the catalog; unknown videos go to the transcript source (unless
+ * fetchMissing is false) a few at a time. Items and errors keep the order of
+ * first occurrence in the request.
+ */
+import PQueue from "p-queue";
+import { z } from "zod";
+import type { StoredTranscript } from "../data/catalog.js";
+import { HttpError } from "../http/http-error.js";
+import { assertJsonContentType, readJsonBody } from "../http/json-body.js";
+import type { Route, RouteDeps } from "../http/route.js";
+import type { RequestContext } from "../http/context.js";
+import { elapsedMs } from "../http/timing.js";
+import { validate } from "../http/validate.js";
+import { errorFields } from "../log.js";
+import { langParam, videoIdSchema } from "../schemas/params.js";
+import { apiSchemas } from "../schemas/registry.js";
+import { sourceHttpError } from "../transcript-source.js";
+
+export const MAX_BULK_IDS = 100;
+
+export const BulkRequestSchema = z
+  .strictObject(
+    {
+      videoIds: z
+        .array(videoIdSchema, { error: "must be an array of video ids" })
+        .min(1, "must list at least one video id")
+        .max(MAX_BULK_IDS, `must list at most ${MAX_BULK_IDS} video ids`)
+        .meta({ description: `1..${MAX_BULK_IDS} video ids; duplicates are collapsed (first occurrence kept).` }),
+      fetchMissing: z
+        .boolean({ error: "must be true or false" })
+        .default(true)
+        .meta({ description: "Fetch videos that are not stored from the source. Default true." }),
+      lang: langParam,
+    },
+    { error: "must be a JSON object" },
+  )
+  .register(apiSchemas, { id: "BulkRequest" });
+
+export const BulkItemSchema = z
+  .object({
+    videoId: z.string(),
+    title: z.string(),
+    channelId: z.string(),
+    channelTitle: z.string(),
+    cached: z.boolean().meta({ description: "false when fetched from the source during this request." }),
+    transcript: z.object({
+      script: z.string(),
+      wordCount: z.int(),
+      language: z.string(),
+      languageCode: z.string(),
+      isGenerated: z.boolean(),
+      duration: z.number(),
+    }),
+  })
+  .register(apiSchemas, { id: "BulkItem" });
+
+export const BulkErrorSchema = z
+  .object({
+    videoId: z.string(),
+    code: z
+      .string()
+      .meta({
+        description:
+          "video_not_found, transcript_not_found, language_not_available, not_fetched (fetchMissing false), or the source's error code.",
+      }),
+    detail: z.string(),
+  })
+  .register(apiSchemas, { id: "BulkError" });
+
+export const BulkResponseSchema = z
+  .object({
+    requested: z.int().meta({ description: "Distinct video ids requested." }),
+    found: z.int().meta({ description: "Transcripts returned." }),
+    fetched: z.int().meta({ description: "Transcripts obtained from the source during this request." }),
+    transcripts: z.array(BulkItemSchema).meta({ description: "In request order." }),
+    errors: z.array(BulkErrorSchema).meta({ description: "Ids that could not be obtained, in request order." }),
+    timing: z.object({ totalMs: z.number() }),
+  })
+  .register(apiSchemas, { id: "BulkResponse" });
+
+type Outcome =
+  | { ok: true; stored: StoredTranscript; cached: boolean }
+  | { ok: false; code: string; detail: string };
+
+export const transcriptsBulkRoute: Route = {
+  method: "POST",
+  path: "/v1/transcripts/bulk",
+  auth: true,
+  plans: (config) => config.bulkPlans,
+  doc: {
+    operationId: "bulkTranscripts",
+    summary: "Transcripts of up to 100 videos",
+    description: "Needs a plan listed in BULK_PLANS (default: pro). Send Content-Type: application/json.",
+    body: BulkRequestSchema,
+    response: BulkResponseSchema,
+    responseDescription: "Transcripts found, and an error entry for every id that could not be obtained.",
+    problems: [
+      { status: 400, code: "invalid_parameter", description: "The body does not match the schema (each bad field is listed)." },
+      { status: 400, code: "too_many_video_ids", description: `More than ${MAX_BULK_IDS} video ids.` },
+      { status: 400, code: "invalid_json", description: "The body is not valid JSON." },
+      { status: 403, code: "plan_required", description: "The key's plan may not use this endpoint." },
+      { status: 413, code: "payload_too_large", description: "The body exceeds MAX_BODY_BYTES." },
+      { status: 415, code: "unsupported_media_type", description: "Content-Type is not application/json." },
+    ],
+  },
+  async handle(ctx, deps) {
+    assertJsonContentType(ctx.req);
+    const raw = await readJsonBody(ctx.req, { maxBytes: deps.config.maxBodyBytes });
+    if (isObject(raw) && Array.isArray(raw.videoIds) && raw.videoIds.length > MAX_BULK_IDS) {
+      throw new HttpError(400, "too_many_video_ids", `At most ${MAX_BULK_IDS} video ids per request.`, {
+        errors: [{ param: "videoIds", message: `must list at most ${MAX_BULK_IDS} video ids` }],
+      });
+    }
+    const { videoIds, fetchMissing, lang } = validate(BulkRequestSchema, raw);
+    const distinct = [...new Set(videoIds)];
+    const outcomes = await resolveAll(ctx, deps, distinct, lang, fetchMissing);
+
+    const transcripts: unknown[] = [];
+    const errors: unknown[] = [];
+    let fetched = 0;
+    distinct.forEach((videoId, i) => {
+      const outcome = outcomes[i] as Outcome;
+      if (!outcome.ok) {
+        errors.push({ videoId, code: outcome.code, detail: outcome.detail });
+        return;
+      }
+      if (!outcome.cached) fetched++;
+      const { video, transcript } = outcome.stored;
+      transcripts.push({
+        videoId,
+        title: video.title,
+        channelId: video.channelId,
+        channelTitle: video.channelTitle,
+        cached: outcome.cached,
+        transcript: {
+          script: transcript.script,
+          wordCount: transcript.wordCount,
+          language: transcript.language,
+          languageCode: transcript.languageCode,
+          isGenerated: transcript.isGenerated,
+          duration: transcript.duration,
+        },
+      });
+    });
+    return {
+      body: { requested: distinct.length, found: transcripts.length, fetched, transcripts, errors, timing: { totalMs: elapsedMs(ctx) } },
+    };
+  },
+};
+
+async function resolveAll(
+  ctx: RequestContext,
+  deps: RouteDeps,
+  videoIds: string[],
+  lang: string,
+  fetchMissing: boolean,
+): Promise<Outcome[]> {
+  const { catalog, transcriptSource, config } = deps;
+  const queue = new PQueue({ concurrency: config.bulkFetchConcurrency });
+  const pending: Promise<void>[] = [];
+  const outcomes: Outcome[] = videoIds.map((videoId, i) => {
+    const lookup = catalog.getTranscript(videoId, lang);
+    switch (lookup.kind) {
+      case "found":
+        return { ok: true, stored: lookup.stored, cached: true };
+      case "other-languages":
+        return { ok: false, code: "language_not_available", detail: `Transcripts exist only in: ${lookup.languages.join(", ")}.` };
+      case "no-transcript":
+        return { ok: false, code: "transcript_not_found", detail: "The video is stored but has no transcript." };
+      case "unknown":
+        if (!fetchMissing) return { ok: false, code: "not_fetched", detail: "Not stored, and fetchMissing is false." };
+        if (transcriptSource === undefined) return { ok: false, code: "video_not_found", detail: "No video with this id is stored." };
+        pending.push(
+          queue.add(async () => {
+            outcomes[i] = await fetchOne(ctx, deps, videoId, lang);
+          }),
+        );
+        // Replaced by the fetch's outcome before anyone reads it.
+        return { ok: false, code: "pending", detail: "" };
+    }
+  });
+  await Promise.all(pending);
+  return outcomes;
+}
+
+async function fetchOne(ctx: RequestContext, { transcriptSource, log }: RouteDeps, videoId: string, lang: string): Promise<Outcome> {
+  if (transcriptSource === undefined) return { ok: false, code: "video_not_found", detail: "No video with this id is stored." };
+  if (ctx.signal.aborted) return { ok: false, code: "aborted", detail: "The request was aborted." };
+  try {
+    const result = await transcriptSource.fetch(videoId, lang, { includeMetadata: false, signal: ctx.signal });
+    return { ok: true, stored: result.stored, cached: false };
+  } catch (error) {
+    const typed = sourceHttpError(error);
+    if (typed !== undefined) return { ok: false, code: typed.code, detail: typed.detail };
+    log.error("bulk fetch failed", { requestId: ctx.requestId, videoId, ...errorFields(error) });
+    return { ok: false, code: "internal_error", detail: "The transcript could not be fetched. Quote the requestId when reporting it." };
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
