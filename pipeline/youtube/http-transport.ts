@@ -1,0 +1,149 @@
+/**
+ * One upstream HTTP call: a fresh connection each time (through the next
+ * proxy of the pool when there is one), a hard time limit covering headers
+ * and body, and a cap on the body size so a runaway response cannot exhaust
+ * memory. Network failures come out as `YouTubeError`s.
+ */
+import { Agent, ProxyAgent, request, type Dispatcher } from "undici";
+import { YouTubeError } from "./errors.js";
+
+export interface TransportOptions {
+  /** Proxy URLs, used round-robin, one per request. */
+  proxyUrls: readonly string[];
+  /** Limit for one call, headers and body together. */
+  timeoutMs: number;
+  /** Largest body accepted, in bytes. */
+  maxBodyBytes: number;
+  userAgent: string;
+}
+
+export interface UpstreamRequest {
+  method: "GET" | "POST";
+  url: string;
+  headers?: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+}
+
+export interface UpstreamResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  usedProxy: boolean;
+}
+
+export class HttpTransport {
+  readonly #options: TransportOptions;
+  #nextProxy = 0;
+
+  constructor(options: TransportOptions) {
+    this.#options = options;
+  }
+
+  /** Sends one request; 429 and 5xx become errors, other statuses are the caller's to judge. */
+  async send(upstream: UpstreamRequest): Promise<UpstreamResponse> {
+    const proxyUrl = this.#pickProxy();
+    const usedProxy = proxyUrl !== undefined;
+    // A dispatcher per request, closed afterwards: with `Connection: close`
+    // every call opens its own connection, so a rotating proxy can give
+    // every call a different exit IP.
+    const dispatcher: Dispatcher = usedProxy ? new ProxyAgent({ uri: proxyUrl }) : new Agent();
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new Error("upstream timeout"));
+    }, this.#options.timeoutMs);
+    const onCallerAbort = (): void => controller.abort(upstream.signal?.reason);
+    if (upstream.signal?.aborted) onCallerAbort();
+    upstream.signal?.addEventListener("abort", onCallerAbort, { once: true });
+    try {
+      const response = await request(upstream.url, {
+        method: upstream.method,
+        dispatcher,
+        signal: controller.signal,
+        headers: {
+          "user-agent": this.#options.userAgent,
+          connection: "close",
+          ...upstream.headers,
+        },
+        body: upstream.body ?? null,
+        headersTimeout: this.#options.timeoutMs,
+        bodyTimeout: this.#options.timeoutMs,
+      });
+      const body = await this.#readBody(response, usedProxy);
+      const result = { status: response.statusCode, headers: response.headers, body, usedProxy };
+      throwOnStatus(result);
+      return result;
+    } catch (error) {
+      if (error instanceof YouTubeError) throw error;
+      if (timedOut) {
+        throw new YouTubeError("upstream_timeout", `YouTube did not answer within ${this.#options.timeoutMs} ms`, {
+          usedProxy,
+        });
+      }
+      if (upstream.signal?.aborted) throw upstream.signal.reason ?? error;
+      throw new YouTubeError("connection_failed", `Connection to YouTube failed: ${describe(error)}`, {
+        usedProxy,
+        cause: error,
+      });
+    } finally {
+      clearTimeout(timer);
+      upstream.signal?.removeEventListener("abort", onCallerAbort);
+      dispatcher.destroy().catch(() => undefined);
+    }
+  }
+
+  #pickProxy(): string | undefined {
+    const proxies = this.#options.proxyUrls;
+    if (proxies.length === 0) return undefined;
+    const proxy = proxies[this.#nextProxy % proxies.length];
+    this.#nextProxy = (this.#nextProxy + 1) % proxies.length;
+    return proxy;
+  }
+
+  async #readBody(response: Dispatcher.ResponseData, usedProxy: boolean): Promise<string> {
+    const limit = this.#options.maxBodyBytes;
+    const tooLarge = (): YouTubeError =>
+      new YouTubeError("upstream_too_large", `YouTube sent more than ${limit} bytes`, { usedProxy });
+    const declared = Number(response.headers["content-length"]);
+    if (Number.isFinite(declared) && declared > limit) {
+      response.body.destroy();
+      throw tooLarge();
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of response.body as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limit) {
+        response.body.destroy();
+        throw tooLarge();
+      }
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks).toString("utf8");
+  }
+}
+
+function throwOnStatus(response: UpstreamResponse): void {
+  const { status, usedProxy } = response;
+  if (status === 429) {
+    const retryAfter = Number(response.headers["retry-after"]);
+    throw new YouTubeError("rate_limited", "YouTube answered 429 Too Many Requests", {
+      status,
+      usedProxy,
+      ...(Number.isFinite(retryAfter) && retryAfter >= 0 ? { retryAfterSeconds: retryAfter } : {}),
+    });
+  }
+  if (status >= 500) {
+    throw new YouTubeError("upstream_status", `YouTube answered HTTP ${status}`, { status, usedProxy });
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === "string" ? `${code} ${error.message}` : error.message;
+  }
+  return String(error);
+}
