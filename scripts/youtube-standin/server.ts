@@ -1,0 +1,240 @@
+/**
+ * A local stand-in for YouTube on `node:http`, speaking the protocol the
+ * client uses (see fixtures.ts for the recorded videos it also serves).
+ * Every request is counted by endpoint and by video id, and one fault at a
+ * time can be armed to make it misbehave.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { StandinCorpus } from "./corpus.js";
+import { ENDPOINTS, FaultState, type Endpoint, type Fault } from "./faults.js";
+import { FIXTURE_FILES, FixtureFiles, resolveFixturesDir } from "./fixtures.js";
+import { endpointOf, json, route, type Reply } from "./routes.js";
+
+export interface StandinOptions {
+  /** Port to listen on. Default 0 (any free port). */
+  port?: number;
+  /** Interface to listen on. Default 127.0.0.1. */
+  host?: string;
+  corpus: StandinCorpus;
+  /** Recorded responses, relative to the repository root. Default `../shared/fixtures/youtube`. */
+  fixturesDir?: string;
+  /** Clock for caption URL expiry and "3 weeks ago" texts. Default `Date.now`. */
+  now?: () => number;
+}
+
+export interface VideoRequestCounts {
+  watch: number;
+  player: number;
+  timedtext: number;
+}
+
+export interface StandinStats {
+  total: number;
+  byEndpoint: Record<Endpoint, number>;
+  byVideo: Record<string, VideoRequestCounts>;
+  /** Requests to unknown routes. */
+  unknown: number;
+  /** Bytes actually written for `huge-body` faults (shows the client stopped reading). */
+  hugeBodyBytesSent: number;
+  reset(): void;
+}
+
+export interface Standin {
+  /** `http://127.0.0.1:<port>`, to pass as the client's `origin`. */
+  origin: string;
+  stats: StandinStats;
+  /** Arms a fault (replacing any other) or, with null, clears it. */
+  setFault(fault: Fault | null): void;
+  close(): Promise<void>;
+}
+
+const HUGE_BODY_BYTES = 100 * 1024 * 1024;
+
+export async function startStandin(options: StandinOptions): Promise<Standin> {
+  const files = new FixtureFiles(resolveFixturesDir(options.fixturesDir));
+  const now = options.now ?? Date.now;
+  const faults = new FaultState();
+  const stats = createStats();
+  let origin = "";
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) send(res, json(500, { error: { code: 500, message: String(error) } }), origin);
+      else res.destroy();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", origin);
+    const endpoint = endpointOf(req.method ?? "GET", url.pathname);
+    const raw = await readBody(req);
+    stats.total++;
+    if (endpoint === undefined) {
+      stats.unknown++;
+      send(res, { status: 404, contentType: "text/html", body: "<!DOCTYPE html><title>404 Not Found</title>" }, origin);
+      return;
+    }
+    let parsed: unknown = null;
+    if (req.method === "POST") {
+      try {
+        parsed = JSON.parse(raw);
+      } catch {
+        send(res, json(400, { error: { code: 400, message: "Invalid JSON payload received.", status: "INVALID_ARGUMENT" } }), origin);
+        return;
+      }
+    }
+    const videoId =
+      endpoint === "player" ? stringOf((parsed as { videoId?: unknown } | null)?.videoId) : endpoint === "watch" || endpoint === "timedtext" ? (url.searchParams.get("v") ?? undefined) : undefined;
+    countRequest(stats, endpoint, videoId);
+
+    const hasConsent = /(^|;\s*)CONSENT=YES\+/.test(req.headers.cookie ?? "");
+    const fault = faults.take(endpoint, (f) => f.kind !== "consent" || f.ignoreCookie === true || !hasConsent);
+    if (fault?.kind === "slow") await delay(fault.delayMs);
+    const early = fault ? faultReply(fault, files) : undefined;
+    if (early) return send(res, early, origin);
+    if (fault?.kind === "huge-body") return streamHugeBody(res, fault.bytes ?? HUGE_BODY_BYTES, stats);
+
+    const reply = route({ corpus: options.corpus, files, origin, nowMs: now() }, { endpoint, url, json: parsed, ...(videoId ? { videoId } : {}) });
+    if (fault?.kind === "malformed-json" || fault?.kind === "truncated-xml") {
+      // Cut mid-document but with a truthful Content-Length: the bytes arrive, the document is broken.
+      reply.body = reply.body.slice(0, Math.max(1, Math.floor(reply.body.length / 2)));
+    }
+    if (fault?.kind === "truncated-body" || fault?.kind === "connection-reset") return sendCut(res, reply, origin, fault.kind);
+    send(res, reply, origin);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  origin = `http://${host}:${address.port}`;
+
+  return {
+    origin,
+    stats,
+    setFault: (fault) => faults.set(fault),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** Faults that replace the whole answer; undefined for those that alter or delay the real one. */
+function faultReply(fault: Fault, files: FixtureFiles): Reply | undefined {
+  const html = "text/html; charset=utf-8";
+  switch (fault.kind) {
+    case "rate-limit":
+      return {
+        status: 429,
+        contentType: html,
+        body: "<html><head><title>Sorry...</title></head><body>We're sorry... but your computer or network may be sending automated queries.</body></html>",
+        headers: fault.retryAfterSeconds === undefined ? {} : { "retry-after": String(fault.retryAfterSeconds) },
+      };
+    case "captcha":
+      // Served with 200, so the client has to recognise the page itself rather than lean on the status.
+      return { status: 200, contentType: html, body: files.read(FIXTURE_FILES.captcha) };
+    case "bot-check":
+      return { status: 200, contentType: "application/json; charset=UTF-8", body: files.read(FIXTURE_FILES.botCheck) };
+    case "server-error":
+      return { status: fault.status ?? 503, contentType: html, body: "<html><body>Service Unavailable</body></html>" };
+    case "empty-body":
+      return { status: 200, contentType: "text/xml; charset=UTF-8", body: "" };
+    case "consent":
+      return { status: 200, contentType: html, body: files.read(fault.invalid ? FIXTURE_FILES.consentInvalid : FIXTURE_FILES.consent) };
+    default:
+      return undefined;
+  }
+}
+
+function send(res: ServerResponse, reply: Reply, origin: string): void {
+  const body = Buffer.from(rewriteOrigin(reply.body, origin));
+  res.writeHead(reply.status, { "content-type": reply.contentType, "content-length": body.length, ...reply.headers });
+  res.end(body);
+}
+
+/** Declares the full length, sends half, then drops the connection (politely or with a TCP reset). */
+function sendCut(res: ServerResponse, reply: Reply, origin: string, kind: "truncated-body" | "connection-reset"): void {
+  const body = Buffer.from(rewriteOrigin(reply.body, origin));
+  res.writeHead(reply.status, { "content-type": reply.contentType, "content-length": body.length });
+  res.flushHeaders();
+  res.write(body.subarray(0, Math.floor(body.length / 2)), () => {
+    const socket = res.socket;
+    if (!socket) return;
+    if (kind === "connection-reset") socket.resetAndDestroy();
+    else socket.destroy();
+  });
+}
+
+/** Streams `total` bytes of XML-ish filler with back-pressure, stopping as soon as the client goes away. */
+async function streamHugeBody(res: ServerResponse, total: number, stats: StandinStats): Promise<void> {
+  res.writeHead(200, { "content-type": "text/xml; charset=UTF-8" });
+  const chunk = Buffer.from(`<text start="0" dur="1">${"filler ".repeat(9350)}</text>`.padEnd(65536, " "));
+  let sent = 0;
+  let closed = false;
+  res.on("close", () => (closed = true));
+  while (sent < total && !closed) {
+    const piece = chunk.subarray(0, Math.min(chunk.length, total - sent));
+    sent += piece.length;
+    stats.hugeBodyBytesSent += piece.length;
+    if (!res.write(piece)) {
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          res.off("drain", done);
+          res.off("close", done);
+          resolve();
+        };
+        res.on("drain", done);
+        res.on("close", done);
+      });
+    }
+  }
+  if (!closed) res.end();
+}
+
+export function rewriteOrigin(body: string, origin: string): string {
+  return body.replaceAll("https://www.youtube.com", origin);
+}
+
+function createStats(): StandinStats {
+  const stats: StandinStats = {
+    total: 0,
+    byEndpoint: Object.fromEntries(ENDPOINTS.map((e) => [e, 0])) as Record<Endpoint, number>,
+    byVideo: {},
+    unknown: 0,
+    hugeBodyBytesSent: 0,
+    reset() {
+      stats.total = 0;
+      stats.unknown = 0;
+      stats.hugeBodyBytesSent = 0;
+      for (const endpoint of ENDPOINTS) stats.byEndpoint[endpoint] = 0;
+      for (const key of Object.keys(stats.byVideo)) delete stats.byVideo[key];
+    },
+  };
+  return stats;
+}
+
+function countRequest(stats: StandinStats, endpoint: Endpoint, videoId: string | undefined): void {
+  stats.byEndpoint[endpoint]++;
+  if (videoId === undefined || (endpoint !== "watch" && endpoint !== "player" && endpoint !== "timedtext")) return;
+  const counts = (stats.byVideo[videoId] ??= { watch: 0, player: 0, timedtext: 0 });
+  counts[endpoint]++;
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req as AsyncIterable<Buffer>) chunks.push(chunk);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function stringOf(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
