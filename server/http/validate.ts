@@ -16,7 +16,13 @@ export interface ValidateOptions {
 export function validate<S extends z.ZodType>(schema: S, input: unknown, options: ValidateOptions = {}): z.output<S> {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
-  const errors = parsed.error.issues.map((issue) => toParamError(issue, options.rootName ?? "body"));
+  // One message per parameter: the first rule it broke (e.g. "must not be empty", not also "must contain a letter").
+  const byParam = new Map<string, ParamError>();
+  for (const issue of parsed.error.issues) {
+    const error = toParamError(issue, options.rootName ?? "body");
+    if (!byParam.has(error.param)) byParam.set(error.param, error);
+  }
+  const errors = [...byParam.values()];
   const error = invalidParameters(errors);
   if (options.code === undefined) throw error;
   throw new HttpError(400, options.code, error.detail, { errors });

@@ -1,0 +1,77 @@
+/** Who may call what: 401 for identity problems, 403 for entitlement ones, checked on every request. */
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { IDS } from "./helpers/fixture-records.js";
+import { call, expectProblem, postJson } from "./helpers/http.js";
+import { buildFixtureArtifacts, startTestServer, type Artifacts, type TestServer } from "./helpers/test-server.js";
+
+let now = Date.parse("2030-06-01T12:00:00Z");
+let artifacts: Artifacts;
+let server: TestServer;
+let freeBulkServer: TestServer;
+
+beforeAll(async () => {
+  artifacts = await buildFixtureArtifacts();
+  server = await startTestServer({ artifacts, clock: () => now, env: { ACCESS_LOG: "on" } });
+  freeBulkServer = await startTestServer({ artifacts, env: { BULK_PLANS: "free, pro" } });
+});
+afterAll(async () => {
+  await server.close();
+  await freeBulkServer.close();
+  artifacts.cleanup();
+});
+
+describe("API keys", () => {
+  test("a free key can use every endpoint except bulk", async () => {
+    for (const path of ["/v1/stats", "/v1/search?q=river", `/v1/transcript/${IDS.markup}`, "/v1/channels/UCaaaaaaaaaaaaaaaaaaaaaa/videos"]) {
+      expect((await call(server.baseUrl, path, { key: server.keys.free })).status).toBe(200);
+    }
+    const bulk = await postJson(server.baseUrl, "/v1/transcripts/bulk", server.keys.free, { videoIds: [IDS.markup] });
+    expectProblem(bulk, 403, "plan_required");
+    expect(bulk.body.requiredPlans).toEqual(["pro"]);
+    expect((await postJson(server.baseUrl, "/v1/transcripts/bulk", server.keys.pro, { videoIds: [IDS.markup] })).status).toBe(200);
+  });
+
+  test("BULK_PLANS decides which plans may use bulk", async () => {
+    const res = await postJson(freeBulkServer.baseUrl, "/v1/transcripts/bulk", freeBulkServer.keys.free, { videoIds: [IDS.markup] });
+    expect(res.status).toBe(200);
+  });
+
+  test("a key stops working the moment it is revoked", async () => {
+    const { key, record } = server.keyStore.create({ plan: "pro", name: "short-lived" });
+    expect((await call(server.baseUrl, "/v1/stats", { key })).status).toBe(200);
+    server.keyStore.revoke(record.keyId);
+    expectProblem(await call(server.baseUrl, "/v1/stats", { key }), 401, "invalid_api_key");
+  });
+
+  test("a key with an expiry works until then and gets 403 subscription_expired after", async () => {
+    const { key } = server.keyStore.create({ plan: "pro", expiresAt: "2030-06-01T12:00:30.000Z" });
+    expect((await call(server.baseUrl, "/v1/stats", { key })).status).toBe(200);
+    now += 30_000;
+    const expired = await call(server.baseUrl, "/v1/stats", { key });
+    expectProblem(expired, 403, "subscription_expired");
+    expect(expired.headers.get("x-ratelimit-limit")).toBe("100");
+  });
+
+  test("a key that differs from a valid one in its secret is invalid", async () => {
+    const key = server.keys.pro;
+    const tampered = `${key.slice(0, -2)}${key.endsWith("AA") ? "BB" : "AA"}`;
+    expectProblem(await call(server.baseUrl, "/v1/stats", { key: tampered }), 401, "invalid_api_key");
+  });
+
+  test("the key reaches no log line, which carries the keyId instead", async () => {
+    await call(server.baseUrl, "/v1/stats", { key: server.keys.pro, headers: { "X-Request-Id": "log-check" } });
+    const text = server.logs.join("");
+    for (const key of Object.values(server.keys)) expect(text).not.toContain(key);
+    const keyId = server.keys.pro.split("_")[1];
+    const line = server.logs.map((l) => JSON.parse(l)).find((l) => l.requestId === "log-check");
+    expect(line).toMatchObject({ msg: "request", method: "GET", path: "/v1/stats", status: 200, keyId });
+    expect(Object.keys(line).sort()).toEqual(["keyId", "level", "method", "ms", "msg", "path", "requestId", "status", "time"]);
+  });
+
+  test("the access log records the path without the query string", async () => {
+    await call(server.baseUrl, "/v1/search?q=secret-query", { key: server.keys.pro, headers: { "X-Request-Id": "log-query" } });
+    const line = server.logs.map((l) => JSON.parse(l)).find((l) => l.requestId === "log-query");
+    expect(line.path).toBe("/v1/search");
+    expect(server.logs.join("")).not.toContain("secret-query");
+  });
+});
