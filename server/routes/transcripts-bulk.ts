@@ -158,9 +158,8 @@ async function resolveAll(
   fetchMissing: boolean,
 ): Promise<Outcome[]> {
   const { catalog, transcriptSource, config } = deps;
-  const queue = new PQueue({ concurrency: config.bulkFetchConcurrency });
-  const pending: Promise<void>[] = [];
-  const outcomes: Outcome[] = videoIds.map((videoId, i) => {
+  const toFetch: number[] = [];
+  const outcomes = videoIds.map((videoId, i): Outcome | undefined => {
     const lookup = catalog.getTranscript(videoId, lang);
     switch (lookup.kind) {
       case "found":
@@ -172,17 +171,19 @@ async function resolveAll(
       case "unknown":
         if (!fetchMissing) return { ok: false, code: "not_fetched", detail: "Not stored, and fetchMissing is false." };
         if (transcriptSource === undefined) return { ok: false, code: "video_not_found", detail: "No video with this id is stored." };
-        pending.push(
-          queue.add(async () => {
-            outcomes[i] = await fetchOne(ctx, deps, videoId, lang);
-          }),
-        );
-        // Replaced by the fetch's outcome before anyone reads it.
-        return { ok: false, code: "pending", detail: "" };
+        toFetch.push(i);
+        return undefined;
     }
   });
-  await Promise.all(pending);
-  return outcomes;
+  const queue = new PQueue({ concurrency: config.bulkFetchConcurrency });
+  await Promise.all(
+    toFetch.map((i) =>
+      queue.add(async () => {
+        outcomes[i] = await fetchOne(ctx, deps, videoIds[i] as string, lang);
+      }),
+    ),
+  );
+  return outcomes as Outcome[];
 }
 
 async function fetchOne(ctx: RequestContext, { transcriptSource, log }: RouteDeps, videoId: string, lang: string): Promise<Outcome> {
