@@ -16,7 +16,8 @@ export function currentArtifactsDir(dataDir: string): string {
 
 /** A fresh, not yet existing directory for a build; names sort by time. */
 export function newBuildDir(dataDir: string): string {
-  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+  // Milliseconds included: builds made within one second must still sort by time.
+  const stamp = new Date().toISOString().replace(/[-:.]/g, "");
   return join(dataDir, BUILDS_DIR, `${stamp}-${randomBytes(3).toString("hex")}`);
 }
 

@@ -4,7 +4,8 @@
  * compact `timings` blob of Int32 triples (start ms, duration ms, text length
  * in UTF-16 code units) from which every segment is sliced back out.
  */
-import type { SegmentRecord } from "./contract.js";
+import type { SegmentRecord, TranscriptRecord } from "./contract.js";
+import { countWords, foldWhitespace, stripControlCharacters } from "./text.js";
 
 export interface StoredSegments {
   script: string;
@@ -59,4 +60,22 @@ export function segmentsDuration(segments: readonly SegmentRecord[]): number {
 /** Milliseconds as decimal seconds without trailing zeros: 1540 → "1.54", 3000 → "3". */
 export function formatSeconds(ms: number): string {
   return String(ms / 1000);
+}
+
+export interface PreparedTrack extends StoredSegments {
+  wordCount: number;
+  duration: number;
+}
+
+/**
+ * A track as stored: text cleaned (control characters out, whitespace folded),
+ * empty cues dropped, then encoded. undefined when no text is left.
+ */
+export function prepareTrack(track: TranscriptRecord): PreparedTrack | undefined {
+  const segments = track.segments
+    .map((s) => ({ ...s, text: foldWhitespace(stripControlCharacters(s.text)) }))
+    .filter((s) => s.text.length > 0);
+  if (segments.length === 0) return undefined;
+  const stored = encodeSegments(segments);
+  return { ...stored, wordCount: countWords(stored.script), duration: segmentsDuration(segments) };
 }

@@ -13,8 +13,8 @@ export interface DatabaseCounts {
   totalWords: number;
 }
 
-/** English before other languages, manual before auto-generated: the track searched and listed for a video. */
-const PRIMARY_ORDER = `(t.language_code = 'en' OR t.language_code LIKE 'en-%') DESC, t.is_generated ASC, t.language_code ASC`;
+/** English before other languages, manual before auto-generated: the track searched and listed for a video (over alias `t`). */
+export const PRIMARY_TRACK_ORDER = `(t.language_code = 'en' OR t.language_code LIKE 'en-%') DESC, t.is_generated ASC, t.language_code ASC`;
 
 export function buildDatabase(path: string, stagingPath: string, meta: Record<string, string>): DatabaseCounts {
   const db = new Database(path);
@@ -44,7 +44,7 @@ export function buildDatabase(path: string, stagingPath: string, meta: Record<st
 
         INSERT INTO transcripts (id, video, language_code, language, is_generated, word_count,
                                  duration, script, timings)
-        SELECT row_number() OVER (ORDER BY v.id, ${PRIMARY_ORDER}),
+        SELECT row_number() OVER (ORDER BY v.id, ${PRIMARY_TRACK_ORDER}),
                v.id, t.language_code, t.language, t.is_generated, t.word_count,
                t.duration, t.script, t.timings
         FROM staging.stage_transcripts t JOIN videos v ON v.video_id = t.video_id

@@ -6,8 +6,7 @@
  */
 import Database from "better-sqlite3";
 import { VideoRecord } from "../contract.js";
-import { encodeSegments, segmentsDuration } from "../segments.js";
-import { countWords, foldWhitespace, stripControlCharacters } from "../text.js";
+import { prepareTrack } from "../segments.js";
 
 const STAGING_DDL = `
 CREATE TABLE stage_videos (
@@ -77,18 +76,15 @@ export async function stageRecords(
           seq: firstSeq + i,
         });
         for (const transcript of record.transcripts) {
-          const segments = transcript.segments
-            .map((s) => ({ ...s, text: foldWhitespace(stripControlCharacters(s.text)) }))
-            .filter((s) => s.text.length > 0);
-          if (segments.length === 0) continue;
-          const stored = encodeSegments(segments);
+          const stored = prepareTrack(transcript);
+          if (!stored) continue;
           putTranscript.run(
             record.videoId,
             transcript.languageCode,
             transcript.isGenerated ? 1 : 0,
             transcript.language,
-            countWords(stored.script),
-            segmentsDuration(segments),
+            stored.wordCount,
+            stored.duration,
             stored.script,
             stored.timings,
           );

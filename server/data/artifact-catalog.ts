@@ -1,63 +1,48 @@
 /**
- * The catalog over one published artifact set: the SQLite database opened
- * read-only, and the FlexSearch title index loaded into memory.
+ * The catalog the server reads: one published artifact set (SQLite opened
+ * read-only, FlexSearch title index in memory) and, optionally, the live
+ * store of transcripts fetched since that set was built.
+ *
+ * The artifact set answers first; the live store fills what it lacks.
  */
 import Database from "better-sqlite3";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ARTIFACT_FILES, type ChapterRecord, type Manifest } from "../../pipeline/contract.js";
+import { ARTIFACT_FILES, type Manifest, type VideoRecord } from "../../pipeline/contract.js";
 import { ArtifactError, readManifest } from "../../pipeline/build/manifest.js";
-import { decodeSegments } from "../../pipeline/segments.js";
 import { importTitleIndex } from "../../pipeline/title-index.js";
-import type { Catalog, ChannelPage, SearchPage, SearchParams, Stats, TranscriptLookup, VideoMeta } from "./catalog.js";
-import { TranscriptSearch, type SearchOptions } from "./search.js";
+import type { Catalog, ChannelPage, SearchPage, SearchParams, Stats, TranscriptLookup } from "./catalog.js";
+import type { LiveStore } from "./live-store.js";
+import { SEARCH_DEFAULTS, TranscriptSearch, type SearchOptions, type SearchShard } from "./search.js";
+import { ShardSearch, type DocumentFrequencies } from "./shard.js";
+import { TranscriptTables } from "./transcript-tables.js";
 
 export { ArtifactError };
 
 export interface CatalogOptions {
   /** The artifact set's directory (e.g. `<DATA_DIR>/current`). */
   dir: string;
+  /** Transcripts fetched live since the build; searched and served beside the artifact set. */
+  live?: LiveStore;
   search?: SearchOptions;
   /** Bytes of the database SQLite may memory-map (default 256 MiB). */
   mmapBytes?: number;
 }
 
-interface VideoRow {
-  id: number;
-  video_id: string;
-  title: string;
-  view_count: number;
-  published_at: string;
-  thumbnail: string;
-  length_seconds: number;
-  description: string | null;
-  chapters: string | null;
-  keywords: string | null;
-  category: string | null;
-  channel_id: string;
-  channel_title: string;
-}
-
-interface TrackRow {
-  id: number;
-  language_code: string;
-  language: string;
-  is_generated: number;
-  word_count: number;
-  duration: number;
-}
+/** The live store is small and in insertion order: its matches are all scored, up to this many. */
+const LIVE_CANDIDATES = 1000;
 
 export function openCatalog(options: CatalogOptions): ArtifactCatalog {
   const manifest = readManifest(options.dir);
   const db = new Database(join(options.dir, ARTIFACT_FILES.database), { readonly: true, fileMustExist: true });
   try {
     db.pragma(`mmap_size = ${options.mmapBytes ?? 256 * 1024 * 1024}`);
-    const meta = db.prepare("SELECT value FROM meta WHERE key = 'builtAt'").pluck().get();
-    if (meta !== manifest.builtAt) {
-      throw new ArtifactError(`${options.dir}: the database does not belong to this manifest (built ${String(meta)}, manifest says ${manifest.builtAt})`);
+    const builtAt = db.prepare("SELECT value FROM meta WHERE key = 'builtAt'").pluck().get();
+    if (builtAt !== manifest.builtAt) {
+      throw new ArtifactError(`${options.dir}: the database does not belong to this manifest (built ${String(builtAt)}, manifest says ${manifest.builtAt})`);
     }
     const titles = importTitleIndex(readFileSync(join(options.dir, ARTIFACT_FILES.titleIndex), "utf8"));
-    return new ArtifactCatalog(db, manifest, titles, options.search);
+    return new ArtifactCatalog(db, manifest, titles, options);
   } catch (error) {
     db.close();
     throw error;
@@ -67,89 +52,68 @@ export function openCatalog(options: CatalogOptions): ArtifactCatalog {
 export class ArtifactCatalog implements Catalog {
   readonly manifest: Manifest;
   readonly #db: Database.Database;
+  readonly #tables: TranscriptTables;
+  readonly #live: LiveStore | undefined;
+  readonly #liveTables: TranscriptTables | undefined;
   readonly #search: TranscriptSearch;
-  readonly #statements;
 
-  constructor(db: Database.Database, manifest: Manifest, titles: ReturnType<typeof importTitleIndex>, search?: SearchOptions) {
+  constructor(db: Database.Database, manifest: Manifest, titles: ReturnType<typeof importTitleIndex>, options: CatalogOptions) {
     this.#db = db;
     this.manifest = manifest;
+    this.#tables = new TranscriptTables(db);
+    this.#live = options.live;
+    this.#liveTables = options.live ? new TranscriptTables(options.live.db) : undefined;
+    const settings = { ...SEARCH_DEFAULTS, ...options.search };
+    const dfStatement = db.prepare("SELECT df FROM term_stats WHERE term = ?").pluck();
     const { transcripts, totalWords } = manifest.counts;
-    this.#search = new TranscriptSearch(db, titles, { documents: transcripts, averageLength: transcripts ? totalWords / transcripts : 0 }, search);
-    this.#statements = {
-      video: db.prepare(
-        `SELECT v.id, v.video_id, v.title, v.view_count, v.published_at, v.thumbnail, v.length_seconds,
-                v.description, v.chapters, v.keywords, v.category, c.channel_id, c.title AS channel_title
-         FROM videos v JOIN channels c ON c.id = v.channel WHERE v.video_id = ?`,
-      ),
-      tracks: db.prepare(
-        `SELECT id, language_code, language, is_generated, word_count, duration
-         FROM transcripts WHERE video = ? ORDER BY is_generated, id`,
-      ),
-      text: db.prepare("SELECT script, timings FROM transcripts WHERE id = ?"),
-      channel: db.prepare("SELECT id, title, video_count FROM channels WHERE channel_id = ?"),
-      channelVideos: db.prepare(
-        `SELECT v.video_id AS videoId, v.title, v.view_count AS viewCount, v.published_at AS publishedAt,
-                t.language_code AS languageCode, t.word_count AS wordCount, t.is_generated AS isGenerated
-         FROM videos v LEFT JOIN transcripts t ON t.id = v.transcript
-         WHERE v.channel = ? ORDER BY v.published_at DESC, v.id LIMIT ? OFFSET ?`,
-      ),
+    const live = options.live;
+    // One set of statistics for both shards, so their scores compare.
+    const frequencies: DocumentFrequencies = {
+      df: (term) => (dfStatement.get(term) as number | undefined) ?? 0,
+      stats: () => ({
+        documents: transcripts + (live?.counts().transcripts ?? 0),
+        averageLength: transcripts ? totalWords / transcripts : 1,
+      }),
     };
+    const shards: SearchShard[] = [
+      { search: new ShardSearch(db, titles, frequencies, { ...settings, popularityOrdered: true }), generation: () => 0 },
+    ];
+    if (live) {
+      shards.push({
+        search: new ShardSearch(live.db, live.titles, frequencies, { ...settings, candidates: LIVE_CANDIDATES, popularityOrdered: false }),
+        generation: () => live.generation(),
+      });
+    }
+    this.#search = new TranscriptSearch(shards, settings.cacheSize);
   }
 
   getTranscript(videoId: string, languageCode: string): TranscriptLookup {
-    const row = this.#statements.video.get(videoId) as VideoRow | undefined;
-    if (!row) return { kind: "unknown" };
-    const video = toVideoMeta(row);
-    const tracks = this.#statements.tracks.all(row.id) as TrackRow[];
-    if (tracks.length === 0) return { kind: "no-transcript", video };
-    const wanted = languageCode.toLowerCase();
-    // Ordered manual first, so a manual track wins over an auto-generated one in the same language.
-    const track = tracks.find((t) => t.language_code.toLowerCase() === wanted);
-    if (!track) return { kind: "other-languages", video, languages: [...new Set(tracks.map((t) => t.language_code))] };
-    const text = this.#statements.text.get(track.id) as { script: string; timings: Buffer };
-    return {
-      kind: "found",
-      stored: {
-        video,
-        transcript: {
-          language: track.language,
-          languageCode: track.language_code,
-          isGenerated: track.is_generated === 1,
-          wordCount: track.word_count,
-          duration: track.duration,
-          script: text.script,
-          subs: decodeSegments(text.script, text.timings),
-        },
-      },
-    };
+    const stored = this.#tables.getTranscript(videoId, languageCode);
+    if (stored.kind === "found" || !this.#liveTables) return stored;
+    const live = this.#liveTables.getTranscript(videoId, languageCode);
+    if (live.kind === "found" || stored.kind === "unknown") return live;
+    if (live.kind === "unknown") return stored;
+    const languages = new Set([
+      ...(stored.kind === "other-languages" ? stored.languages : []),
+      ...(live.kind === "other-languages" ? live.languages : []),
+    ]);
+    return languages.size > 0 ? { kind: "other-languages", video: stored.video, languages: [...languages] } : { kind: "no-transcript", video: stored.video };
   }
 
   channelVideos(channelId: string, limit: number, offset: number): ChannelPage | undefined {
-    const channel = this.#statements.channel.get(channelId) as { id: number; title: string; video_count: number } | undefined;
-    if (!channel) return undefined;
-    const rows = this.#statements.channelVideos.all(channel.id, limit, offset) as {
-      videoId: string;
-      title: string;
-      viewCount: number;
-      publishedAt: string;
-      languageCode: string | null;
-      wordCount: number | null;
-      isGenerated: number | null;
-    }[];
+    const stored = this.#tables.channelVideos(channelId, this.#live ? offset + limit : limit, this.#live ? 0 : offset);
+    if (!this.#live) return stored;
+    const fresh = this.#live.newChannelVideos(channelId, offset + limit);
+    if (!stored && fresh.items.length === 0) return undefined;
+    // Both lists are newest first; merge them and cut the page out.
+    const items = [...(stored?.items ?? []), ...fresh.items]
+      .sort((a, b) => (a.publishedAt < b.publishedAt ? 1 : a.publishedAt > b.publishedAt ? -1 : 0))
+      .slice(offset, offset + limit);
+    const freshTotal = this.#live.newChannelVideos(channelId, Number.MAX_SAFE_INTEGER).items.length;
     return {
-      channelTitle: channel.title,
-      total: channel.video_count,
-      items: rows.map((r) => ({
-        videoId: r.videoId,
-        title: r.title,
-        viewCount: r.viewCount,
-        publishedAt: r.publishedAt,
-        hasTranscript: r.languageCode !== null,
-        transcript:
-          r.languageCode === null
-            ? null
-            : { languageCode: r.languageCode, wordCount: r.wordCount ?? 0, isGenerated: r.isGenerated === 1 },
-      })),
+      channelTitle: stored?.channelTitle ?? fresh.channelTitle ?? "",
+      items,
+      total: (stored?.total ?? 0) + freshTotal,
     };
   }
 
@@ -158,28 +122,31 @@ export class ArtifactCatalog implements Catalog {
   }
 
   stats(): Stats {
-    const { videos, transcripts, totalWords, channels } = this.manifest.counts;
-    return { videos, transcripts, totalWords, avgWordsPerTranscript: transcripts ? Math.round(totalWords / transcripts) : 0, channels };
+    const live = this.#live?.counts() ?? { videos: 0, transcripts: 0, totalWords: 0, channels: 0 };
+    const base = this.manifest.counts;
+    const transcripts = base.transcripts + live.transcripts;
+    const totalWords = base.totalWords + live.totalWords;
+    return {
+      videos: base.videos + live.videos,
+      transcripts,
+      totalWords,
+      avgWordsPerTranscript: transcripts ? Math.round(totalWords / transcripts) : 0,
+      channels: base.channels + live.channels,
+    };
+  }
+
+  /** Stores a live-fetched record; it is served and searchable as soon as this returns. */
+  storeLive(record: VideoRecord): void {
+    if (!this.#live) throw new Error("this catalog has no live store");
+    const stored = this.#tables.getTranscript(record.videoId, "");
+    this.#live.put(record, {
+      videoInArtifacts: stored.kind !== "unknown",
+      artifactHasTranscript: stored.kind === "other-languages",
+      channelInArtifacts: this.#tables.hasChannel(record.channelId),
+    });
   }
 
   close(): void {
     if (this.#db.open) this.#db.close();
   }
-}
-
-function toVideoMeta(row: VideoRow): VideoMeta {
-  return {
-    videoId: row.video_id,
-    title: row.title,
-    channelId: row.channel_id,
-    channelTitle: row.channel_title,
-    viewCount: row.view_count,
-    publishedAt: row.published_at,
-    thumbnail: row.thumbnail,
-    lengthSeconds: row.length_seconds,
-    description: row.description,
-    chapters: row.chapters === null ? null : (JSON.parse(row.chapters) as ChapterRecord[]),
-    keywords: row.keywords === null ? null : (JSON.parse(row.keywords) as string[]),
-    category: row.category,
-  };
 }

@@ -1,12 +1,6 @@
-import Database from "better-sqlite3";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ARTIFACT_FILES } from "../../pipeline/contract.js";
-import { readManifest } from "../../pipeline/build/manifest.js";
-import { importTitleIndex } from "../../pipeline/title-index.js";
-import { readFileSync } from "node:fs";
 import { openCatalog, type ArtifactCatalog } from "../../server/data/artifact-catalog.js";
-import { TranscriptSearch, type SearchOptions } from "../../server/data/search.js";
+import type { SearchOptions } from "../../server/data/search.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
 import { CHANNEL_B, makeVideo, sampleRecords, videoId } from "../helpers/records.js";
 
@@ -105,15 +99,9 @@ describe("ranking and pagination over many matches", () => {
   });
   afterAll(() => set.cleanup());
 
-  function engine(options: SearchOptions): { search: TranscriptSearch; close: () => void } {
-    const db = new Database(join(set.dir, ARTIFACT_FILES.database), { readonly: true });
-    const manifest = readManifest(set.dir);
-    const titles = importTitleIndex(readFileSync(join(set.dir, ARTIFACT_FILES.titleIndex), "utf8"));
-    const { transcripts, totalWords } = manifest.counts;
-    return {
-      search: new TranscriptSearch(db, titles, { documents: transcripts, averageLength: totalWords / transcripts }, options),
-      close: () => db.close(),
-    };
+  function engine(options: SearchOptions): { search: ArtifactCatalog; close: () => void } {
+    const catalog = openCatalog({ dir: set.dir, search: options });
+    return { search: catalog, close: () => catalog.close() };
   }
 
   it("ranks by relevance inside the candidate set, more views first on ties", () => {

@@ -1,0 +1,262 @@
+/**
+ * The live store: transcripts fetched from YouTube since the last build, in
+ * `<DATA_DIR>/live.db`, a database of the artifact schema plus the records
+ * themselves (for the next build to fold in).
+ *
+ * Every write is one transaction with synchronous=FULL in WAL mode: a crash
+ * leaves either the whole record or none of it. The published artifact set is
+ * never written to.
+ */
+import Database from "better-sqlite3";
+import { DATABASE_DDL, VideoRecord, type TranscriptRecord } from "../../pipeline/contract.js";
+import { PRIMARY_TRACK_ORDER } from "../../pipeline/build/build-database.js";
+import { prepareTrack } from "../../pipeline/segments.js";
+import { createTitleIndex, type TitleIndex } from "../../pipeline/title-index.js";
+import type { ChannelVideoItem } from "./catalog.js";
+import { toChannelVideoItem, type ChannelVideoRow } from "./transcript-tables.js";
+
+const LIVE_DDL = `
+CREATE TABLE live_records (
+  video_id TEXT PRIMARY KEY,
+  record TEXT NOT NULL,
+  fetched_at TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  -- The artifact set has this video (then it is not counted as new) ...
+  in_artifacts INTEGER NOT NULL,
+  -- ... and the video's primary track is in this store's FTS index (the artifact set has no transcript for it).
+  searchable INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX live_records_by_seq ON live_records(seq);
+`;
+
+export interface LiveCounts {
+  /** Videos not in the artifact set. */
+  videos: number;
+  /** Videos whose only transcript is here. */
+  transcripts: number;
+  totalWords: number;
+  /** Channels not in the artifact set. */
+  channels: number;
+}
+
+export interface PutOptions {
+  videoInArtifacts: boolean;
+  /** The artifact set already has a transcript of this video: it stays the searched one. */
+  artifactHasTranscript: boolean;
+  channelInArtifacts: boolean;
+  fetchedAt?: Date;
+}
+
+export class LiveStore {
+  readonly db: Database.Database;
+  /** Titles and channel names of the stored videos, for the same title boost as the artifact set's index. */
+  readonly titles: TitleIndex = createTitleIndex();
+  #generation = 0;
+  #counts: LiveCounts;
+  readonly #sql;
+
+  static open(path: string): LiveStore {
+    const db = new Database(path);
+    try {
+      db.pragma("journal_mode = WAL");
+      db.pragma("synchronous = FULL");
+      db.pragma("busy_timeout = 5000");
+      const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'live_records'").get();
+      if (!exists) db.exec(`BEGIN; ${DATABASE_DDL} ${LIVE_DDL} COMMIT;`);
+      return new LiveStore(db);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+
+  private constructor(db: Database.Database) {
+    this.db = db;
+    this.#sql = {
+      channel: db.prepare(
+        `INSERT INTO channels (channel_id, title, handle) VALUES (?, ?, ?)
+         ON CONFLICT (channel_id) DO UPDATE SET title = excluded.title, handle = coalesce(excluded.handle, handle)
+         RETURNING id`,
+      ).pluck(),
+      videoByKey: db.prepare("SELECT id, transcript FROM videos WHERE video_id = ?"),
+      insertVideo: db.prepare(
+        `INSERT INTO videos (video_id, channel, title, view_count, published_at, thumbnail, length_seconds,
+                             description, chapters, keywords, category)
+         VALUES (@videoId, @channel, @title, @viewCount, @publishedAt, @thumbnail, @lengthSeconds,
+                 @description, @chapters, @keywords, @category) RETURNING id`,
+      ).pluck(),
+      updateVideo: db.prepare(
+        `UPDATE videos SET channel = @channel, title = @title, view_count = @viewCount, published_at = @publishedAt,
+           thumbnail = @thumbnail, length_seconds = @lengthSeconds,
+           description = coalesce(@description, description), chapters = coalesce(@chapters, chapters),
+           keywords = coalesce(@keywords, keywords), category = coalesce(@category, category)
+         WHERE id = @id`,
+      ),
+      putTrack: db.prepare(
+        `INSERT INTO transcripts (video, language_code, language, is_generated, word_count, duration, script, timings)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (video, language_code, is_generated) DO UPDATE SET language = excluded.language,
+           word_count = excluded.word_count, duration = excluded.duration, script = excluded.script, timings = excluded.timings`,
+      ),
+      primary: db.prepare(`SELECT t.id FROM transcripts t WHERE t.video = ? ORDER BY ${PRIMARY_TRACK_ORDER} LIMIT 1`).pluck(),
+      setPrimary: db.prepare("UPDATE videos SET transcript = ? WHERE id = ?"),
+      ftsContent: db.prepare("SELECT script, chan FROM fts_content WHERE id = ?"),
+      ftsDelete: db.prepare("INSERT INTO transcript_fts (transcript_fts, rowid, script, chan) VALUES ('delete', ?, ?, ?)"),
+      ftsInsert: db.prepare("INSERT INTO transcript_fts (rowid, script, chan) SELECT id, script, chan FROM fts_content WHERE id = ?"),
+      wordsOf: db.prepare("SELECT t.word_count FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?").pluck(),
+      channelCounts: db.prepare(
+        `UPDATE channels SET video_count = (SELECT count(*) FROM videos v WHERE v.channel = channels.id),
+           transcript_count = (SELECT count(*) FROM videos v WHERE v.channel = channels.id AND v.transcript IS NOT NULL)
+         WHERE id = ?`,
+      ),
+      record: db.prepare("SELECT record, in_artifacts, searchable FROM live_records WHERE video_id = ?"),
+      putRecord: db.prepare(
+        `INSERT INTO live_records (video_id, record, fetched_at, seq, in_artifacts, searchable)
+         VALUES (?, ?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM live_records), ?, ?)
+         ON CONFLICT (video_id) DO UPDATE SET record = excluded.record, fetched_at = excluded.fetched_at,
+           seq = excluded.seq, in_artifacts = excluded.in_artifacts, searchable = excluded.searchable`,
+      ),
+      putMeta: db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('counts', ?)"),
+      getMeta: db.prepare("SELECT value FROM meta WHERE key = 'counts'").pluck(),
+      records: db.prepare("SELECT record FROM live_records WHERE seq > ? ORDER BY seq").pluck(),
+      maxSeq: db.prepare("SELECT coalesce(max(seq), 0) FROM live_records").pluck(),
+      newVideosOfChannel: db.prepare(
+        `SELECT v.video_id AS videoId, v.title, v.view_count AS viewCount, v.published_at AS publishedAt,
+                t.language_code AS languageCode, t.word_count AS wordCount, t.is_generated AS isGenerated
+         FROM channels c JOIN videos v ON v.channel = c.id JOIN live_records r ON r.video_id = v.video_id
+         LEFT JOIN transcripts t ON t.id = v.transcript
+         WHERE c.channel_id = ? AND r.in_artifacts = 0 ORDER BY v.published_at DESC, v.id LIMIT ?`,
+      ),
+      channelTitle: db.prepare("SELECT title FROM channels WHERE channel_id = ?").pluck(),
+      newChannel: db.prepare("SELECT count(*) FROM live_records WHERE in_artifacts = 0 AND json_extract(record, '$.channelId') = ?").pluck(),
+    };
+    for (const row of db.prepare("SELECT v.id, v.title, c.title AS channel FROM videos v JOIN channels c ON c.id = v.channel").iterate()) {
+      this.titles.add(row as { id: number; title: string; channel: string });
+    }
+    const stored = this.#sql.getMeta.get() as string | undefined;
+    this.#counts = stored ? (JSON.parse(stored) as LiveCounts) : { videos: 0, transcripts: 0, totalWords: 0, channels: 0 };
+  }
+
+  /** Stores a fetched record (merged with what is stored for the video) in one durable transaction. */
+  put(input: VideoRecord, options: PutOptions): void {
+    const record = VideoRecord.parse(input);
+    this.db.transaction(() => {
+      const previous = this.#sql.record.get(record.videoId) as { record: string; in_artifacts: number; searchable: number } | undefined;
+      const merged = previous ? mergeRecords(JSON.parse(previous.record) as VideoRecord, record) : record;
+      const channelId = this.#sql.channel.get(merged.channelId, merged.channelTitle, merged.channelHandle ?? null) as number;
+      const known = this.#sql.videoByKey.get(merged.videoId) as { id: number; transcript: number | null } | undefined;
+      const fields = {
+        videoId: merged.videoId,
+        channel: channelId,
+        title: merged.title,
+        viewCount: merged.viewCount,
+        publishedAt: new Date(merged.publishedAt).toISOString(),
+        thumbnail: merged.thumbnail,
+        lengthSeconds: merged.lengthSeconds,
+        description: merged.description ?? null,
+        chapters: merged.chapters ? JSON.stringify(merged.chapters) : null,
+        keywords: merged.keywords ? JSON.stringify(merged.keywords) : null,
+        category: merged.category ?? null,
+      };
+      const wasSearchable = previous?.searchable === 1;
+      const oldWords = wasSearchable && known ? ((this.#sql.wordsOf.get(known.id) as number | undefined) ?? 0) : 0;
+      if (wasSearchable && known) {
+        // External-content FTS5 forgets a row only when told its old content.
+        const old = this.#sql.ftsContent.get(known.id) as { script: string; chan: string } | undefined;
+        if (old) this.#sql.ftsDelete.run(known.id, old.script, old.chan);
+      }
+      let id: number;
+      if (known) {
+        id = known.id;
+        this.#sql.updateVideo.run({ ...fields, id });
+      } else {
+        id = this.#sql.insertVideo.get(fields) as number;
+      }
+      for (const track of merged.transcripts) this.#putTrack(id, track);
+      this.#sql.setPrimary.run((this.#sql.primary.get(id) as number | undefined) ?? null, id);
+      const searchable = !options.artifactHasTranscript && merged.transcripts.length > 0;
+      if (searchable) this.#sql.ftsInsert.run(id);
+      this.#sql.channelCounts.run(channelId);
+      const channelAlreadyCounted = !options.channelInArtifacts && (this.#sql.newChannel.get(merged.channelId) as number) > 0;
+      this.#sql.putRecord.run(
+        merged.videoId,
+        JSON.stringify(merged),
+        (options.fetchedAt ?? new Date()).toISOString(),
+        options.videoInArtifacts ? 1 : 0,
+        searchable ? 1 : 0,
+      );
+      const counts = { ...this.#counts };
+      if (!previous && !options.videoInArtifacts) counts.videos++;
+      if (!options.channelInArtifacts && !channelAlreadyCounted) counts.channels++;
+      if (searchable && !wasSearchable) counts.transcripts++;
+      if (!searchable && wasSearchable) counts.transcripts--;
+      counts.totalWords += (searchable ? ((this.#sql.wordsOf.get(id) as number | undefined) ?? 0) : 0) - oldWords;
+      this.#sql.putMeta.run(JSON.stringify(counts));
+      this.#counts = counts;
+      this.titles.update({ id, title: merged.title, channel: merged.channelTitle });
+    })();
+    this.#generation++;
+  }
+
+  /** Videos of a channel that the artifact set does not have, newest first. */
+  newChannelVideos(channelId: string, limit: number): { channelTitle: string | undefined; items: ChannelVideoItem[] } {
+    const rows = this.#sql.newVideosOfChannel.all(channelId, limit) as ChannelVideoRow[];
+    return {
+      channelTitle: this.#sql.channelTitle.get(channelId) as string | undefined,
+      items: rows.map(toChannelVideoItem),
+    };
+  }
+
+  counts(): LiveCounts {
+    return this.#counts;
+  }
+
+  /** Changes with every write (search caches key on it). */
+  generation(): number {
+    return this.#generation;
+  }
+
+  /** Stored records in write order, those written after `afterSeq` (for the next build). */
+  *records(afterSeq = 0): IterableIterator<VideoRecord> {
+    for (const raw of this.#sql.records.iterate(afterSeq)) yield JSON.parse(raw as string) as VideoRecord;
+  }
+
+  maxSeq(): number {
+    return this.#sql.maxSeq.get() as number;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  #putTrack(video: number, track: TranscriptRecord): void {
+    const stored = prepareTrack(track);
+    if (!stored) return;
+    this.#sql.putTrack.run(
+      video,
+      track.languageCode,
+      track.language,
+      track.isGenerated ? 1 : 0,
+      stored.wordCount,
+      stored.duration,
+      stored.script,
+      stored.timings,
+    );
+  }
+}
+
+/** The newer record's metadata; tracks from both, the newer one winning per (language, generated). */
+export function mergeRecords(older: VideoRecord, newer: VideoRecord): VideoRecord {
+  const key = (t: TranscriptRecord) => `${t.languageCode}\u0000${t.isGenerated}`;
+  const tracks = new Map(older.transcripts.map((t) => [key(t), t]));
+  for (const t of newer.transcripts) tracks.set(key(t), t);
+  return {
+    ...older,
+    ...newer,
+    description: newer.description ?? older.description,
+    chapters: newer.chapters ?? older.chapters,
+    keywords: newer.keywords ?? older.keywords,
+    category: newer.category ?? older.category,
+    transcripts: [...tracks.values()],
+  } as VideoRecord;
+}

@@ -1,0 +1,193 @@
+/**
+ * Search inside one database of the artifact schema: the published artifact
+ * set (rowids are popularity ranks) or the live store (rowids in insertion
+ * order). FTS5 finds matches in rowid order and stops after `candidates`;
+ * those are scored with BM25 (plus a title/channel boost); the remaining
+ * matches are read later as a stream, never sorted.
+ */
+import type Database from "better-sqlite3";
+import type { TitleIndex } from "../../pipeline/title-index.js";
+import type { SearchHit, SearchParams } from "./catalog.js";
+import { bm25, inverseDocumentFrequency, termFrequencies, type CorpusStats } from "./bm25.js";
+import type { ParsedQuery } from "./query.js";
+import { ELLIPSIS, MARK_CLOSE, MARK_OPEN, renderSnippet } from "./snippet.js";
+
+export interface ShardOptions {
+  candidates: number;
+  exactCountCap: number;
+  titleBoost: number;
+  channelBoost: number;
+  snippetTokens: number;
+  /** True when rowids are popularity ranks, so `minViews` is a rowid bound. */
+  popularityOrdered: boolean;
+}
+
+/** A query bound to one shard's filters. */
+export interface ShardQuery {
+  parsed: ParsedQuery;
+  expression: string;
+  maxRank: number;
+  minViews: number;
+  channelTranscripts?: number;
+  key: string;
+}
+
+export interface Scored {
+  id: number;
+  score: number;
+  views: number;
+}
+
+export interface ShardHead {
+  /** The first `candidates` matches, best first. */
+  scored: Scored[];
+  /** True when `scored` holds every match. */
+  complete: boolean;
+  total: number;
+  totalExact: boolean;
+}
+
+export interface DocumentFrequencies {
+  df(term: string): number;
+  stats(): CorpusStats;
+}
+
+export class ShardSearch {
+  readonly #titles: TitleIndex | undefined;
+  readonly #options: ShardOptions;
+  readonly #frequencies: DocumentFrequencies;
+  readonly #sql;
+
+  constructor(db: Database.Database, titles: TitleIndex | undefined, frequencies: DocumentFrequencies, options: ShardOptions) {
+    this.#titles = titles;
+    this.#options = options;
+    this.#frequencies = frequencies;
+    // A range, not `rowid = ?`: with SQLite 3.53.2 FTS5 answers `MATCH ? AND rowid = ?`
+    // with the first match instead of the asked row (test/data/search.test.ts guards this).
+    const byRowid = "rowid >= ? AND rowid <= ?";
+    // Without popularity order, minViews is a join filter and the rowid bound is the table's end;
+    // the popularity-ordered form takes the same parameters and ignores minViews (a rowid bound does its work).
+    const matchesSql = options.popularityOrdered
+      ? "SELECT rowid FROM transcript_fts WHERE transcript_fts MATCH ? AND rowid <= ? AND ? >= 0 ORDER BY rowid LIMIT ? OFFSET ?"
+      : `SELECT f.rowid FROM transcript_fts f JOIN videos v ON v.id = f.rowid
+         WHERE transcript_fts MATCH ? AND f.rowid <= ? AND v.view_count >= ? ORDER BY f.rowid LIMIT ? OFFSET ?`;
+    this.#sql = {
+      matches: db.prepare(matchesSql).pluck(),
+      count: db.prepare(`SELECT count(*) FROM (${matchesSql})`).pluck(),
+      scoring: db.prepare(
+        `SELECT t.word_count AS words, t.script AS script, v.view_count AS views
+         FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?`,
+      ),
+      hit: db.prepare(
+        `SELECT v.video_id AS videoId, v.title AS title, c.title AS channelTitle, v.view_count AS viewCount,
+                t.word_count AS wordCount
+         FROM videos v JOIN channels c ON c.id = v.channel JOIN transcripts t ON t.id = v.transcript
+         WHERE v.id = ?`,
+      ),
+      snippet: db.prepare(
+        `SELECT snippet(transcript_fts, 0, '${MARK_OPEN}', '${MARK_CLOSE}', '${ELLIPSIS}', ?)
+         FROM transcript_fts WHERE transcript_fts MATCH ? AND ${byRowid}`,
+      ).pluck(),
+      channel: db.prepare("SELECT id, transcript_count AS transcripts FROM channels WHERE channel_id = ?"),
+      rankBelow: db.prepare(
+        "SELECT min(id) FROM videos WHERE view_count = (SELECT max(view_count) FROM videos WHERE view_count < ?)",
+      ).pluck(),
+      maxRank: db.prepare("SELECT coalesce(max(id), 0) FROM videos").pluck(),
+    };
+  }
+
+  /** Binds the query to this shard's filters; undefined when nothing here can match. */
+  bind(parsed: ParsedQuery, params: SearchParams): ShardQuery | undefined {
+    let maxRank = this.#sql.maxRank.get() as number;
+    let channelPart = "";
+    let channelTranscripts: number | undefined;
+    if (params.channel !== undefined) {
+      const channel = this.#sql.channel.get(params.channel) as { id: number; transcripts: number } | undefined;
+      if (!channel) return undefined;
+      channelPart = `chan : "c${channel.id}" AND `;
+      channelTranscripts = channel.transcripts;
+    }
+    const minViews = params.minViews ?? 0;
+    if (minViews > 0 && this.#options.popularityOrdered) {
+      // Ranks are in descending view order: the first video below minViews bounds the rowids.
+      const below = this.#sql.rankBelow.get(minViews) as number | null;
+      if (below !== null) maxRank = below - 1;
+    }
+    if (maxRank <= 0) return undefined;
+    const expression = `${channelPart}script : (${parsed.expression})`;
+    const effectiveMinViews = this.#options.popularityOrdered ? 0 : minViews;
+    const query: ShardQuery = { parsed, expression, maxRank, minViews: effectiveMinViews, key: `${expression}\u0000${maxRank}\u0000${effectiveMinViews}` };
+    if (channelTranscripts !== undefined) query.channelTranscripts = channelTranscripts;
+    return query;
+  }
+
+  head(query: ShardQuery): ShardHead {
+    const k = this.#options.candidates;
+    const candidates = this.#sql.matches.all(query.expression, query.maxRank, query.minViews, k, 0) as number[];
+    const { stats } = this.#frequencies;
+    const corpus = stats();
+    const idf = query.parsed.terms.map((term) => inverseDocumentFrequency(this.#frequencies.df(term), corpus.documents));
+    const boosts = this.#titleMatches(query.parsed, candidates);
+    const scored = candidates.map((id) => {
+      const row = this.#sql.scoring.get(id) as { words: number; script: string; views: number };
+      const base = bm25(termFrequencies(row.script, query.parsed.terms), idf, row.words, corpus);
+      return { id, score: base * (boosts.get(id) ?? 1), views: row.views };
+    });
+    scored.sort(compareScored);
+    if (candidates.length < k) return { scored, complete: true, total: candidates.length, totalExact: true };
+    const cap = this.#options.exactCountCap;
+    const counted = this.#sql.count.get(query.expression, query.maxRank, query.minViews, cap + 1, 0) as number;
+    if (counted <= cap) return { scored, complete: false, total: counted, totalExact: true };
+    return { scored, complete: false, total: this.#estimate(query, cap), totalExact: false };
+  }
+
+  /** Matches in rowid order from position `from` (the head covers positions below `candidates`). */
+  stream(query: ShardQuery, from: number, count: number): number[] {
+    if (count <= 0) return [];
+    return this.#sql.matches.all(query.expression, query.maxRank, query.minViews, count, from) as number[];
+  }
+
+  hit(id: number, parsed: ParsedQuery): SearchHit {
+    const row = this.#sql.hit.get(id) as Omit<SearchHit, "snippet">;
+    const marked = this.#sql.snippet.get(this.#options.snippetTokens, `script : (${parsed.expression})`, id, id) as string | undefined;
+    return { ...row, snippet: renderSnippet(marked ?? "") };
+  }
+
+  get candidates(): number {
+    return this.#options.candidates;
+  }
+
+  /** Multipliers for candidates whose title or channel name matches the query (FlexSearch). */
+  #titleMatches(parsed: ParsedQuery, candidates: number[]): Map<number, number> {
+    const boosts = new Map<number, number>();
+    if (candidates.length === 0 || !this.#titles) return boosts;
+    const wanted = new Set(candidates);
+    const fields = this.#titles.search(parsed.terms.join(" "), { limit: 1000 }) as unknown as { field: string; result: number[] }[];
+    for (const { field, result } of fields) {
+      const factor = field === "title" ? this.#options.titleBoost : this.#options.channelBoost;
+      for (const id of result) if (wanted.has(id)) boosts.set(id, (boosts.get(id) ?? 1) * factor);
+    }
+    return boosts;
+  }
+
+  /**
+   * Above the cap, the total is estimated from document frequencies assuming
+   * independent terms, bounded by the rarest term and by the filters, and
+   * rounded to two significant digits so it reads as the estimate it is.
+   */
+  #estimate(query: ShardQuery, cap: number): number {
+    const n = Math.max(1, this.#frequencies.stats().documents);
+    const dfs = query.parsed.terms.map((t) => this.#frequencies.df(t));
+    const rarest = Math.min(...dfs);
+    let estimate = Math.min(Math.max(dfs.reduce((acc, df) => acc * (df / n), n), rarest * 0.5), rarest);
+    if (query.channelTranscripts !== undefined) estimate = Math.min(estimate * (query.channelTranscripts / n) * 4, query.channelTranscripts);
+    estimate *= Math.min(1, query.maxRank / n);
+    const magnitude = 10 ** Math.max(0, Math.floor(Math.log10(Math.max(1, estimate))) - 1);
+    return Math.max(cap + 1, Math.round(estimate / magnitude) * magnitude);
+  }
+}
+
+/** Best score first; on equal scores, more views first. */
+export function compareScored(a: Scored, b: Scored): number {
+  return b.score - a.score || b.views - a.views;
+}

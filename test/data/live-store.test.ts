@@ -1,0 +1,106 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openCatalog, type ArtifactCatalog } from "../../server/data/artifact-catalog.js";
+import { LiveStore } from "../../server/data/live-store.js";
+import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
+import { CHANNEL_A, makeVideo, sampleRecords, segmentsOf, videoId } from "../helpers/records.js";
+
+const NEW_CHANNEL = "UCcccccccccccccccccccccc";
+const page = (q: string) => ({ q, limit: 20, offset: 0 });
+
+describe("the live store beside an artifact set", () => {
+  let set: TempArtifacts;
+  let dir: string;
+  let live: LiveStore;
+  let catalog: ArtifactCatalog;
+  const base = { videos: 7, transcripts: 6, totalWords: 64, channels: 2 };
+
+  beforeAll(async () => {
+    set = await buildTempArtifacts(sampleRecords());
+    dir = mkdtempSync(join(tmpdir(), "ts-live-"));
+    live = LiveStore.open(join(dir, "live.db"));
+    catalog = openCatalog({ dir: set.dir, live });
+  });
+  afterAll(() => {
+    catalog.close();
+    live.close();
+    set.cleanup();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("serves and finds a newly stored video at once, and counts it", () => {
+    expect(catalog.getTranscript(videoId(50), "en")).toEqual({ kind: "unknown" });
+    catalog.storeLive(
+      makeVideo(50, { channelId: NEW_CHANNEL, channelTitle: "Gamma Talks", title: "Glaciers", viewCount: 10, text: "glaciers carve valleys slowly" }),
+    );
+    const lookup = catalog.getTranscript(videoId(50), "en");
+    expect(lookup.kind).toBe("found");
+    expect(catalog.search(page("glaciers valleys")).results.map((r) => r.videoId)).toEqual([videoId(50)]);
+    expect(catalog.stats()).toEqual({ ...base, videos: 8, transcripts: 7, totalWords: 68, channels: 3, avgWordsPerTranscript: Math.round(68 / 7) });
+    expect(catalog.channelVideos(NEW_CHANNEL, 10, 0)).toMatchObject({ channelTitle: "Gamma Talks", total: 1, items: [{ videoId: videoId(50) }] });
+  });
+
+  it("merges a new video of a known channel into its listing, newest first", () => {
+    catalog.storeLive(makeVideo(60, { publishedAt: "2030-01-01T00:00:00Z", text: "newest upload of alpha" }));
+    const listing = catalog.channelVideos(CHANNEL_A, 2, 0)!;
+    expect(listing.total).toBe(6);
+    expect(listing.items.map((v) => v.videoId)).toEqual([videoId(60), videoId(5)]);
+    expect(catalog.channelVideos(CHANNEL_A, 2, 5)!.items.map((v) => v.videoId)).toEqual([videoId(1)]);
+  });
+
+  it("adds a language to an artifact video without listing the video twice in search", () => {
+    catalog.storeLive(
+      makeVideo(1, {
+        transcripts: [{ language: "German", languageCode: "de", isGenerated: false, segments: segmentsOf("der fluss river auf deutsch") }],
+      }),
+    );
+    const german = catalog.getTranscript(videoId(1), "de");
+    if (german.kind !== "found") throw new Error(german.kind);
+    expect(german.stored.transcript.script).toBe("der fluss river auf deutsch");
+    expect(catalog.getTranscript(videoId(1), "en").kind).toBe("found");
+    const ids = catalog.search(page("river")).results.map((r) => r.videoId);
+    expect(ids.filter((id) => id === videoId(1))).toHaveLength(1);
+    expect(catalog.getTranscript(videoId(1), "fr")).toMatchObject({ kind: "other-languages", languages: ["en", "de"] });
+  });
+
+  it("makes an artifact video without transcript searchable once one is fetched", () => {
+    expect(catalog.search(page("silent")).total).toBe(0);
+    const before = catalog.stats();
+    catalog.storeLive(makeVideo(5, { title: "Silent film without captions", text: "a silent film after all has words" }));
+    expect(catalog.search(page("silent film")).results.map((r) => r.videoId)).toEqual([videoId(5)]);
+    expect(catalog.stats()).toMatchObject({ videos: before.videos, transcripts: before.transcripts + 1 });
+  });
+
+  it("replaces a video's text in the index when it is stored again", () => {
+    catalog.storeLive(makeVideo(70, { channelId: NEW_CHANNEL, channelTitle: "Gamma Talks", text: "original wording here" }));
+    catalog.storeLive(makeVideo(70, { channelId: NEW_CHANNEL, channelTitle: "Gamma Talks", text: "revised wording here" }));
+    expect(catalog.search(page("original")).total).toBe(0);
+    expect(catalog.search(page("revised")).results.map((r) => r.videoId)).toEqual([videoId(70)]);
+    expect(catalog.search(page("wording")).total).toBe(1);
+    // FTS5 throws SQLITE_CORRUPT_VTAB when the index disagrees with its content.
+    expect(() => live.db.prepare("INSERT INTO transcript_fts (transcript_fts) VALUES ('integrity-check')").run()).not.toThrow();
+  });
+
+  it("keeps everything across a restart, and hands the merged records to the next build", () => {
+    const countsBefore = catalog.stats();
+    catalog.close();
+    live.close();
+    live = LiveStore.open(join(dir, "live.db"));
+    catalog = openCatalog({ dir: set.dir, live });
+    expect(catalog.stats()).toEqual(countsBefore);
+    expect(catalog.search(page("revised")).total).toBe(1);
+    expect(live.db.pragma("integrity_check", { simple: true })).toBe("ok");
+    const records = [...live.records()];
+    expect(records.map((r) => r.videoId)).toEqual([videoId(50), videoId(60), videoId(1), videoId(5), videoId(70)]);
+    expect(records.find((r) => r.videoId === videoId(70))!.transcripts[0]!.segments[0]!.text).toBe("revised wording here");
+  });
+
+  it("rejects a record that breaks the contract and stores nothing", () => {
+    const seq = live.maxSeq();
+    expect(() => catalog.storeLive({ ...makeVideo(80, { text: "x" }), viewCount: -5 })).toThrow();
+    expect(live.maxSeq()).toBe(seq);
+    expect(catalog.getTranscript(videoId(80), "en")).toEqual({ kind: "unknown" });
+  });
+});
