@@ -13,7 +13,7 @@ const LINES = [
   "Welcome back to the kitchen, today we're making bread.",
   "You'll need flour, water, salt & a little patience.",
   'Mix until it looks "shaggy" — that\'s the word bakers use.',
-  "Rest it for 30 minutes; the gluten does the work <not you>.",
+  "Rest it for 30 minutes (30 < 45, so be patient).",
   "Shape it, proof it, and bake at 230 °C for about 40 minutes.",
 ];
 

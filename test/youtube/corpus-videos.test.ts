@@ -1,0 +1,119 @@
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { VideoRecord } from "../../pipeline/contract.js";
+import { parseTimedtext } from "../../pipeline/youtube/timedtext.js";
+import { YOUTUBE_ERROR_KINDS, youtubeErrorStatus, type YouTubeClient, type YouTubeErrorCode } from "../../pipeline/youtube/index.js";
+import { ASR_ONLY, BREAD, SILENT } from "./helpers/records.js";
+import { startHarness, type StandinHarness } from "./helpers/setup.js";
+
+let harness: StandinHarness;
+let client: YouTubeClient;
+
+beforeAll(async () => {
+  harness = await startHarness();
+  client = harness.client();
+});
+afterAll(() => harness.standin.close());
+beforeEach(() => {
+  harness.standin.setFault(null);
+  harness.standin.stats.reset();
+});
+
+describe("synthetic corpus videos", () => {
+  it("round-trip through the stand-in into the same record, text escaped twice on the wire", async () => {
+    const { record } = await client.fetchTranscript(BREAD.videoId, { languages: ["en"], includeMetadata: true });
+    expect(VideoRecord.parse(record)).toEqual(record);
+    const { transcripts, ...metadata } = BREAD;
+    expect(record).toEqual({ ...metadata, transcripts: [transcripts[0]] });
+  });
+
+  it("leave out chapters and category unless metadata is asked for", async () => {
+    const { record } = await client.fetchTranscript(BREAD.videoId, { languages: ["en"] });
+    expect(record.chapters).toBeUndefined();
+    expect(record.category).toBeUndefined();
+    expect(record.description).toBe(BREAD.description);
+  });
+
+  it("fall back to the auto-generated track when there is no manual one", async () => {
+    const { record } = await client.fetchTranscript(ASR_ONLY.videoId, { languages: ["en"] });
+    expect(record.transcripts[0]).toMatchObject({ language: "English (auto-generated)", isGenerated: true });
+  });
+
+  it("report transcripts_disabled for a video without captions", async () => {
+    await expect(client.fetchTranscript(SILENT.videoId, { languages: ["en"] })).rejects.toMatchObject({ code: "transcripts_disabled" });
+  });
+
+  it("report video_unavailable for an id the corpus does not have", async () => {
+    await expect(client.fetchTranscript("zzzzzzzzzzz", { languages: ["en"] })).rejects.toMatchObject({ code: "video_unavailable" });
+  });
+
+  it("are served in srv3 and json3 too", async () => {
+    const base = `${harness.standin.origin}/api/timedtext?v=${BREAD.videoId}&lang=en`;
+    const srv3 = await (await fetch(`${base}&fmt=srv3`)).text();
+    const json3 = (await (await fetch(`${base}&fmt=json3`)).json()) as { events: { tStartMs: number; segs: { utf8: string }[] }[] };
+    expect(parseTimedtext(srv3)).toEqual(BREAD.transcripts[0]?.segments);
+    expect(json3.events[1]).toMatchObject({ tStartMs: 4250, segs: [{ utf8: BREAD.transcripts[0]?.segments[1]?.text }] });
+  });
+
+  it("carry caption URLs that point at the stand-in and need no token on ANDROID only", async () => {
+    const player = async (clientName: string) =>
+      (await (
+        await fetch(`${harness.standin.origin}/youtubei/v1/player?key=k`, {
+          method: "POST",
+          body: JSON.stringify({ context: { client: { clientName, clientVersion: "1" } }, videoId: BREAD.videoId }),
+        })
+      ).json()) as { captions: { playerCaptionsTracklistRenderer: { captionTracks: { baseUrl: string; vssId: string }[] } } };
+    const android = (await player("ANDROID")).captions.playerCaptionsTracklistRenderer.captionTracks;
+    const web = (await player("WEB")).captions.playerCaptionsTracklistRenderer.captionTracks;
+    expect(android.map((t) => t.vssId)).toEqual([".en", "a.en", ".de"]);
+    expect(android[0]?.baseUrl.startsWith(`${harness.standin.origin}/api/timedtext?`)).toBe(true);
+    expect(android[0]?.baseUrl).toMatch(/expire=\d+/);
+    expect(android[0]?.baseUrl).not.toContain("exp=xpe");
+    expect(web[0]?.baseUrl).toContain("&exp=xpe");
+  });
+});
+
+describe("timedtext parsing", () => {
+  it("decodes the recorded document: escaped tags stripped, empty cue skipped", () => {
+    const xml = readFileSync(new URL("../../../shared/fixtures/youtube/transcript.xml.static", import.meta.url), "utf8");
+    expect(parseTimedtext(xml).map((s) => s.text)).toEqual([
+      "Hey, this is just a test",
+      "this is not the original transcript",
+      "just something shorter, I made up for testing",
+    ]);
+  });
+
+  it("unescapes HTML once more after the XML decode, folds whitespace and treats a missing dur as 0", () => {
+    const xml = `<transcript><text start="1.5">It&amp;#39;s  &amp;quot;fine&amp;quot;\n&amp;amp; &lt;i&gt;done&lt;/i&gt;</text></transcript>`;
+    expect(parseTimedtext(xml)).toEqual([{ start: 1.5, duration: 0, text: `It's "fine" & done` }]);
+  });
+
+  it("removes control characters that the snippet code reserves", () => {
+    const xml = `<transcript><text start="0" dur="1">a&#1;b</text></transcript>`;
+    expect(parseTimedtext(xml)[0]?.text).toBe("ab");
+  });
+
+  it.each([
+    ["truncated", `<transcript><text start="0" dur="1">hello</text><text sta`],
+    ["HTML", "<!DOCTYPE html><html><body>nope</body></html>"],
+    ["not XML at all", "{}"],
+  ])("rejects a %s document as upstream_unparsable", (_label, xml) => {
+    expect(() => parseTimedtext(xml)).toThrow(expect.objectContaining({ code: "upstream_unparsable" }));
+  });
+});
+
+describe("error codes", () => {
+  it("map every code to an HTTP status, 4xx for permanent outcomes and 5xx for upstream trouble", () => {
+    const codes = Object.keys(YOUTUBE_ERROR_KINDS) as YouTubeErrorCode[];
+    for (const code of codes) {
+      const { status } = youtubeErrorStatus(code);
+      if (YOUTUBE_ERROR_KINDS[code] === "permanent" && code !== "po_token_required") expect(status, code).toBeLessThan(500);
+      else expect(status, code).toBeGreaterThanOrEqual(500);
+    }
+    expect(youtubeErrorStatus("invalid_video_id").status).toBe(400);
+    expect(youtubeErrorStatus("video_unavailable").status).toBe(404);
+    expect(youtubeErrorStatus("age_restricted").status).toBe(403);
+    expect(youtubeErrorStatus("rate_limited").status).toBe(502);
+    expect(youtubeErrorStatus("upstream_timeout").status).toBe(504);
+  });
+});
