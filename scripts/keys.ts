@@ -3,6 +3,7 @@
  * `list`, `revoke <keyId>`. Works on `<DATA_DIR>/keys.db` (same DATA_DIR as the server).
  * `create` prints the new key as its last line, and only then: it is not stored.
  */
+import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { openKeyStore } from "../server/auth/key-store.js";
 import { ConfigError, loadConfig, PLANS, type Plan } from "../server/config.js";
@@ -14,9 +15,25 @@ const USAGE = `Usage:
 
 class UsageError extends Error {}
 
+/** Exits with `code` after the message has gone to stderr. */
+class CliExit extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 function fail(message: string, code = 2): never {
-  process.stderr.write(`${message}\n`);
-  process.exit(code);
+  throw new CliExit(code, message);
+}
+
+export interface KeysCliIo {
+  /** Environment to read DATA_DIR (and the rest of the config) from. Default process.env. */
+  env?: NodeJS.ProcessEnv;
+  stdout?: (text: string) => void;
+  stderr?: (text: string) => void;
 }
 
 /** Accepts 2026-01-31 or a full ISO 8601 timestamp with Z or an offset. */
@@ -29,7 +46,7 @@ function parseExpiry(value: string): string {
   return new Date(ms).toISOString();
 }
 
-function run(argv: string[]): void {
+function run(argv: string[], env: NodeJS.ProcessEnv | undefined, out: (text: string) => void): void {
   const [command, ...rest] = argv;
   const { values, positionals } = parseArgs({
     args: rest,
@@ -37,7 +54,7 @@ function run(argv: string[]): void {
     strict: true,
     options: { plan: { type: "string" }, expires: { type: "string" }, name: { type: "string" } },
   });
-  const config = loadConfig();
+  const config = loadConfig(env);
   switch (command) {
     case "create": {
       if (positionals.length > 0) throw new UsageError("create takes no positional arguments");
@@ -48,7 +65,7 @@ function run(argv: string[]): void {
       const store = openKeyStore({ dataDir: config.dataDir });
       try {
         const { key, record } = store.create({ plan: values.plan as Plan, name: values.name ?? "", expiresAt });
-        process.stdout.write(
+        out(
           `Created key ${record.keyId} (plan ${record.plan}${expiresAt ? `, expires ${expiresAt}` : ""}). ` +
             `It is shown once and not stored; keep it secret:\n${key}\n`,
         );
@@ -67,7 +84,7 @@ function run(argv: string[]): void {
         const header = ["keyId", "name", "plan", "created", "expires", "revoked"];
         const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? "").length)));
         for (const row of [header, ...rows]) {
-          process.stdout.write(`${row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ").trimEnd()}\n`);
+          out(`${row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ").trimEnd()}\n`);
         }
       } finally {
         store.close();
@@ -87,7 +104,7 @@ function run(argv: string[]): void {
         store.close();
       }
       if (!revoked) fail(`No active key with id ${keyId}`, 1);
-      process.stdout.write(`Revoked key ${keyId}\n`);
+      out(`Revoked key ${keyId}\n`);
       return;
     }
     default:
@@ -95,11 +112,26 @@ function run(argv: string[]): void {
   }
 }
 
-try {
-  run(process.argv.slice(2));
-} catch (error) {
-  if (error instanceof UsageError) fail(`${error.message}\n\n${USAGE}`);
-  if (error instanceof ConfigError) fail(error.message);
-  if (error instanceof TypeError && (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) fail(`${error.message}\n\n${USAGE}`);
-  throw error;
+/** Runs one CLI invocation; returns the exit code (0 ok, 1 not found, 2 usage or config error). */
+export function runKeysCli(argv: string[], io: KeysCliIo = {}): number {
+  const out = io.stdout ?? ((text: string) => process.stdout.write(text));
+  const err = io.stderr ?? ((text: string) => process.stderr.write(text));
+  try {
+    run(argv, io.env, out);
+    return 0;
+  } catch (error) {
+    let exit: CliExit;
+    if (error instanceof CliExit) exit = error;
+    else if (error instanceof UsageError) exit = new CliExit(2, `${error.message}\n\n${USAGE}`);
+    else if (error instanceof ConfigError) exit = new CliExit(2, error.message);
+    else if (error instanceof TypeError && (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+      exit = new CliExit(2, `${error.message}\n\n${USAGE}`);
+    } else throw error;
+    err(`${exit.message}\n`);
+    return exit.code;
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  process.exitCode = runKeysCli(process.argv.slice(2));
 }

@@ -1,0 +1,129 @@
+/** `scripts/keys.ts` end to end in a temp DATA_DIR: create prints the key last, the key works, revoke stops it. */
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { createApp } from "../../server/app.js";
+import { openKeyStore, type KeyStore } from "../../server/auth/key-store.js";
+import { loadConfig } from "../../server/config.js";
+import { openCatalog, type ArtifactCatalog } from "../../server/data/artifact-catalog.js";
+import { createLogger } from "../../server/log.js";
+import { createMemoryRateLimiter } from "../../server/rate-limit/memory-rate-limiter.js";
+import { runKeysCli } from "../../scripts/keys.js";
+import { call, expectProblem } from "./helpers/http.js";
+import { buildFixtureArtifacts, type Artifacts } from "./helpers/test-server.js";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+
+const run = promisify(execFile);
+let dataDir: string;
+let artifacts: Artifacts;
+let catalog: ArtifactCatalog;
+let keyStore: KeyStore;
+let server: Server;
+let baseUrl: string;
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+
+/**
+ * Runs the CLI as `npx tsx scripts/keys.ts …` (what `npm run keys` does); `direct` skips npx's own
+ * start-up (seconds on a busy machine) by calling the project's tsx binary, for the many argument checks.
+ */
+async function keys(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
+  return runKeys(["npx", "tsx"], args);
+}
+async function keysDirect(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
+  return runKeys([path.join(ROOT, "node_modules/.bin/tsx")], args);
+}
+
+async function runKeys(command: string[], args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
+  const [bin, ...pre] = command as [string, ...string[]];
+  try {
+    const { stdout, stderr } = await run(bin, [...pre, "scripts/keys.ts", ...args], {
+      cwd: ROOT,
+      env: { ...process.env, DATA_DIR: dataDir },
+    });
+    return { stdout, stderr, code: 0 };
+  } catch (error) {
+    const e = error as { stdout: string; stderr: string; code: number };
+    return { stdout: e.stdout, stderr: e.stderr, code: e.code };
+  }
+}
+
+/** The same CLI in-process, for the many argument checks that need no process of their own. */
+function keysInProcess(...args: string[]): { stdout: string; stderr: string; code: number } {
+  let stdout = "";
+  let stderr = "";
+  const code = runKeysCli(args, { env: { DATA_DIR: dataDir }, stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+  return { stdout, stderr, code };
+}
+
+const lastLine = (text: string) => text.trimEnd().split("\n").at(-1) as string;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(path.join(tmpdir(), "keys-cli-"));
+  artifacts = await buildFixtureArtifacts();
+  catalog = openCatalog({ dir: artifacts.dir });
+  // The server reads the same keys.db the CLI writes, as in production.
+  keyStore = openKeyStore({ dataDir });
+  const config = loadConfig({ DATA_DIR: dataDir, ACCESS_LOG: "off" });
+  server = createApp({ config, catalog, keyStore, rateLimiter: createMemoryRateLimiter({ limit: 100 }), log: createLogger({ level: "silent" }) });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  catalog.close();
+  keyStore.close();
+  artifacts.cleanup();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("npm run keys", () => {
+  test("create prints the key as its last line, the key works, list shows it without secrets, revoke stops it", async () => {
+    const created = await keys("create", "--plan", "free", "--name", "ci bot");
+    expect(created.code).toBe(0);
+    const key = lastLine(created.stdout);
+    expect(key).toMatch(/^tsk_[0-9a-f]{8}_[A-Za-z0-9_-]{43}$/);
+    const keyId = key.split("_")[1] as string;
+    expect((await call(baseUrl, "/v1/stats", { key })).status).toBe(200);
+
+    const listed = await keysDirect("list");
+    expect(listed.code).toBe(0);
+    const row = listed.stdout.split("\n").find((line) => line.startsWith(keyId));
+    expect(row).toMatch(/ci bot\s+free\s+\d{4}-\d{2}-\d{2}T\S+Z\s+-\s+-$/);
+    expect(listed.stdout).not.toContain(key.split("_")[2]);
+    expect(listed.stdout.split("\n")[0]).toMatch(/^keyId\s+name\s+plan\s+created\s+expires\s+revoked$/);
+
+    const revoked = await keysDirect("revoke", keyId);
+    expect(revoked.code).toBe(0);
+    expectProblem(await call(baseUrl, "/v1/stats", { key }), 401, "invalid_api_key");
+    expect(keysInProcess("list").stdout.split("\n").find((line) => line.startsWith(keyId))).toMatch(/\d{4}-\d{2}-\d{2}T\S+Z$/);
+  });
+
+  test("create --expires sets an expiry after which the key gets 403", async () => {
+    const created = keysInProcess("create", "--plan", "pro", "--expires", "2001-02-03");
+    expect(created.code).toBe(0);
+    expect(created.stdout).toContain("expires 2001-02-03T00:00:00.000Z");
+    expectProblem(await call(baseUrl, "/v1/stats", { key: lastLine(created.stdout) }), 403, "subscription_expired");
+  });
+
+  test("refuses bad arguments with a usage message and a non-zero exit", async () => {
+    const cases = [["create"], ["create", "--plan", "gold"], ["create", "--plan", "pro", "--expires", "next week"], ["create", "--plan", "pro", "--bogus"], ["revoke"], ["revoke", "zz"], ["frobnicate"], []];
+    const results = cases.map((args) => keysInProcess(...args));
+    results.forEach((res, i) => {
+      expect(res.code, cases[i]?.join(" ")).toBe(2);
+      expect(res.stderr).toContain("Usage:");
+      expect(res.stdout).toBe("");
+    });
+    expect(results[1]?.stderr).toContain("Expected --plan to be one of: free, pro");
+  });
+
+  test("revoking an unknown key id fails with exit code 1", async () => {
+    const res = keysInProcess("revoke", "00000000");
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain("No active key with id 00000000");
+  });
+});

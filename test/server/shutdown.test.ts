@@ -1,0 +1,74 @@
+/** Graceful shutdown: in-flight requests finish, new connections are refused, and the grace period bounds the wait. */
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { createApp } from "../../server/app.js";
+import { openKeyStore } from "../../server/auth/key-store.js";
+import { loadConfig } from "../../server/config.js";
+import { openCatalog } from "../../server/data/artifact-catalog.js";
+import { createLogger } from "../../server/log.js";
+import { createMemoryRateLimiter } from "../../server/rate-limit/memory-rate-limiter.js";
+import { closeGracefully } from "../../server/shutdown.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createStandInSource } from "./helpers/stand-in-source.js";
+import { buildFixtureArtifacts, type Artifacts } from "./helpers/test-server.js";
+
+let artifacts: Artifacts;
+let dataDir: string;
+
+beforeAll(async () => {
+  artifacts = await buildFixtureArtifacts();
+  dataDir = mkdtempSync(path.join(tmpdir(), "shutdown-"));
+});
+afterAll(() => {
+  artifacts.cleanup();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function start(delayMs: number) {
+  const config = loadConfig({ DATA_DIR: dataDir, ACCESS_LOG: "off" });
+  const catalog = openCatalog({ dir: artifacts.dir });
+  const keyStore = openKeyStore({ dataDir });
+  const { key } = keyStore.create({ plan: "pro" });
+  const server = createApp({
+    config,
+    catalog,
+    keyStore,
+    rateLimiter: createMemoryRateLimiter({ limit: 100 }),
+    transcriptSource: createStandInSource({ delayMs }),
+    log: createLogger({ level: "silent" }),
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { server, baseUrl, key, close: () => (catalog.close(), keyStore.close()) };
+}
+
+describe("closeGracefully", () => {
+  test("lets an in-flight request finish, then refuses new connections", async () => {
+    const { server, baseUrl, key, close } = await start(300);
+    const inFlight = fetch(`${baseUrl}/v1/transcript/slowvideo01`, { headers: { "X-API-Key": key } });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const closed = closeGracefully(server, { graceMs: 5_000 });
+    const res = await inFlight;
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { videoId: string }).videoId).toBe("slowvideo01");
+    expect(await closed).toBe(true);
+    await expect(fetch(`${baseUrl}/healthz`)).rejects.toThrow();
+    close();
+  });
+
+  test("cuts requests that outlast the grace period", async () => {
+    const { server, baseUrl, key, close } = await start(2_000);
+    const inFlight = fetch(`${baseUrl}/v1/transcript/slowvideo02`, { headers: { "X-API-Key": key } }).then(
+      (r) => r.status,
+      () => "cut",
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const started = Date.now();
+    expect(await closeGracefully(server, { graceMs: 200 })).toBe(false);
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(await inFlight).toBe("cut");
+    close();
+  });
+});
