@@ -1,0 +1,90 @@
+/**
+ * `npm start`: load the config, make sure an artifact set is published (the
+ * demo one on first start), open it, (re)issue the demo key when serving the
+ * demo data, listen, and stop gracefully on SIGTERM/SIGINT.
+ */
+import { DEMO_DATASET, ensureDemoArtifacts } from "../pipeline/demo.js";
+import { currentArtifactsDir } from "../pipeline/publish.js";
+import { createApp } from "./app.js";
+import { openKeyStore } from "./auth/key-store.js";
+import { ConfigError, loadConfig } from "./config.js";
+import { openCatalog } from "./data/artifact-catalog.js";
+import { createLogger, errorFields } from "./log.js";
+import { createMemoryRateLimiter } from "./rate-limit/memory-rate-limiter.js";
+import { closeGracefully } from "./shutdown.js";
+
+export const DEMO_KEY_NAME = "demo";
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const log = createLogger({ level: config.logLevel });
+  await ensureDemoArtifacts(config.dataDir, (message) => log.info(message));
+
+  const catalog = openCatalog({ dir: currentArtifactsDir(config.dataDir) });
+  const keyStore = openKeyStore({ dataDir: config.dataDir });
+
+  let demoKey: string | undefined;
+  if (catalog.manifest.dataset === DEMO_DATASET) {
+    // The plaintext is never stored, so the demo key is reissued (and printed) at every start.
+    keyStore.revokeByName(DEMO_KEY_NAME);
+    const { key, record } = keyStore.create({ plan: "pro", name: DEMO_KEY_NAME });
+    demoKey = key;
+    log.info("demo key issued", { keyId: record.keyId });
+  }
+
+  const server = createApp({
+    config,
+    catalog,
+    keyStore,
+    rateLimiter: createMemoryRateLimiter({ limit: config.rateLimitPerMinute }),
+    log,
+    manifest: catalog.manifest,
+  });
+
+  server.on("error", (error) => {
+    log.error("server error", errorFields(error));
+    process.exit(1);
+  });
+  server.listen(config.port, config.host, () => {
+    const address = server.address();
+    const port = typeof address === "object" && address !== null ? address.port : config.port;
+    const url = `http://${config.host}:${port}`;
+    log.info("listening", { url, dataset: catalog.manifest.dataset, builtAt: catalog.manifest.builtAt });
+    if (demoKey !== undefined) {
+      process.stdout.write(
+        `\nServing the demo dataset at ${url}\nDemo API key (plan pro, replaced at every start):\n\n  ${demoKey}\n\n` +
+          `Try: curl -H "X-API-Key: ${demoKey}" "${url}/v1/search?q=river"\n\n`,
+      );
+    }
+  });
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    log.info("shutting down", { signal, graceMs: config.shutdownGraceMs });
+    void closeGracefully(server, { graceMs: config.shutdownGraceMs }).then((clean) => {
+      catalog.close();
+      keyStore.close();
+      log.info("stopped", { clean });
+      process.exit(0);
+    });
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`Startup failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  createLogger({ level: "debug", write: (line) => process.stderr.write(line) }).error("startup failed", errorFields(error));
+  process.exit(1);
+});
