@@ -24,8 +24,10 @@ export interface SearchOptions {
   titleBoost?: number;
   /** Score multiplier when the channel name matches the query (default 1.2). */
   channelBoost?: number;
-  /** Tokens of context in a snippet (default 32). */
-  snippetTokens?: number;
+  /** Length of a snippet in characters (default 200). */
+  snippetChars?: number;
+  /** Terms in more than this share of transcripts are not looked up in titles (default 0.1). */
+  titleTermMaxShare?: number;
 }
 
 export const SEARCH_DEFAULTS: Required<SearchOptions> = {
@@ -34,7 +36,8 @@ export const SEARCH_DEFAULTS: Required<SearchOptions> = {
   cacheSize: 2000,
   titleBoost: 1.5,
   channelBoost: 1.2,
-  snippetTokens: 32,
+  snippetChars: 200,
+  titleTermMaxShare: 0.1,
 };
 
 export interface SearchShard {
@@ -74,7 +77,9 @@ export class TranscriptSearch {
       .flatMap((b) => b.head.scored.map((s) => ({ ...s, shard: b.index })))
       .sort((a, b) => compareScored(a, b) || a.shard - b.shard || a.id - b.id);
     const end = params.offset + params.limit;
-    const page = merged.slice(params.offset, end).map((s) => ({ shard: s.shard, id: s.id }));
+    const page: { shard: number; id: number; snippet?: string }[] = merged
+      .slice(params.offset, end)
+      .map((s) => ({ shard: s.shard, id: s.id, snippet: s.snippet }));
     let hasMore = end < merged.length;
     if (!hasMore) {
       // Past the heads: each shard's remaining matches, in its own order, one shard after another.
@@ -95,7 +100,7 @@ export class TranscriptSearch {
       hasMore = page.length > params.limit;
       page.length = Math.min(page.length, params.limit);
     }
-    const results = page.map((p) => this.#shards[p.shard]!.search.hit(p.id, parsed));
+    const results = page.map((p) => this.#shards[p.shard]!.search.hit(p.id, parsed, p.snippet));
     const totalExact = bound.every((b) => b.head.totalExact);
     const counted = bound.reduce((sum, b) => sum + b.head.total, 0);
     // An estimate must never contradict what the pages show.

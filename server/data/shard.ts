@@ -8,16 +8,19 @@
 import type Database from "better-sqlite3";
 import type { TitleIndex } from "../../pipeline/title-index.js";
 import type { SearchHit, SearchParams } from "./catalog.js";
-import { bm25, inverseDocumentFrequency, termFrequencies, type CorpusStats } from "./bm25.js";
+import { bm25, inverseDocumentFrequency, type CorpusStats } from "./bm25.js";
+import { findOccurrences } from "./occurrences.js";
 import type { ParsedQuery } from "./query.js";
-import { ELLIPSIS, MARK_CLOSE, MARK_OPEN, renderSnippet } from "./snippet.js";
+import { makeSnippet } from "./snippet.js";
 
 export interface ShardOptions {
   candidates: number;
   exactCountCap: number;
   titleBoost: number;
   channelBoost: number;
-  snippetTokens: number;
+  snippetChars: number;
+  /** Terms in more than this share of transcripts are not looked up in titles: a title match on them says nothing. */
+  titleTermMaxShare: number;
   /** True when rowids are popularity ranks, so `minViews` is a rowid bound. */
   popularityOrdered: boolean;
 }
@@ -36,6 +39,8 @@ export interface Scored {
   id: number;
   score: number;
   views: number;
+  /** Rendered snippet, kept with the cached head so a page costs no text reads. */
+  snippet: string;
 }
 
 export interface ShardHead {
@@ -62,9 +67,6 @@ export class ShardSearch {
     this.#titles = titles;
     this.#options = options;
     this.#frequencies = frequencies;
-    // A range, not `rowid = ?`: with SQLite 3.53.2 FTS5 answers `MATCH ? AND rowid = ?`
-    // with the first match instead of the asked row (test/data/search.test.ts guards this).
-    const byRowid = "rowid >= ? AND rowid <= ?";
     // Without popularity order, minViews is a join filter and the rowid bound is the table's end;
     // the popularity-ordered form takes the same parameters and ignores minViews (a rowid bound does its work).
     const matchesSql = options.popularityOrdered
@@ -84,10 +86,6 @@ export class ShardSearch {
          FROM videos v JOIN channels c ON c.id = v.channel JOIN transcripts t ON t.id = v.transcript
          WHERE v.id = ?`,
       ),
-      snippet: db.prepare(
-        `SELECT snippet(transcript_fts, 0, '${MARK_OPEN}', '${MARK_CLOSE}', '${ELLIPSIS}', ?)
-         FROM transcript_fts WHERE transcript_fts MATCH ? AND ${byRowid}`,
-      ).pluck(),
       channel: db.prepare("SELECT id, transcript_count AS transcripts FROM channels WHERE channel_id = ?"),
       rankBelow: db.prepare(
         "SELECT min(id) FROM videos WHERE view_count = (SELECT max(view_count) FROM videos WHERE view_count < ?)",
@@ -127,11 +125,14 @@ export class ShardSearch {
     const { stats } = this.#frequencies;
     const corpus = stats();
     const idf = query.parsed.terms.map((term) => inverseDocumentFrequency(this.#frequencies.df(term), corpus.documents));
-    const boosts = this.#titleMatches(query.parsed, candidates);
+    const titleTerms = query.parsed.terms.filter((term) => this.#frequencies.df(term) <= corpus.documents * this.#options.titleTermMaxShare);
+    const boosts = this.#titleMatches(titleTerms, candidates);
     const scored = candidates.map((id) => {
       const row = this.#sql.scoring.get(id) as { words: number; script: string; views: number };
-      const base = bm25(termFrequencies(row.script, query.parsed.terms), idf, row.words, corpus);
-      return { id, score: base * (boosts.get(id) ?? 1), views: row.views };
+      const found = findOccurrences(row.script, query.parsed.terms);
+      const base = bm25(found.counts, idf, row.words, corpus);
+      const snippet = makeSnippet(row.script, found, { maxChars: this.#options.snippetChars });
+      return { id, score: base * (boosts.get(id) ?? 1), views: row.views, snippet };
     });
     scored.sort(compareScored);
     if (candidates.length < k) return { scored, complete: true, total: candidates.length, totalExact: true };
@@ -147,10 +148,12 @@ export class ShardSearch {
     return this.#sql.matches.all(query.expression, query.maxRank, query.minViews, count, from) as number[];
   }
 
-  hit(id: number, parsed: ParsedQuery): SearchHit {
+  /** A result row; the snippet comes from the head when the hit was a candidate, else from the text now. */
+  hit(id: number, parsed: ParsedQuery, snippet?: string): SearchHit {
     const row = this.#sql.hit.get(id) as Omit<SearchHit, "snippet">;
-    const marked = this.#sql.snippet.get(this.#options.snippetTokens, `script : (${parsed.expression})`, id, id) as string | undefined;
-    return { ...row, snippet: renderSnippet(marked ?? "") };
+    if (snippet !== undefined) return { ...row, snippet };
+    const { script } = this.#sql.scoring.get(id) as { script: string };
+    return { ...row, snippet: makeSnippet(script, findOccurrences(script, parsed.terms), { maxChars: this.#options.snippetChars }) };
   }
 
   get candidates(): number {
@@ -158,11 +161,11 @@ export class ShardSearch {
   }
 
   /** Multipliers for candidates whose title or channel name matches the query (FlexSearch). */
-  #titleMatches(parsed: ParsedQuery, candidates: number[]): Map<number, number> {
+  #titleMatches(terms: string[], candidates: number[]): Map<number, number> {
     const boosts = new Map<number, number>();
-    if (candidates.length === 0 || !this.#titles) return boosts;
+    if (candidates.length === 0 || terms.length === 0 || !this.#titles) return boosts;
     const wanted = new Set(candidates);
-    const fields = this.#titles.search(parsed.terms.join(" "), { limit: 1000 }) as unknown as { field: string; result: number[] }[];
+    const fields = this.#titles.search(terms.join(" "), { limit: 1000 }) as unknown as { field: string; result: number[] }[];
     for (const { field, result } of fields) {
       const factor = field === "title" ? this.#options.titleBoost : this.#options.channelBoost;
       for (const id of result) if (wanted.has(id)) boosts.set(id, (boosts.get(id) ?? 1) * factor);

@@ -152,10 +152,24 @@ describe("ranking and pagination over many matches", () => {
     close();
   });
 
-  it("boosts a video whose title matches the query", async () => {
+  it("does not boost titles for terms that most transcripts contain", async () => {
     const titled = await buildTempArtifacts([
       makeVideo(1, { title: "All about volcanoes", text: "volcanoes erupt" }),
       makeVideo(2, { title: "Something else", text: "volcanoes erupt" }),
+    ]);
+    const catalog = openCatalog({ dir: titled.dir });
+    expect(catalog.search(page("volcanoes")).results.map((r) => r.videoId)).toEqual([videoId(2), videoId(1)]);
+    catalog.close();
+    titled.cleanup();
+  });
+
+  it("boosts a video whose title matches the query", async () => {
+    // Filler keeps "volcanoes" rare: terms in most transcripts are no title signal and are not looked up.
+    const filler = Array.from({ length: 20 }, (_, i) => makeVideo(10 + i, { text: "nothing about mountains here" }));
+    const titled = await buildTempArtifacts([
+      makeVideo(1, { title: "All about volcanoes", text: "volcanoes erupt" }),
+      makeVideo(2, { title: "Something else", text: "volcanoes erupt" }),
+      ...filler,
     ]);
     const catalog = openCatalog({ dir: titled.dir });
     // Same text, video 2 has more views, but video 1's title matches.
