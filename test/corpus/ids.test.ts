@@ -7,12 +7,13 @@ describe("video and channel ids", () => {
   it("encodes video indexes as distinct YouTube-shaped ids that decode back", () => {
     const key = videoIdKey(42);
     const seen = new Set<string>();
+    let bad = 0;
     for (let index = 0; index < 100_000; index++) {
       const id = encodeVideoId(key, index);
-      expect(VIDEO_ID_PATTERN.test(id)).toBe(true);
+      if (!VIDEO_ID_PATTERN.test(id) || decodeVideoId(key, id) !== index) bad++;
       seen.add(id);
-      if (index % 97 === 0) expect(decodeVideoId(key, id)).toBe(index);
     }
+    expect(bad).toBe(0);
     expect(seen.size).toBe(100_000);
     // Like YouTube's, the last character carries 4 bits.
     expect(encodeVideoId(key, 7).at(-1)).toMatch(/[AEIMQUYcgkosw048]/);
