@@ -52,14 +52,18 @@ export async function readJsonBody(req: IncomingMessage, options: ReadJsonOption
       cleanup();
       reject(new HttpError(400, "invalid_json", "The request body could not be read.", { cause: error, headers: CLOSE }));
     };
+    // A client that hangs up mid-body may only produce 'close'; without this the read would never settle.
+    const onClose = () => onError(new Error("the client closed the connection before the body was complete"));
     const cleanup = () => {
       req.off("data", onData);
       req.off("end", onEnd);
       req.off("error", onError);
+      req.off("close", onClose);
     };
     req.on("data", onData);
     req.on("end", onEnd);
     req.on("error", onError);
+    req.on("close", onClose);
   });
   const text = raw.toString("utf8");
   if (text.trim() === "") throw new HttpError(400, "invalid_json", "The request body is empty; a JSON object was expected.");
