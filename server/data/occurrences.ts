@@ -22,17 +22,23 @@ function isAsciiWordCode(code: number): boolean {
   return (code >= 48 && code <= 57) || (code >= 97 && code <= 122) || (code >= 65 && code <= 90);
 }
 
-export function findOccurrences(text: string, terms: readonly string[]): Occurrences {
+/**
+ * `maxSpans` stops collecting spans (and counting) once that many are found
+ * in text order; a snippet needs only the first few dozen.
+ */
+export function findOccurrences(text: string, terms: readonly string[], maxSpans = Infinity): Occurrences {
   const counts = new Array<number>(terms.length).fill(0);
   const found: [number, number, number][] = [];
   if (ASCII_ONLY.test(text) && terms.every((t) => ASCII_ONLY.test(t))) {
     // Lower-casing ASCII keeps offsets, and indexOf is far faster than a regex with lookarounds.
     const lower = text.toLowerCase();
     terms.forEach((term, i) => {
-      for (let at = lower.indexOf(term); at !== -1; at = lower.indexOf(term, at + term.length)) {
+      let seen = 0;
+      for (let at = lower.indexOf(term); at !== -1 && seen < maxSpans; at = lower.indexOf(term, at + term.length)) {
         const end = at + term.length;
         if ((at === 0 || !isAsciiWordCode(lower.charCodeAt(at - 1))) && (end === lower.length || !isAsciiWordCode(lower.charCodeAt(end)))) {
           counts[i]!++;
+          seen++;
           found.push([at, end, i]);
         }
       }
@@ -40,6 +46,7 @@ export function findOccurrences(text: string, terms: readonly string[]): Occurre
   } else {
     const position = new Map(terms.map((t, i) => [t, i]));
     for (const match of text.matchAll(TOKEN)) {
+      if (found.length >= maxSpans * terms.length) break;
       const i = position.get(foldTerm(match[0]));
       if (i !== undefined) {
         counts[i]!++;
@@ -48,9 +55,22 @@ export function findOccurrences(text: string, terms: readonly string[]): Occurre
     }
   }
   found.sort((a, b) => a[0] - b[0]);
-  return { counts, spans: found.flat() };
+  // Per term, the first maxSpans occurrences were kept; cut where the earliest-ending term's run stopped,
+  // so the kept spans are exactly all occurrences in a prefix of the text.
+  const kept = Number.isFinite(maxSpans) ? keepCompletePrefix(found, terms.length, maxSpans) : found;
+  return { counts, spans: kept.flat() };
 }
 
 export function isWordChar(char: string | undefined): boolean {
   return char !== undefined && WORD_CHAR.test(char);
+}
+
+function keepCompletePrefix(found: [number, number, number][], termCount: number, maxSpans: number): [number, number, number][] {
+  const seen = new Array<number>(termCount).fill(0);
+  let limit = Infinity;
+  for (const [start, , term] of found) {
+    seen[term]!++;
+    if (seen[term] === maxSpans) limit = Math.min(limit, start);
+  }
+  return limit === Infinity ? found : found.filter(([start]) => start <= limit);
 }

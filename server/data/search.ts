@@ -77,9 +77,7 @@ export class TranscriptSearch {
       .flatMap((b) => b.head.scored.map((s) => ({ ...s, shard: b.index })))
       .sort((a, b) => compareScored(a, b) || a.shard - b.shard || a.id - b.id);
     const end = params.offset + params.limit;
-    const page: { shard: number; id: number; snippet?: string }[] = merged
-      .slice(params.offset, end)
-      .map((s) => ({ shard: s.shard, id: s.id, snippet: s.snippet }));
+    const page = merged.slice(params.offset, end).map((s) => ({ shard: s.shard, id: s.id }));
     let hasMore = end < merged.length;
     if (!hasMore) {
       // Past the heads: each shard's remaining matches, in its own order, one shard after another.
@@ -100,7 +98,8 @@ export class TranscriptSearch {
       hasMore = page.length > params.limit;
       page.length = Math.min(page.length, params.limit);
     }
-    const results = page.map((p) => this.#shards[p.shard]!.search.hit(p.id, parsed, p.snippet));
+    const snippets = new Map(bound.map((b) => [b.index, b.head.snippets]));
+    const results = page.map((p) => this.#shards[p.shard]!.search.hit(p.id, parsed, snippets.get(p.shard)!));
     const totalExact = bound.every((b) => b.head.totalExact);
     const counted = bound.reduce((sum, b) => sum + b.head.total, 0);
     // An estimate must never contradict what the pages show.

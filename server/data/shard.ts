@@ -10,8 +10,12 @@ import type { TitleIndex } from "../../pipeline/title-index.js";
 import type { SearchHit, SearchParams } from "./catalog.js";
 import { bm25, inverseDocumentFrequency, type CorpusStats } from "./bm25.js";
 import { findOccurrences } from "./occurrences.js";
+import { countTerms } from "./term-counts.js";
 import type { ParsedQuery } from "./query.js";
 import { makeSnippet } from "./snippet.js";
+
+/** Occurrences per term considered for a snippet window: the best window among the first few dozen is good enough. */
+const SNIPPET_SPANS = 64;
 
 export interface ShardOptions {
   candidates: number;
@@ -39,13 +43,13 @@ export interface Scored {
   id: number;
   score: number;
   views: number;
-  /** Rendered snippet, kept with the cached head so a page costs no text reads. */
-  snippet: string;
 }
 
 export interface ShardHead {
   /** The first `candidates` matches, best first. */
   scored: Scored[];
+  /** Snippets made so far for this query, by rowid (kept with the cached head). */
+  snippets: Map<number, string>;
   /** True when `scored` holds every match. */
   complete: boolean;
   total: number;
@@ -76,10 +80,12 @@ export class ShardSearch {
     this.#sql = {
       matches: db.prepare(matchesSql).pluck(),
       count: db.prepare(`SELECT count(*) FROM (${matchesSql})`).pluck(),
+      // The text as a BLOB: UTF-8 bytes, counted without decoding (term-counts.ts).
       scoring: db.prepare(
-        `SELECT t.word_count AS words, t.script AS script, v.view_count AS views
+        `SELECT t.word_count AS words, CAST(t.script AS BLOB) AS bytes, v.view_count AS views
          FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?`,
       ),
+      script: db.prepare("SELECT t.script FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?").pluck(),
       hit: db.prepare(
         `SELECT v.video_id AS videoId, v.title AS title, c.title AS channelTitle, v.view_count AS viewCount,
                 t.word_count AS wordCount
@@ -128,18 +134,17 @@ export class ShardSearch {
     const titleTerms = query.parsed.terms.filter((term) => this.#frequencies.df(term) <= corpus.documents * this.#options.titleTermMaxShare);
     const boosts = this.#titleMatches(titleTerms, candidates);
     const scored = candidates.map((id) => {
-      const row = this.#sql.scoring.get(id) as { words: number; script: string; views: number };
-      const found = findOccurrences(row.script, query.parsed.terms);
-      const base = bm25(found.counts, idf, row.words, corpus);
-      const snippet = makeSnippet(row.script, found, { maxChars: this.#options.snippetChars });
-      return { id, score: base * (boosts.get(id) ?? 1), views: row.views, snippet };
+      const row = this.#sql.scoring.get(id) as { words: number; bytes: Buffer; views: number };
+      const base = bm25(countTerms(row.bytes, query.parsed.terms), idf, row.words, corpus);
+      return { id, score: base * (boosts.get(id) ?? 1), views: row.views };
     });
     scored.sort(compareScored);
-    if (candidates.length < k) return { scored, complete: true, total: candidates.length, totalExact: true };
+    const snippets = new Map<number, string>();
+    if (candidates.length < k) return { scored, snippets, complete: true, total: candidates.length, totalExact: true };
     const cap = this.#options.exactCountCap;
     const counted = this.#sql.count.get(query.expression, query.maxRank, query.minViews, cap + 1, 0) as number;
-    if (counted <= cap) return { scored, complete: false, total: counted, totalExact: true };
-    return { scored, complete: false, total: this.#estimate(query, cap), totalExact: false };
+    if (counted <= cap) return { scored, snippets, complete: false, total: counted, totalExact: true };
+    return { scored, snippets, complete: false, total: this.#estimate(query, cap), totalExact: false };
   }
 
   /** Matches in rowid order from position `from` (the head covers positions below `candidates`). */
@@ -148,12 +153,17 @@ export class ShardSearch {
     return this.#sql.matches.all(query.expression, query.maxRank, query.minViews, count, from) as number[];
   }
 
-  /** A result row; the snippet comes from the head when the hit was a candidate, else from the text now. */
-  hit(id: number, parsed: ParsedQuery, snippet?: string): SearchHit {
+  /** A result row, with its snippet made once per query and kept in `snippets`. */
+  hit(id: number, parsed: ParsedQuery, snippets: Map<number, string>): SearchHit {
     const row = this.#sql.hit.get(id) as Omit<SearchHit, "snippet">;
-    if (snippet !== undefined) return { ...row, snippet };
-    const { script } = this.#sql.scoring.get(id) as { script: string };
-    return { ...row, snippet: makeSnippet(script, findOccurrences(script, parsed.terms), { maxChars: this.#options.snippetChars }) };
+    let snippet = snippets.get(id);
+    if (snippet === undefined) {
+      const script = this.#sql.script.get(id) as string;
+      snippet = makeSnippet(script, findOccurrences(script, parsed.terms, SNIPPET_SPANS), { maxChars: this.#options.snippetChars });
+      // Bounded: a page is at most 100 hits, and a query's head is evicted with its cache entry.
+      if (snippets.size < 1000) snippets.set(id, snippet);
+    }
+    return { ...row, snippet };
   }
 
   get candidates(): number {
