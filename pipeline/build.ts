@@ -21,6 +21,8 @@ export interface BuildOptions {
   dataset?: string;
   /** Called for each record that fails validation (it is skipped). */
   onInvalid?: (error: Error, index: number) => void;
+  /** The live store's sequence number up to which its records are among `records` (recorded in the manifest). */
+  liveSeq?: number;
   /** Progress lines for operators (default: silent). */
   log?: (message: string) => void;
 }
@@ -51,7 +53,7 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
     log(`database: ${counts.videos} videos, ${counts.transcripts} transcripts`);
     await buildTitleIndex(databasePath, join(work, ARTIFACT_FILES.titleIndex));
     log("title index written");
-    const manifest = await writeManifest(work, { dataset, builtAt, counts });
+    const manifest = await writeManifest(work, { dataset, builtAt, counts, liveSeq: options.liveSeq ?? 0 });
     await rename(work, options.outDir);
     return {
       manifest,

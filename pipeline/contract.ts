@@ -108,6 +108,8 @@ export const Manifest = z.object({
     totalWords: z.number().int(),
   }),
   files: z.record(z.string(), z.object({ bytes: z.number().int(), sha256: z.string() })),
+  /** Live-store records up to this sequence number are folded into this set (0: none). */
+  liveSeq: z.number().int().nonnegative().default(0),
 });
 export type Manifest = z.infer<typeof Manifest>;
 

@@ -14,7 +14,7 @@ export async function sha256File(path: string): Promise<string> {
 
 export async function writeManifest(
   dir: string,
-  fields: { dataset: string; builtAt: string; counts: DatabaseCounts },
+  fields: { dataset: string; builtAt: string; counts: DatabaseCounts; liveSeq?: number },
 ): Promise<Manifest> {
   const files: Manifest["files"] = {};
   for (const name of [ARTIFACT_FILES.database, ARTIFACT_FILES.titleIndex]) {
@@ -28,6 +28,7 @@ export async function writeManifest(
     builtAt: fields.builtAt,
     counts: fields.counts,
     files,
+    liveSeq: fields.liveSeq ?? 0,
   };
   await writeFile(join(dir, ARTIFACT_FILES.manifest), JSON.stringify(manifest, null, 2) + "\n");
   return manifest;

@@ -12,7 +12,7 @@ import { ARTIFACT_FILES, type Manifest, type VideoRecord } from "../../pipeline/
 import { ArtifactError, readManifest } from "../../pipeline/build/manifest.js";
 import { importTitleIndex } from "../../pipeline/title-index.js";
 import type { Catalog, ChannelPage, SearchPage, SearchParams, Stats, TranscriptLookup } from "./catalog.js";
-import type { LiveStore } from "./live-store.js";
+import type { LiveStore, Placement } from "./live-store.js";
 import { SEARCH_DEFAULTS, TranscriptSearch, type SearchOptions, type SearchShard } from "./search.js";
 import { ShardSearch, type DocumentFrequencies } from "./shard.js";
 import { TranscriptTables } from "./transcript-tables.js";
@@ -32,6 +32,10 @@ export interface CatalogOptions {
 /** The live store is small and in insertion order: its matches are all scored, up to this many. */
 const LIVE_CANDIDATES = 1000;
 
+/**
+ * Opens an artifact set. With a live store, the store is first reconciled with
+ * the set: what the set's build folded in (manifest `liveSeq`) leaves the store.
+ */
 export function openCatalog(options: CatalogOptions): ArtifactCatalog {
   const manifest = readManifest(options.dir);
   const db = new Database(join(options.dir, ARTIFACT_FILES.database), { readonly: true, fileMustExist: true });
@@ -42,7 +46,9 @@ export function openCatalog(options: CatalogOptions): ArtifactCatalog {
       throw new ArtifactError(`${options.dir}: the database does not belong to this manifest (built ${String(builtAt)}, manifest says ${manifest.builtAt})`);
     }
     const titles = importTitleIndex(readFileSync(join(options.dir, ARTIFACT_FILES.titleIndex), "utf8"));
-    return new ArtifactCatalog(db, manifest, titles, options);
+    const catalog = new ArtifactCatalog(db, manifest, titles, options);
+    options.live?.reconcile(manifest.liveSeq, (record) => catalog.placement(record));
+    return catalog;
   } catch (error) {
     db.close();
     throw error;
@@ -138,12 +144,17 @@ export class ArtifactCatalog implements Catalog {
   /** Stores a live-fetched record; it is served and searchable as soon as this returns. */
   storeLive(record: VideoRecord): void {
     if (!this.#live) throw new Error("this catalog has no live store");
+    this.#live.put(record, this.placement(record));
+  }
+
+  /** Where a record's video stands in this artifact set. */
+  placement(record: VideoRecord): Placement {
     const stored = this.#tables.getTranscript(record.videoId, "");
-    this.#live.put(record, {
+    return {
       videoInArtifacts: stored.kind !== "unknown",
       artifactHasTranscript: stored.kind === "other-languages",
       channelInArtifacts: this.#tables.hasChannel(record.channelId),
-    });
+    };
   }
 
   close(): void {

@@ -39,12 +39,17 @@ export interface LiveCounts {
   channels: number;
 }
 
-export interface PutOptions {
+export interface Placement {
   videoInArtifacts: boolean;
   /** The artifact set already has a transcript of this video: it stays the searched one. */
   artifactHasTranscript: boolean;
   channelInArtifacts: boolean;
+}
+
+export interface PutOptions extends Placement {
   fetchedAt?: Date;
+  /** Keep this sequence number (replaying a stored record); default: the next one. */
+  seq?: number;
 }
 
 export class LiveStore {
@@ -112,13 +117,14 @@ export class LiveStore {
       record: db.prepare("SELECT record, in_artifacts, searchable FROM live_records WHERE video_id = ?"),
       putRecord: db.prepare(
         `INSERT INTO live_records (video_id, record, fetched_at, seq, in_artifacts, searchable)
-         VALUES (?, ?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM live_records), ?, ?)
+         VALUES (?, ?, ?, coalesce(?, (SELECT coalesce(max(seq), 0) + 1 FROM live_records)), ?, ?)
          ON CONFLICT (video_id) DO UPDATE SET record = excluded.record, fetched_at = excluded.fetched_at,
            seq = excluded.seq, in_artifacts = excluded.in_artifacts, searchable = excluded.searchable`,
       ),
       putMeta: db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('counts', ?)"),
       getMeta: db.prepare("SELECT value FROM meta WHERE key = 'counts'").pluck(),
       records: db.prepare("SELECT record FROM live_records WHERE seq > ? ORDER BY seq").pluck(),
+      stored: db.prepare("SELECT record, fetched_at AS fetchedAt, seq FROM live_records WHERE seq > ? ORDER BY seq"),
       maxSeq: db.prepare("SELECT coalesce(max(seq), 0) FROM live_records").pluck(),
       newVideosOfChannel: db.prepare(
         `SELECT v.video_id AS videoId, v.title, v.view_count AS viewCount, v.published_at AS publishedAt,
@@ -182,6 +188,7 @@ export class LiveStore {
         merged.videoId,
         JSON.stringify(merged),
         (options.fetchedAt ?? new Date()).toISOString(),
+        options.seq ?? null,
         options.videoInArtifacts ? 1 : 0,
         searchable ? 1 : 0,
       );
@@ -219,6 +226,34 @@ export class LiveStore {
   /** Stored records in write order, those written after `afterSeq` (for the next build). */
   *records(afterSeq = 0): IterableIterator<VideoRecord> {
     for (const raw of this.#sql.records.iterate(afterSeq)) yield JSON.parse(raw as string) as VideoRecord;
+  }
+
+  /**
+   * After a new artifact set is published: records up to `throughSeq` are in
+   * it now and leave this store; the rest are filed again against the new set
+   * (`place` tells where each video stands there), keeping their sequence
+   * numbers and fetch times. One transaction: a crash leaves the old state.
+   */
+  reconcile(throughSeq: number, place: (record: VideoRecord) => Placement): void {
+    const kept = (this.#sql.stored.all(throughSeq) as { record: string; fetchedAt: string; seq: number }[]).map((row) => ({
+      record: JSON.parse(row.record) as VideoRecord,
+      fetchedAt: new Date(row.fetchedAt),
+      seq: row.seq,
+    }));
+    this.db.transaction(() => {
+      this.db.exec(`
+        INSERT INTO transcript_fts (transcript_fts) VALUES ('delete-all');
+        DELETE FROM live_records; DELETE FROM transcripts; DELETE FROM videos; DELETE FROM channels;
+      `);
+      this.#counts = { videos: 0, transcripts: 0, totalWords: 0, channels: 0 };
+      this.#sql.putMeta.run(JSON.stringify(this.#counts));
+      for (const { record, fetchedAt, seq } of kept) this.put(record, { ...place(record), fetchedAt, seq });
+    })();
+    this.titles.clear();
+    for (const row of this.db.prepare("SELECT v.id, v.title, c.title AS channel FROM videos v JOIN channels c ON c.id = v.channel").iterate()) {
+      this.titles.add(row as { id: number; title: string; channel: string });
+    }
+    this.#generation++;
   }
 
   maxSeq(): number {

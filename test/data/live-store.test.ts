@@ -104,3 +104,34 @@ describe("the live store beside an artifact set", () => {
     expect(catalog.getTranscript(videoId(80), "en")).toEqual({ kind: "unknown" });
   });
 });
+
+describe("folding the live store into the next build", () => {
+  it("drops what the new set contains, keeps what came after, and counts nothing twice", async () => {
+    const first = await buildTempArtifacts(sampleRecords());
+    const dir = mkdtempSync(join(tmpdir(), "ts-fold-"));
+    const live = LiveStore.open(join(dir, "live.db"));
+    let catalog = openCatalog({ dir: first.dir, live });
+    catalog.storeLive(makeVideo(90, { channelId: NEW_CHANNEL, channelTitle: "Gamma Talks", text: "folded into the build" }));
+    const watermark = live.maxSeq();
+    // The next build reads the live records up to here...
+    const next = await buildTempArtifacts([...sampleRecords(), ...live.records()]);
+    // ...while one more video is fetched live.
+    catalog.storeLive(makeVideo(91, { channelId: NEW_CHANNEL, channelTitle: "Gamma Talks", text: "fetched during the build" }));
+    catalog.close();
+    // Publish the next build with its watermark (as the pipeline does), then reopen.
+    const { readFileSync, writeFileSync } = await import("node:fs");
+    const manifestPath = join(next.dir, "manifest.json");
+    writeFileSync(manifestPath, JSON.stringify({ ...JSON.parse(readFileSync(manifestPath, "utf8")), liveSeq: watermark }));
+    catalog = openCatalog({ dir: next.dir, live });
+    expect([...live.records()].map((r) => r.videoId)).toEqual([videoId(91)]);
+    expect(catalog.search(page("folded")).results.map((r) => r.videoId)).toEqual([videoId(90)]);
+    expect(catalog.search(page("fetched during")).results.map((r) => r.videoId)).toEqual([videoId(91)]);
+    expect(catalog.stats()).toMatchObject({ videos: 9, transcripts: 8, channels: 3 });
+    expect(catalog.channelVideos(NEW_CHANNEL, 10, 0)!.items.map((v) => v.videoId)).toEqual([videoId(91), videoId(90)]);
+    catalog.close();
+    live.close();
+    first.cleanup();
+    next.cleanup();
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
