@@ -69,3 +69,24 @@ describe("the artifact catalog", () => {
     expect(catalog.stats()).toEqual({ videos: 7, transcripts: 6, totalWords, avgWordsPerTranscript: Math.round(totalWords / 6), channels: 2 });
   });
 });
+
+describe("opening an artifact set", () => {
+  it("refuses a set built by other code, naming what to do, and opens nothing", async () => {
+    const { mkdtempSync, readFileSync, writeFileSync, copyFileSync, rmSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const { tmpdir } = await import("node:os");
+    const { ArtifactError } = await import("../../server/data/artifact-catalog.js");
+    const set = await buildTempArtifacts(sampleRecords());
+    const copy = mkdtempSync(join(tmpdir(), "ts-refuse-"));
+    for (const name of ["transcripts.db", "titles.flexsearch.json", "manifest.json"]) copyFileSync(join(set.dir, name), join(copy, name));
+    const manifest = JSON.parse(readFileSync(join(copy, "manifest.json"), "utf8")) as Record<string, unknown>;
+    writeFileSync(join(copy, "manifest.json"), JSON.stringify({ ...manifest, optionsHash: "ffffffffffffffff" }));
+    expect(() => openCatalog({ dir: copy })).toThrow(ArtifactError);
+    expect(() => openCatalog({ dir: copy })).toThrow(/rebuild the artifacts/);
+    // A database from another build under an otherwise valid manifest is refused too.
+    writeFileSync(join(copy, "manifest.json"), JSON.stringify({ ...manifest, builtAt: "2000-01-01T00:00:00.000Z" }));
+    expect(() => openCatalog({ dir: copy })).toThrow(/does not belong to this manifest/);
+    rmSync(copy, { recursive: true, force: true });
+    set.cleanup();
+  });
+});
