@@ -14,6 +14,11 @@ export const MAX_QUERY_TERMS = 16;
 export interface ParsedQuery {
   /** FTS5 expression over the `script` column, e.g. `"climate" AND "change policy"`. */
   expression: string;
+  /**
+   * The whole query as one phrase, when it has more than one word group
+   * (`"climate change policy"`): transcripts containing it rank first.
+   */
+  phrase?: string;
   /** Distinct terms, in order, for scoring. */
   terms: string[];
   /** Normalized form, the cache key. */
@@ -37,11 +42,13 @@ export function parseSearchQuery(q: string): ParsedQuery | undefined {
   });
   if (groups.length === 0) return undefined;
   const phrases = dedupe(groups.map((g) => g.join(" ")));
-  return {
+  const parsed: ParsedQuery = {
     expression: phrases.map((p) => `"${p}"`).join(" AND "),
     terms: dedupe(groups.flat()),
     key: phrases.join("\u0000"),
   };
+  if (groups.length > 1) parsed.phrase = `"${groups.flat().join(" ")}"`;
+  return parsed;
 }
 
 function dedupe(values: string[]): string[] {

@@ -2,16 +2,18 @@
  * Transcript search across shards: the published artifact set and, beside
  * it, the live store of transcripts fetched since the last build.
  *
- * Each shard scores its first `candidates` matches (most viewed first in the
- * artifact set); those heads are merged by score and form the top of the
- * result list. Matches beyond the heads follow in each shard's own order
- * (popularity for the artifact set). So every page is consistent with every
- * other page, and no query sorts all of its matches.
+ * A query of several words is answered in two tiers: transcripts containing
+ * the words as the exact phrase first, then those containing all the words
+ * otherwise. In each tier, each shard scores its first `candidates` matches
+ * (most viewed first in the artifact set); those heads are merged by score,
+ * and the matches beyond them follow in each shard's own order (popularity
+ * for the artifact set). So every page is consistent with every other page,
+ * and no query sorts all of its matches.
  */
 import type { SearchPage, SearchParams } from "./catalog.js";
 import { Lru } from "./lru.js";
 import { parseSearchQuery } from "./query.js";
-import { compareScored, type Scored, type ShardHead, type ShardQuery, type ShardSearch } from "./shard.js";
+import { compareScored, type ShardCount, type ShardHead, type ShardQuery, type ShardSearch } from "./shard.js";
 
 export interface SearchOptions {
   /** Matches re-ranked by relevance per shard, taken in popularity order (default 100). */
@@ -46,78 +48,102 @@ export interface SearchShard {
   generation(): number;
 }
 
-interface Bound {
+interface Source {
   shard: SearchShard;
   index: number;
   query: ShardQuery;
-  head: ShardHead;
 }
 
 export class TranscriptSearch {
   readonly #shards: SearchShard[];
-  readonly #cache: Lru<string, ShardHead>;
+  readonly #heads: Lru<string, ShardHead>;
+  readonly #counts: Lru<string, ShardCount>;
 
   constructor(shards: SearchShard[], cacheSize = SEARCH_DEFAULTS.cacheSize) {
     this.#shards = shards;
-    this.#cache = new Lru(cacheSize);
+    this.#heads = new Lru(cacheSize);
+    this.#counts = new Lru(cacheSize * 2);
   }
 
   search(params: SearchParams): SearchPage {
     const parsed = parseSearchQuery(params.q);
     const empty: SearchPage = { results: [], total: 0, totalExact: true, hasMore: false };
     if (!parsed) return empty;
-    const bound: Bound[] = [];
-    this.#shards.forEach((shard, index) => {
-      const query = shard.search.bind(parsed, params);
-      if (query) bound.push({ shard, index, query, head: this.#head(shard, index, query) });
-    });
-    if (bound.length === 0) return empty;
+    const sources: Source[] = this.#shards.flatMap((shard, index) =>
+      shard.search.bind(parsed, params).map((query) => ({ shard, index, query })),
+    );
+    if (sources.length === 0) return empty;
+    const counts = sources.map((source) => this.#count(source));
 
-    const merged: (Scored & { shard: number })[] = bound
-      .flatMap((b) => b.head.scored.map((s) => ({ ...s, shard: b.index })))
-      .sort((a, b) => compareScored(a, b) || a.shard - b.shard || a.id - b.id);
-    const end = params.offset + params.limit;
-    const page = merged.slice(params.offset, end).map((s) => ({ shard: s.shard, id: s.id }));
-    let hasMore = end < merged.length;
-    if (!hasMore) {
-      // Past the heads: each shard's remaining matches, in its own order, one shard after another.
-      let skip = Math.max(0, params.offset - merged.length);
-      let want = end - Math.max(params.offset, merged.length) + 1;
-      for (const b of bound) {
-        if (b.head.complete || want <= 0) continue;
-        const k = b.shard.search.candidates;
-        const got = b.shard.search.stream(b.query, k + skip, want);
+    // The result list, in order: per tier, the shards' heads merged by score, then each shard's
+    // remaining matches in its own order. Walk it to cut out [offset, offset + limit], plus one to know hasMore.
+    const page: { source: Source; id: number }[] = [];
+    let skip = params.offset;
+    let want = params.limit + 1;
+    const tiers = [...new Set(sources.map((s) => s.query.tier))].sort((a, b) => a - b);
+    for (const tier of tiers) {
+      if (want <= 0) break;
+      const inTier = sources.filter((s, i) => s.query.tier === tier && counts[i]!.total > 0);
+      const heads = inTier.map((source) => ({ source, head: this.#head(source) }));
+      const merged = heads
+        .flatMap(({ source, head }) => head.scored.map((scored) => ({ source, scored })))
+        .sort((a, b) => compareScored(a.scored, b.scored) || a.source.index - b.source.index || a.scored.id - b.scored.id);
+      if (skip >= merged.length) skip -= merged.length;
+      else {
+        const taken = merged.slice(skip, skip + want);
+        page.push(...taken.map(({ source, scored }) => ({ source, id: scored.id })));
+        want -= taken.length;
+        skip = 0;
+      }
+      for (const { source, head } of heads) {
+        if (head.complete || want <= 0) continue;
+        const k = source.shard.search.candidates;
+        const got = source.shard.search.stream(source.query, k + skip, want);
         if (got.length === 0) {
-          skip -= b.shard.search.stream(b.query, k, skip).length;
+          skip -= source.shard.search.stream(source.query, k, skip).length;
           continue;
         }
         skip = 0;
         want -= got.length;
-        page.push(...got.map((id) => ({ shard: b.index, id })));
+        page.push(...got.map((id) => ({ source, id })));
       }
-      hasMore = page.length > params.limit;
-      page.length = Math.min(page.length, params.limit);
     }
-    const snippets = new Map(bound.map((b) => [b.index, b.head.snippets]));
-    const results = page.map((p) => this.#shards[p.shard]!.search.hit(p.id, parsed, snippets.get(p.shard)!));
-    const totalExact = bound.every((b) => b.head.totalExact);
-    const counted = bound.reduce((sum, b) => sum + b.head.total, 0);
+    const hasMore = page.length > params.limit;
+    page.length = Math.min(page.length, params.limit);
+    const results = page.map(({ source, id }) => source.shard.search.hit(id, parsed, this.#head(source).snippets));
+    const totalExact = counts.every((c) => c.totalExact);
+    const counted = counts.reduce((sum, c) => sum + c.total, 0);
     // An estimate must never contradict what the pages show.
     const total = totalExact ? counted : Math.max(counted, params.offset + results.length + (hasMore ? 1 : 0));
     return { results, total, totalExact, hasMore };
   }
 
   clearCache(): void {
-    this.#cache.clear();
+    this.#heads.clear();
+    this.#counts.clear();
   }
 
-  #head(shard: SearchShard, index: number, query: ShardQuery): ShardHead {
-    const key = `${index}\u0000${shard.generation()}\u0000${query.key}`;
-    let head = this.#cache.get(key);
+  #key(source: Source): string {
+    return `${source.index}\u0000${source.shard.generation()}\u0000${source.query.key}`;
+  }
+
+  #head(source: Source): ShardHead {
+    const key = this.#key(source);
+    let head = this.#heads.get(key);
     if (!head) {
-      head = shard.search.head(query);
-      this.#cache.set(key, head);
+      head = source.shard.search.head(source.query);
+      this.#heads.set(key, head);
     }
     return head;
+  }
+
+  #count(source: Source): ShardCount {
+    const key = this.#key(source);
+    let count = this.#counts.get(key);
+    if (!count) {
+      count = source.shard.search.count(source.query);
+      this.#counts.set(key, count);
+    }
+    return count;
   }
 }

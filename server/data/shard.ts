@@ -29,9 +29,11 @@ export interface ShardOptions {
   popularityOrdered: boolean;
 }
 
-/** A query bound to one shard's filters. */
+/** A query bound to one shard's filters, for one tier. */
 export interface ShardQuery {
   parsed: ParsedQuery;
+  /** 0: the whole query as a phrase; 1: all words, not as that phrase (or the only tier of a one-group query). */
+  tier: number;
   expression: string;
   maxRank: number;
   minViews: number;
@@ -52,6 +54,9 @@ export interface ShardHead {
   snippets: Map<number, string>;
   /** True when `scored` holds every match. */
   complete: boolean;
+}
+
+export interface ShardCount {
   total: number;
   totalExact: boolean;
 }
@@ -100,14 +105,18 @@ export class ShardSearch {
     };
   }
 
-  /** Binds the query to this shard's filters; undefined when nothing here can match. */
-  bind(parsed: ParsedQuery, params: SearchParams): ShardQuery | undefined {
+  /**
+   * Binds the query to this shard's filters, one query per tier (phrase
+   * matches first, then the other matches of all words); empty when nothing
+   * here can match.
+   */
+  bind(parsed: ParsedQuery, params: SearchParams): ShardQuery[] {
     let maxRank = this.#sql.maxRank.get() as number;
     let channelPart = "";
     let channelTranscripts: number | undefined;
     if (params.channel !== undefined) {
       const channel = this.#sql.channel.get(params.channel) as { id: number; transcripts: number } | undefined;
-      if (!channel) return undefined;
+      if (!channel) return [];
       channelPart = `chan : "c${channel.id}" AND `;
       channelTranscripts = channel.transcripts;
     }
@@ -117,12 +126,26 @@ export class ShardSearch {
       const below = this.#sql.rankBelow.get(minViews) as number | null;
       if (below !== null) maxRank = below - 1;
     }
-    if (maxRank <= 0) return undefined;
-    const expression = `${channelPart}script : (${parsed.expression})`;
+    if (maxRank <= 0) return [];
     const effectiveMinViews = this.#options.popularityOrdered ? 0 : minViews;
-    const query: ShardQuery = { parsed, expression, maxRank, minViews: effectiveMinViews, key: `${expression}\u0000${maxRank}\u0000${effectiveMinViews}` };
-    if (channelTranscripts !== undefined) query.channelTranscripts = channelTranscripts;
-    return query;
+    const expressions = parsed.phrase
+      ? [
+          `${channelPart}script : (${parsed.phrase})`,
+          `${channelPart}script : (${parsed.expression}) NOT script : (${parsed.phrase})`,
+        ]
+      : [`${channelPart}script : (${parsed.expression})`];
+    return expressions.map((expression, tier) => {
+      const query: ShardQuery = {
+        parsed,
+        tier: expressions.length === 1 ? 1 : tier,
+        expression,
+        maxRank,
+        minViews: effectiveMinViews,
+        key: `${expression}\u0000${maxRank}\u0000${effectiveMinViews}`,
+      };
+      if (channelTranscripts !== undefined) query.channelTranscripts = channelTranscripts;
+      return query;
+    });
   }
 
   head(query: ShardQuery): ShardHead {
@@ -139,12 +162,15 @@ export class ShardSearch {
       return { id, score: base * (boosts.get(id) ?? 1), views: row.views };
     });
     scored.sort(compareScored);
-    const snippets = new Map<number, string>();
-    if (candidates.length < k) return { scored, snippets, complete: true, total: candidates.length, totalExact: true };
+    return { scored, snippets: new Map(), complete: candidates.length < k };
+  }
+
+  /** Matches counted exactly up to the cap, estimated above it. */
+  count(query: ShardQuery): ShardCount {
     const cap = this.#options.exactCountCap;
     const counted = this.#sql.count.get(query.expression, query.maxRank, query.minViews, cap + 1, 0) as number;
-    if (counted <= cap) return { scored, snippets, complete: false, total: counted, totalExact: true };
-    return { scored, snippets, complete: false, total: this.#estimate(query, cap), totalExact: false };
+    if (counted <= cap) return { total: counted, totalExact: true };
+    return { total: this.#estimate(query, cap), totalExact: false };
   }
 
   /** Matches in rowid order from position `from` (the head covers positions below `candidates`). */

@@ -178,3 +178,45 @@ describe("ranking and pagination over many matches", () => {
     titled.cleanup();
   });
 });
+
+describe("phrase matches first", () => {
+  let set: TempArtifacts;
+  // Every video has all three words; only the least viewed one has them as the phrase "green river whiskey".
+  const records = Array.from({ length: 30 }, (_, i) => {
+    const n = i + 1;
+    const text = n === 1 ? "a green river whiskey bottle" : `whiskey by the river, a green field, river river whiskey green number${n}`;
+    return makeVideo(n, { text });
+  });
+  beforeAll(async () => {
+    set = await buildTempArtifacts(records);
+  });
+  afterAll(() => set.cleanup());
+
+  it("ranks a transcript containing the words as a phrase above more viewed and more repetitive ones", () => {
+    const catalog = openCatalog({ dir: set.dir, search: { candidates: 5 } });
+    const result = catalog.search(page("green river whiskey", { limit: 3 }));
+    expect(result.results[0]!.videoId).toBe(videoId(1));
+    expect(result.total).toBe(30);
+    catalog.close();
+  });
+
+  it("pages through both tiers without gaps or repeats", () => {
+    const catalog = openCatalog({ dir: set.dir, search: { candidates: 4 } });
+    const seen: string[] = [];
+    for (let offset = 0; ; offset += 7) {
+      const result = catalog.search(page("river whiskey green", { limit: 7, offset }));
+      seen.push(...result.results.map((r) => r.videoId));
+      expect(result.total).toBe(30);
+      if (!result.hasMore) break;
+    }
+    expect(seen).toHaveLength(30);
+    expect(new Set(seen).size).toBe(30);
+    catalog.close();
+  });
+
+  it("does not split a one-word query into tiers", () => {
+    const catalog = openCatalog({ dir: set.dir });
+    expect(catalog.search(page("whiskey", { limit: 100 })).results).toHaveLength(30);
+    catalog.close();
+  });
+});
