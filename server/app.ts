@@ -12,6 +12,8 @@ import { assertEntitled, authenticate } from "./auth/authenticate.js";
 import type { KeyStore } from "./auth/key-store.js";
 import type { Config } from "./config.js";
 import type { Catalog } from "./data/catalog.js";
+import { answerClientError } from "./http/client-error.js";
+import { limitConnectionsPerClient } from "./http/connection-limit.js";
 import type { RequestContext } from "./http/context.js";
 import { HttpError } from "./http/http-error.js";
 import { PROBLEM_CONTENT_TYPE, problemBody, toHttpError } from "./http/problem.js";
@@ -145,6 +147,14 @@ export function createApp(options: AppOptions): http.Server {
     }
 
     try {
+      // node's own check (requireHostHeader) answers without our headers and problem body.
+      if (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1 && req.headers.host === undefined) {
+        throw new HttpError(400, "bad_request", "An HTTP/1.1 request must carry a Host header.", { headers: { Connection: "close" } });
+      }
+      const expectation = req.headers.expect;
+      if (expectation !== undefined && expectation.toLowerCase() !== "100-continue") {
+        throw new HttpError(417, "expectation_failed", "Only Expect: 100-continue is supported.", { headers: { Connection: "close" } });
+      }
       const match = router.match(method, ctx.path);
       if (match.kind === "none") throw new HttpError(404, "route_not_found", "No such endpoint. See /v1/openapi.json.");
       if (match.kind === "wrong-method") {
@@ -159,13 +169,27 @@ export function createApp(options: AppOptions): http.Server {
     }
   };
 
-  const server = http.createServer((req, res) => {
+  const listener = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     handle(req, res).catch((error: unknown) => {
       // Only a failure while writing a problem lands here.
       log.error("response failed", { ...errorFields(error) });
       res.destroy();
     });
-  });
+  };
+  const server = http.createServer(
+    {
+      maxHeaderSize: config.maxHeaderBytes,
+      requireHostHeader: false,
+      // node enforces headersTimeout/requestTimeout only when it sweeps its connections (every 30 s by
+      // default), so a slowloris could hold a socket for up to 30 s past the timeout; sweep at a tenth of it.
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 10))),
+    },
+    listener,
+  );
+  // Without a listener node answers an unknown Expect with a bare 417; with it, the request gets our problem.
+  server.on("checkExpectation", listener);
+  server.on("clientError", answerClientError);
+  limitConnectionsPerClient(server, config.maxConnectionsPerClient);
   server.requestTimeout = config.requestTimeoutMs;
   server.headersTimeout = config.headersTimeoutMs;
   server.keepAliveTimeout = config.keepAliveTimeoutMs;

@@ -33,6 +33,12 @@ export const SETTINGS: readonly Setting[] = [
   { name: "HEADERS_TIMEOUT_MS", default: "10000", help: "Time allowed to receive the request headers (node:http headersTimeout)." },
   { name: "KEEP_ALIVE_TIMEOUT_MS", default: "5000", help: "How long an idle keep-alive connection stays open." },
   { name: "MAX_CONNECTIONS", default: "1024", help: "Concurrent connections accepted; further ones are dropped by node:http." },
+  {
+    name: "MAX_CONNECTIONS_PER_CLIENT",
+    default: "256",
+    help: "Concurrent connections one client address may hold; further ones are dropped. Behind a reverse proxy set it to MAX_CONNECTIONS.",
+  },
+  { name: "MAX_HEADER_BYTES", default: "16384", help: "Largest request head (request line and headers) accepted; larger ones get 431." },
   { name: "BULK_FETCH_CONCURRENCY", default: "4", help: "Missing transcripts a bulk request fetches from the source at once." },
 ];
 
@@ -85,6 +91,8 @@ const EnvSchema = z.object({
   HEADERS_TIMEOUT_MS: integer("HEADERS_TIMEOUT_MS", 1, 3_600_000),
   KEEP_ALIVE_TIMEOUT_MS: integer("KEEP_ALIVE_TIMEOUT_MS", 0, 3_600_000),
   MAX_CONNECTIONS: integer("MAX_CONNECTIONS", 1, 1_000_000),
+  MAX_CONNECTIONS_PER_CLIENT: integer("MAX_CONNECTIONS_PER_CLIENT", 1, 1_000_000),
+  MAX_HEADER_BYTES: integer("MAX_HEADER_BYTES", 1024, 1024 * 1024),
   BULK_FETCH_CONCURRENCY: integer("BULK_FETCH_CONCURRENCY", 1, 64),
 });
 
@@ -103,6 +111,8 @@ export interface Config {
   headersTimeoutMs: number;
   keepAliveTimeoutMs: number;
   maxConnections: number;
+  maxConnectionsPerClient: number;
+  maxHeaderBytes: number;
   bulkFetchConcurrency: number;
 }
 
@@ -147,6 +157,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     headersTimeoutMs: v.HEADERS_TIMEOUT_MS,
     keepAliveTimeoutMs: v.KEEP_ALIVE_TIMEOUT_MS,
     maxConnections: v.MAX_CONNECTIONS,
+    maxConnectionsPerClient: v.MAX_CONNECTIONS_PER_CLIENT,
+    maxHeaderBytes: v.MAX_HEADER_BYTES,
     bulkFetchConcurrency: v.BULK_FETCH_CONCURRENCY,
   };
 }

@@ -13,6 +13,9 @@ export interface ReadJsonOptions {
 
 const CLOSE = { Connection: "close" };
 
+/** Far deeper than any request body of this API (bulk is 2 levels); bounds the parser's work on hostile nesting. */
+export const MAX_JSON_DEPTH = 64;
+
 export function assertJsonContentType(req: IncomingMessage): void {
   const header = req.headers["content-type"];
   const [type, ...params] = (header ?? "").split(";").map((p) => p.trim().toLowerCase());
@@ -67,9 +70,29 @@ export async function readJsonBody(req: IncomingMessage, options: ReadJsonOption
   });
   const text = raw.toString("utf8");
   if (text.trim() === "") throw new HttpError(400, "invalid_json", "The request body is empty; a JSON object was expected.");
+  if (nestingExceeds(text, MAX_JSON_DEPTH)) {
+    throw new HttpError(400, "invalid_json", `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`);
+  }
   try {
     return JSON.parse(text) as unknown;
   } catch {
     throw new HttpError(400, "invalid_json", "The request body is not valid JSON.");
   }
+}
+
+/** Whether brackets outside strings nest deeper than `max`; one linear pass, no parsing. */
+function nestingExceeds(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
 }

@@ -27,7 +27,7 @@ export async function sendJson(ctx: RequestContext, response: JsonResponse): Pro
     res.end();
     return;
   }
-  let payload: Buffer = Buffer.from(JSON.stringify(response.body), "utf8");
+  let payload: Buffer = Buffer.from(safeJson(response.body), "utf8");
   const encoding = payload.length >= COMPRESS_MIN_BYTES ? chooseEncoding(ctx.req.headers["accept-encoding"]) : undefined;
   if (encoding !== undefined) {
     payload = await compress(payload, encoding);
@@ -39,6 +39,19 @@ export async function sendJson(ctx: RequestContext, response: JsonResponse): Pro
   res.setHeader("Content-Length", payload.length);
   if (ctx.method === "HEAD") res.end();
   else res.end(payload);
+}
+
+const HTML_SIGNIFICANT = /[<>&\u2028\u2029]/g;
+
+/**
+ * JSON with <, >, & and the JS line separators written as \u escapes: the
+ * parsed value is the same, but the bytes can never form markup, should a
+ * browser or a careless proxy ever render the body as HTML (defence in depth
+ * beside nosniff and the CSP).
+ */
+export function safeJson(value: unknown): string {
+  const text = JSON.stringify(value);
+  return text.replace(HTML_SIGNIFICANT, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 function applyHeaders(res: ServerResponse, headers: Record<string, string> | undefined): void {
