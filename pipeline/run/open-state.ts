@@ -1,0 +1,269 @@
+/**
+ * The pipeline's own state, `<DATA_DIR>/pipeline/state.db`: which channels
+ * were crawled, every video seen with its fetch status, and the fetched
+ * records themselves. WAL with synchronous=FULL: each fetched record is one
+ * transaction that is on disk before the next video is counted as done, so
+ * a run killed at any instant loses nothing it reported as fetched.
+ */
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { deflateRawSync, inflateRawSync } from "node:zlib";
+import Database from "better-sqlite3";
+import type { VideoRecord } from "../contract.js";
+
+export const STATE_SCHEMA_VERSION = 1;
+
+const STATE_DDL = `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE channels (
+  channel_id TEXT PRIMARY KEY,
+  input TEXT NOT NULL,            -- the channel list line it came from
+  title TEXT,
+  handle TEXT,
+  first_seen_at TEXT NOT NULL,
+  crawled_at TEXT,                -- last complete crawl of its Videos tab
+  video_count INTEGER NOT NULL DEFAULT 0,
+  last_error TEXT                 -- YouTubeError code of the last failed crawl, NULL after a good one
+) WITHOUT ROWID;
+CREATE TABLE videos (
+  id INTEGER PRIMARY KEY,         -- discovery order; the fetch stage walks it
+  video_id TEXT NOT NULL UNIQUE,
+  channel_id TEXT NOT NULL,
+  title TEXT NOT NULL,
+  view_count INTEGER,
+  published_at TEXT,
+  published_approx INTEGER NOT NULL DEFAULT 1,  -- 1: from "3 weeks ago"; 0: exact (feed or watch page)
+  status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'fetched', 'failed')),
+  attempts INTEGER NOT NULL DEFAULT 0,
+  last_error TEXT,                -- YouTubeError code
+  last_error_message TEXT,
+  first_seen_at TEXT NOT NULL,
+  last_seen_at TEXT NOT NULL,
+  last_attempt_at TEXT,
+  fetched_at TEXT
+);
+CREATE INDEX videos_failed ON videos(last_attempt_at) WHERE status = 'failed';
+CREATE TABLE records (
+  video_id TEXT PRIMARY KEY,
+  record BLOB NOT NULL,           -- VideoRecord JSON, raw deflate
+  fetched_at TEXT NOT NULL
+);
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY,
+  pid INTEGER NOT NULL,
+  started_at TEXT NOT NULL,
+  finished_at TEXT,
+  exit_code INTEGER,
+  summary TEXT
+);
+`;
+
+export type VideoStatus = "pending" | "fetched" | "failed";
+
+export interface CrawledVideo {
+  videoId: string;
+  channelId: string;
+  title: string;
+  viewCount: number | undefined;
+  publishedAt: string | undefined;
+  /** Whether `publishedAt` was derived from a relative age. */
+  approximate: boolean;
+}
+
+export interface FetchCandidate {
+  id: number;
+  videoId: string;
+  attempts: number;
+}
+
+export interface OpenStateOptions {
+  /** Open without writing anything (no schema, no pragmas that write); for --dry-run. Default false. */
+  readonly?: boolean;
+}
+
+export class PipelineState {
+  readonly db: Database.Database;
+  readonly #sql;
+
+  static open(path: string, options: OpenStateOptions = {}): PipelineState {
+    if (!options.readonly) mkdirSync(dirname(path), { recursive: true });
+    const db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
+    try {
+      db.pragma("busy_timeout = 10000");
+      if (!options.readonly) {
+        db.pragma("journal_mode = WAL");
+        db.pragma("synchronous = FULL");
+        const version = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'meta'").get()
+          ? (db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get() as string | undefined)
+          : undefined;
+        if (version === undefined) {
+          db.exec(`BEGIN; ${STATE_DDL} INSERT INTO meta VALUES ('schema_version', '${STATE_SCHEMA_VERSION}'); COMMIT;`);
+        } else if (Number(version) !== STATE_SCHEMA_VERSION) {
+          throw new Error(`${path} has state schema version ${version}, this code reads ${STATE_SCHEMA_VERSION}`);
+        }
+      }
+      return new PipelineState(db);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+
+  private constructor(db: Database.Database) {
+    this.db = db;
+    this.#sql = {
+      upsertChannel: db.prepare(
+        `INSERT INTO channels (channel_id, input, title, handle, first_seen_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (channel_id) DO UPDATE SET input = excluded.input,
+           title = coalesce(excluded.title, title), handle = coalesce(excluded.handle, handle)`,
+      ),
+      channelCrawled: db.prepare("UPDATE channels SET crawled_at = ?, video_count = ?, last_error = NULL WHERE channel_id = ?"),
+      channelFailed: db.prepare("UPDATE channels SET last_error = ? WHERE channel_id = ?"),
+      channelCrawledAt: db.prepare("SELECT crawled_at FROM channels WHERE channel_id = ?").pluck(),
+      // New videos are inserted; known ones get views and title refreshed, and an exact date
+      // never gives way to an approximate one.
+      upsertVideo: db.prepare(
+        `INSERT INTO videos (video_id, channel_id, title, view_count, published_at, published_approx, first_seen_at, last_seen_at)
+         VALUES (@videoId, @channelId, @title, @viewCount, @publishedAt, @approx, @now, @now)
+         ON CONFLICT (video_id) DO UPDATE SET
+           title = excluded.title,
+           view_count = coalesce(excluded.view_count, view_count),
+           published_at = CASE WHEN published_approx = 1 OR published_at IS NULL
+                               THEN coalesce(excluded.published_at, published_at) ELSE published_at END,
+           published_approx = CASE WHEN published_approx = 1 OR published_at IS NULL
+                                   THEN excluded.published_approx ELSE published_approx END,
+           last_seen_at = excluded.last_seen_at`,
+      ),
+      knownVideo: db.prepare("SELECT 1 FROM videos WHERE video_id = ?").pluck(),
+      candidates: db.prepare(
+        `SELECT id, video_id AS videoId, attempts FROM videos
+         WHERE id > ? AND (status = 'pending' OR (status = 'failed' AND last_attempt_at < ?))
+         ORDER BY id LIMIT ?`,
+      ),
+      countCandidates: db.prepare(
+        "SELECT count(*) FROM videos WHERE status = 'pending' OR (status = 'failed' AND last_attempt_at < ?)",
+      ).pluck(),
+      putRecord: db.prepare("INSERT OR REPLACE INTO records (video_id, record, fetched_at) VALUES (?, ?, ?)"),
+      markFetched: db.prepare(
+        `UPDATE videos SET status = 'fetched', attempts = attempts + 1, last_error = NULL, last_error_message = NULL,
+           last_attempt_at = @now, fetched_at = @now, published_at = @publishedAt, published_approx = 0,
+           view_count = @viewCount, title = @title
+         WHERE video_id = @videoId`,
+      ),
+      markFailed: db.prepare(
+        `UPDATE videos SET status = @status, attempts = attempts + 1, last_error = @code, last_error_message = @message,
+           last_attempt_at = @now
+         WHERE video_id = @videoId`,
+      ),
+      records: db.prepare(
+        `SELECT r.record, v.view_count AS viewCount, v.last_seen_at > r.fetched_at AS refreshed
+         FROM records r JOIN videos v ON v.video_id = r.video_id ORDER BY v.id`,
+      ),
+      recordCount: db.prepare("SELECT count(*) FROM records").pluck(),
+      startRun: db.prepare("INSERT INTO runs (pid, started_at) VALUES (?, ?) RETURNING id").pluck(),
+      finishRun: db.prepare("UPDATE runs SET finished_at = ?, exit_code = ?, summary = ? WHERE id = ?"),
+    };
+  }
+
+  upsertChannel(channel: { channelId: string; input: string; title?: string; handle?: string }, now: Date): void {
+    this.#sql.upsertChannel.run(channel.channelId, channel.input, channel.title ?? null, channel.handle ?? null, now.toISOString());
+  }
+
+  channelCrawledAt(channelId: string): string | undefined {
+    return (this.#sql.channelCrawledAt.get(channelId) as string | null | undefined) ?? undefined;
+  }
+
+  markChannelCrawled(channelId: string, videoCount: number, now: Date): void {
+    this.#sql.channelCrawled.run(now.toISOString(), videoCount, channelId);
+  }
+
+  markChannelFailed(channelId: string, code: string): void {
+    this.#sql.channelFailed.run(code, channelId);
+  }
+
+  /** One transaction for a whole browse page: returns how many of the videos were new. */
+  upsertVideos(videos: readonly CrawledVideo[], now: Date): number {
+    const stamp = now.toISOString();
+    let fresh = 0;
+    this.db.transaction(() => {
+      for (const video of videos) {
+        if (this.#sql.knownVideo.get(video.videoId) === undefined) fresh++;
+        this.#sql.upsertVideo.run({
+          videoId: video.videoId,
+          channelId: video.channelId,
+          title: video.title,
+          viewCount: video.viewCount ?? null,
+          publishedAt: video.publishedAt ?? null,
+          approx: video.approximate ? 1 : 0,
+          now: stamp,
+        });
+      }
+    })();
+    return fresh;
+  }
+
+  isKnownVideo(videoId: string): boolean {
+    return this.#sql.knownVideo.get(videoId) !== undefined;
+  }
+
+  /** The next videos to fetch after `afterId`: never fetched, or failed permanently before `retryBefore`. */
+  candidates(afterId: number, retryBefore: Date, limit: number): FetchCandidate[] {
+    return this.#sql.candidates.all(afterId, retryBefore.toISOString(), limit) as FetchCandidate[];
+  }
+
+  countCandidates(retryBefore: Date): number {
+    return this.#sql.countCandidates.get(retryBefore.toISOString()) as number;
+  }
+
+  /** The record and the video's new status in one durable transaction. */
+  saveRecord(record: VideoRecord, now: Date): void {
+    const stamp = now.toISOString();
+    const blob = deflateRawSync(JSON.stringify(record), { level: 1 });
+    this.db.transaction(() => {
+      this.#sql.putRecord.run(record.videoId, blob, stamp);
+      this.#sql.markFetched.run({
+        videoId: record.videoId,
+        now: stamp,
+        publishedAt: record.publishedAt,
+        viewCount: record.viewCount,
+        title: record.title,
+      });
+    })();
+  }
+
+  /** A failed fetch: `failed` (permanent, retried after an age) or still `pending` (a later run retries). */
+  saveFailure(videoId: string, failure: { permanent: boolean; code: string; message: string }, now: Date): void {
+    this.#sql.markFailed.run({
+      videoId,
+      status: failure.permanent ? "failed" : "pending",
+      code: failure.code,
+      message: failure.message.slice(0, 500),
+      now: now.toISOString(),
+    });
+  }
+
+  /** Every fetched record, one at a time, with view counts refreshed by crawls after the fetch. */
+  *records(): Generator<VideoRecord> {
+    for (const row of this.#sql.records.iterate() as Iterable<{ record: Buffer; viewCount: number | null; refreshed: number }>) {
+      const record = JSON.parse(inflateRawSync(row.record).toString("utf8")) as VideoRecord;
+      if (row.refreshed && row.viewCount !== null) record.viewCount = row.viewCount;
+      yield record;
+    }
+  }
+
+  recordCount(): number {
+    return this.#sql.recordCount.get() as number;
+  }
+
+  startRun(now: Date): number {
+    return this.#sql.startRun.get(process.pid, now.toISOString()) as number;
+  }
+
+  finishRun(runId: number, exitCode: number, summary: unknown, now: Date): void {
+    this.#sql.finishRun.run(now.toISOString(), exitCode, JSON.stringify(summary), runId);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
