@@ -6,8 +6,12 @@
  *       as DATA_DIR/current (atomically; the previous set is kept for rollback).
  *   demo
  *       Builds and publishes the generated demo dataset if DATA_DIR has none.
+ *   run --channels FILE [--dry-run] [--limit N] [--concurrency N] [--rate N/s] [--no-build] …
+ *       The scheduled ingestion run: crawl the channels, fetch missing
+ *       transcripts, build and publish (see pipeline/README.md and RUN_USAGE).
  *
- * Exit codes: 0 done, 1 failed, 2 bad usage.
+ * Exit codes: 0 done, 1 failed, 2 bad usage; `run` adds 3 (another run holds
+ * the lock), 4 (finished with failures a later run may fix), 130 (interrupted).
  */
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig } from "../server/config.js";
@@ -15,15 +19,19 @@ import { buildArtifacts } from "./build.js";
 import { ensureDemoArtifacts } from "./demo.js";
 import { newBuildDir, publishBuild } from "./publish.js";
 import { readJsonlFiles } from "./read-jsonl.js";
+import { runCommand } from "./run/run-command.js";
 
 const USAGE = `usage: npm run pipeline -- build --input FILE.jsonl [--input FILE.jsonl …] [--dataset NAME]
-       npm run pipeline -- demo`;
+       npm run pipeline -- demo
+       npm run pipeline -- run --channels FILE [--dry-run] [--limit N] [--concurrency N] [--rate N/s] [--no-build]
+                               (npm run pipeline -- run --help for every option)`;
 
 const log = (message: string) => console.error(`[pipeline] ${message}`);
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   const config = loadConfig();
+  if (command === "run") return runCommand(rest, config);
   if (command === "build") {
     const { values } = parseArgs({
       args: rest,

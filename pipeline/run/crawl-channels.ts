@@ -1,0 +1,142 @@
+/**
+ * The crawl stage: every channel of the list resolved to its id, its whole
+ * Videos tab read through the continuations, and each page written to the
+ * state in one transaction (new videos added, known ones get their view
+ * counts refreshed). The channel feed gives exact dates for the newest 15
+ * uploads; the others get a date from their relative age, marked approximate
+ * until the fetch reads the watch page.
+ */
+import PQueue from "p-queue";
+import { isYouTubeError, type FeedEntry, type YouTubeClient } from "../youtube/index.js";
+import { approximatePublishedAt } from "./approximate-date.js";
+import type { CrawledVideo, PipelineState } from "./open-state.js";
+import type { ChannelListEntry } from "./read-channel-list.js";
+
+export interface CrawlOptions {
+  client: YouTubeClient;
+  /** Written to; `readonly` for a dry run (then nothing is written and "new" is judged against it). */
+  state: PipelineState | undefined;
+  readonly: boolean;
+  channels: readonly ChannelListEntry[];
+  /** Channels crawled at once. */
+  concurrency: number;
+  /** Channels whose last complete crawl is younger than this are skipped, in ms (0: crawl all). */
+  recrawlAfterMs: number;
+  signal: AbortSignal;
+  now: () => Date;
+  onChannel?: (done: number, total: number, videosSeen: number) => void;
+  log: (message: string) => void;
+}
+
+export interface ChannelFailure {
+  input: string;
+  code: string;
+  message: string;
+}
+
+export interface CrawlResult {
+  channelsListed: number;
+  channelsCrawled: number;
+  channelsSkipped: number;
+  channelFailures: ChannelFailure[];
+  videosSeen: number;
+  videosNew: number;
+}
+
+const PAGE = 30;
+
+export async function crawlChannels(options: CrawlOptions): Promise<CrawlResult> {
+  const result: CrawlResult = {
+    channelsListed: options.channels.length,
+    channelsCrawled: 0,
+    channelsSkipped: 0,
+    channelFailures: [],
+    videosSeen: 0,
+    videosNew: 0,
+  };
+  const queue = new PQueue({ concurrency: options.concurrency });
+  let done = 0;
+  for (const entry of options.channels) {
+    void queue.add(async () => {
+      if (options.signal.aborted) return;
+      try {
+        const crawled = await crawlOne(entry, options, result);
+        if (crawled) result.channelsCrawled++;
+        else result.channelsSkipped++;
+      } catch (error) {
+        if (options.signal.aborted) return;
+        if (!isYouTubeError(error)) throw error;
+        result.channelFailures.push({ input: entry.input, code: error.code, message: error.message });
+        if (entry.channelId && !options.readonly) options.state?.markChannelFailed(entry.channelId, error.code);
+        options.log(`channel ${entry.input} (line ${entry.line}): ${error.code}: ${error.message}`);
+      } finally {
+        options.onChannel?.(++done, options.channels.length, result.videosSeen);
+      }
+    });
+  }
+  await queue.onIdle();
+  return result;
+}
+
+async function crawlOne(entry: ChannelListEntry, options: CrawlOptions, result: CrawlResult): Promise<boolean> {
+  const { client, signal, state } = options;
+  let channelId = entry.channelId;
+  let title: string | undefined;
+  let handle: string | undefined;
+  if (!channelId) {
+    const resolved = await client.resolveChannel(entry.input, { signal });
+    ({ channelId, title, handle } = resolved);
+  }
+  if (options.recrawlAfterMs > 0) {
+    const last = state?.channelCrawledAt(channelId);
+    if (last && options.now().getTime() - Date.parse(last) < options.recrawlAfterMs) return false;
+  }
+
+  let feed = new Map<string, FeedEntry>();
+  try {
+    feed = new Map((await client.channelFeed(channelId, { signal })).map((e) => [e.videoId, e]));
+  } catch (error) {
+    // The feed only sharpens dates of recent uploads; without it they stay approximate.
+    if (!isYouTubeError(error)) throw error;
+    options.log(`channel ${channelId}: feed unavailable (${error.code}); dates of recent uploads stay approximate`);
+  }
+
+  const stream = client.listChannelVideos(channelId, { signal });
+  let batch: CrawledVideo[] = [];
+  let count = 0;
+  let channelSaved = false;
+  const flush = (): void => {
+    if (!channelSaved) {
+      const metadata = stream.metadata;
+      handle ??= /\/(@[^/?#]+)/.exec(metadata?.vanityChannelUrl ?? "")?.[1];
+      title ??= metadata?.title;
+      if (!options.readonly) {
+        state?.upsertChannel({ channelId: channelId!, input: entry.input, ...(title ? { title } : {}), ...(handle ? { handle } : {}) }, options.now());
+      }
+      channelSaved = true;
+    }
+    if (batch.length === 0) return;
+    result.videosSeen += batch.length;
+    if (options.readonly) result.videosNew += batch.filter((v) => !state?.isKnownVideo(v.videoId)).length;
+    else if (state) result.videosNew += state.upsertVideos(batch, options.now());
+    batch = [];
+  };
+  const nowMs = options.now().getTime();
+  for await (const item of stream) {
+    const exact = feed.get(item.videoId);
+    const publishedAt = exact?.publishedAt ?? approximatePublishedAt(item.publishedText, nowMs);
+    batch.push({
+      videoId: item.videoId,
+      channelId,
+      title: item.title,
+      viewCount: exact?.viewCount ?? item.viewCount,
+      publishedAt,
+      approximate: exact === undefined,
+    });
+    count++;
+    if (batch.length >= PAGE) flush();
+  }
+  flush();
+  if (!options.readonly) state?.markChannelCrawled(channelId, count, options.now());
+  return true;
+}

@@ -1,0 +1,140 @@
+/**
+ * The fetch stage: a transcript for every video that has none yet (and for
+ * permanent failures old enough to try again), through the shared YouTube
+ * client, `concurrency` at a time and at most `rate` started per interval.
+ * Transient failures are retried with backoff; whatever the outcome, it is
+ * written to the state as soon as it is known, one transaction per video,
+ * so a killed run repeats none of the finished work.
+ */
+import PQueue from "p-queue";
+import { realSleep, backoffDelay, type Sleep } from "../youtube/blocked-retry.js";
+import { isYouTubeError, YouTubeError, type YouTubeClient } from "../youtube/index.js";
+import type { FetchCandidate, PipelineState } from "./open-state.js";
+
+export interface FetchOptions {
+  client: YouTubeClient;
+  state: PipelineState;
+  /** Only count what would be fetched. */
+  dryRun: boolean;
+  /** At most this many videos this run (undefined: all). */
+  limit: number | undefined;
+  concurrency: number;
+  /** At most `rate.count` fetches started per `rate.intervalMs` (one fetch is 3 YouTube requests). */
+  rate: { count: number; intervalMs: number } | undefined;
+  /** Language codes in order of preference. */
+  languages: string[];
+  /** When the video has none of `languages`, take its first track instead of recording `language_not_available`. */
+  anyLanguage: boolean;
+  /** Retries of a transient or blocked failure within this run (after the client's own blocked retries). */
+  retries: number;
+  /** First retry delay in ms, doubled each time, up to `retryMaxMs`. */
+  retryBaseMs: number;
+  retryMaxMs: number;
+  /** Permanent failures recorded before this instant are tried again. */
+  retryPermanentBefore: Date;
+  signal: AbortSignal;
+  now: () => Date;
+  sleep?: Sleep;
+  onStart?: (total: number) => void;
+  onOutcome?: (outcome: FetchOutcome) => void;
+  log: (message: string) => void;
+}
+
+export type FetchOutcome =
+  | { videoId: string; kind: "fetched" }
+  | { videoId: string; kind: "permanent" | "failed"; code: string };
+
+export interface FetchResult {
+  /** Videos that wanted a transcript at the start (before --limit). */
+  candidates: number;
+  attempted: number;
+  fetched: number;
+  /** Recorded, not retried before the configured age: code → count. */
+  permanent: Record<string, number>;
+  /** Failed after all retries; the next run tries again: code → count. */
+  failed: Record<string, number>;
+}
+
+const PAGE = 500;
+
+export async function fetchTranscripts(options: FetchOptions): Promise<FetchResult> {
+  const { state } = options;
+  const total = state.countCandidates(options.retryPermanentBefore);
+  const result: FetchResult = { candidates: total, attempted: 0, fetched: 0, permanent: {}, failed: {} };
+  const planned = Math.min(total, options.limit ?? Infinity);
+  options.onStart?.(planned);
+  if (options.dryRun || planned === 0) return result;
+
+  const queue = new PQueue({
+    concurrency: options.concurrency,
+    ...(options.rate ? { intervalCap: options.rate.count, interval: options.rate.intervalMs } : {}),
+  });
+  let fatal: unknown;
+  let cursor = 0;
+  let scheduled = 0;
+  outer: while (scheduled < planned && !options.signal.aborted && fatal === undefined) {
+    const page = state.candidates(cursor, options.retryPermanentBefore, PAGE);
+    if (page.length === 0) break;
+    for (const candidate of page) {
+      cursor = candidate.id;
+      if (scheduled >= planned || options.signal.aborted || fatal !== undefined) break outer;
+      // Back-pressure: hold only a few waiting tasks, so memory does not grow with the backlog.
+      await queue.onSizeLessThan(options.concurrency * 2);
+      scheduled++;
+      void queue.add(async () => {
+        if (options.signal.aborted || fatal !== undefined) return;
+        result.attempted++;
+        try {
+          options.onOutcome?.(await fetchOne(candidate, options, result));
+        } catch (error) {
+          if (!options.signal.aborted) fatal ??= error;
+        }
+      });
+    }
+  }
+  await queue.onIdle();
+  if (fatal !== undefined) throw fatal;
+  return result;
+}
+
+async function fetchOne(candidate: FetchCandidate, options: FetchOptions, result: FetchResult): Promise<FetchOutcome> {
+  const { videoId } = candidate;
+  const sleep = options.sleep ?? realSleep;
+  let languages = options.languages;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const { record } = await options.client.fetchTranscript(videoId, { languages, signal: options.signal });
+      options.state.saveRecord(record, options.now());
+      result.fetched++;
+      return { videoId, kind: "fetched" };
+    } catch (error) {
+      if (options.signal.aborted) throw error;
+      if (!isYouTubeError(error)) throw error; // a bug, not YouTube: never retried
+      const fallback = fallbackLanguage(error, languages, options.anyLanguage);
+      if (fallback) {
+        languages = [fallback];
+        attempt--;
+        continue;
+      }
+      if (error.kind !== "permanent" && attempt < options.retries) {
+        const delay = backoffDelay(attempt, { backoffBaseMs: options.retryBaseMs, backoffMaxMs: options.retryMaxMs, random: Math.random });
+        await sleep(Math.max(delay, (error.retryAfterSeconds ?? 0) * 1000), options.signal);
+        continue;
+      }
+      const permanent = error.kind === "permanent";
+      options.state.saveFailure(videoId, { permanent, code: error.code, message: error.message }, options.now());
+      const bucket = permanent ? result.permanent : result.failed;
+      bucket[error.code] = (bucket[error.code] ?? 0) + 1;
+      return { videoId, kind: permanent ? "permanent" : "failed", code: error.code };
+    }
+  }
+}
+
+/** The video's best other track when it has none in the wanted languages (manual before generated). */
+function fallbackLanguage(error: YouTubeError, tried: string[], anyLanguage: boolean): string | undefined {
+  if (!anyLanguage || error.code !== "language_not_available") return undefined;
+  const available = error.availableLanguages ?? [];
+  const best = available.find((l) => !l.isGenerated) ?? available[0];
+  if (!best || tried.includes(best.languageCode)) return undefined;
+  return best.languageCode;
+}

@@ -1,0 +1,102 @@
+/**
+ * `npm run pipeline -- run …`: flags and settings in, progress on stderr,
+ * the summary on stdout, an exit code out. Ctrl-C (or SIGTERM) stops
+ * gracefully: in-flight fetches are abandoned, everything already fetched is
+ * kept, the summary is written, the lock released; a second Ctrl-C exits at once.
+ */
+import type { Config } from "../../server/config.js";
+import { LockHeldError } from "./acquire-lock.js";
+import { EXIT, UsageError } from "./exit-codes.js";
+import { parseRunArgs, RUN_USAGE, type RunArgs } from "./parse-run-args.js";
+import { createProgress, formatDuration } from "./report-progress.js";
+import { runPipeline, type RunSummary } from "./run-pipeline.js";
+
+/** Settings another module may add to the config; used when present. */
+type UpstreamConfig = { youtubeOrigin?: string; youtubeProxyUrls?: readonly string[] };
+
+export async function runCommand(argv: string[], config: Config): Promise<number> {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    process.stdout.write(`${RUN_USAGE}\n`);
+    return EXIT.ok;
+  }
+  let args: RunArgs;
+  try {
+    args = parseRunArgs(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`${error.message}\n\n${RUN_USAGE}\n`);
+    return EXIT.usage;
+  }
+  const upstream = config as Config & UpstreamConfig;
+  const controller = new AbortController();
+  let signals = 0;
+  const onSignal = (name: string): void => {
+    if (++signals > 1) process.exit(EXIT.interrupted);
+    process.stderr.write(`\n[pipeline] ${name}: stopping after the fetches in flight are abandoned (again to quit at once)\n`);
+    controller.abort(new Error(`interrupted by ${name}`));
+  };
+  process.on("SIGINT", () => onSignal("SIGINT"));
+  process.on("SIGTERM", () => onSignal("SIGTERM"));
+
+  const origin = args.origin ?? upstream.youtubeOrigin;
+  let summary: RunSummary;
+  try {
+    summary = await runPipeline({
+      dataDir: config.dataDir,
+      channelsFile: args.channelsFile,
+      dryRun: args.dryRun,
+      ...(args.limit !== undefined ? { limit: args.limit } : {}),
+      concurrency: args.concurrency,
+      ...(args.rate ? { rate: args.rate } : {}),
+      build: args.build,
+      ...(origin ? { origin } : {}),
+      proxyUrls: [...(upstream.youtubeProxyUrls ?? [])],
+      timeoutMs: args.timeoutMs,
+      languages: args.languages,
+      retries: args.retries,
+      retryPermanentAfterMs: args.retryPermanentAfterMs,
+      recrawlAfterMs: args.recrawlAfterMs,
+      progress: createProgress({ stream: process.stderr }),
+      signal: controller.signal,
+    });
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`${error.message}\n`);
+      return EXIT.usage;
+    }
+    if (error instanceof LockHeldError) {
+      process.stderr.write(`${error.message}\n`);
+      return EXIT.locked;
+    }
+    throw error;
+  }
+  process.stdout.write(formatSummary(summary));
+  return summary.exitCode;
+}
+
+export function formatSummary(s: RunSummary): string {
+  const reasons = (counts: Record<string, number>): string =>
+    Object.entries(counts)
+      .map(([code, n]) => `${code} ${n}`)
+      .join(", ") || "none";
+  const lines = [
+    `pipeline run ${s.outcome} (exit ${s.exitCode}) in ${formatDuration(s.durationSeconds)}${s.dryRun ? " — dry run, nothing written" : ""}`,
+    `  channels:    ${s.channels.listed} listed, ${s.channels.crawled} crawled, ${s.channels.skipped} skipped (recently crawled), ${s.channels.failed.length} failed`,
+    ...s.channels.failed.map((f) => `               ${f.input}: ${f.code}`),
+    `  videos:      ${s.videos.seen} seen, ${s.videos.new} new`,
+    s.dryRun
+      ? `  transcripts: ${s.transcripts.wanted} would be fetched`
+      : `  transcripts: ${s.transcripts.fetched} fetched of ${s.transcripts.wanted} wanted (${s.transcripts.perSecond}/s)`,
+    ...(s.dryRun
+      ? []
+      : [
+          `               permanent (recorded, not retried soon): ${reasons(s.transcripts.permanent)}`,
+          `               failed (next run retries): ${reasons(s.transcripts.failed)}`,
+        ]),
+    s.build
+      ? `  published:   ${s.build.dir} (${s.build.counts.videos} videos, ${s.build.counts.transcripts} transcripts, liveSeq ${s.build.liveSeq})`
+      : `  published:   nothing`,
+    ...(s.error ? [`  error:       ${s.error}`] : []),
+  ];
+  return `${lines.join("\n")}\n`;
+}
