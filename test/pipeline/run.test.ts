@@ -1,0 +1,240 @@
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { readManifest } from "../../pipeline/build/manifest.js";
+import { currentArtifactsDir } from "../../pipeline/publish.js";
+import { EXIT } from "../../pipeline/run/exit-codes.js";
+import { parseChannelList } from "../../pipeline/run/read-channel-list.js";
+import { openCatalog } from "../../server/data/artifact-catalog.js";
+import { LiveStore } from "../../server/data/live-store.js";
+import { makeVideo } from "../helpers/records.js";
+import { run, stateRows, tempDataDir } from "./helpers/run-harness.js";
+import { startSyntheticStandin, writeChannelList, type SyntheticStandin } from "./helpers/synthetic-standin.js";
+
+// 150 videos over 4 Zipf-sized channels: the biggest has ~70 videos, three browse pages.
+let world: SyntheticStandin;
+let data: ReturnType<typeof tempDataDir>;
+let channels: string;
+
+beforeAll(async () => {
+  world = await startSyntheticStandin({ videos: 150, channels: 4 });
+});
+afterAll(() => world.close());
+beforeEach(() => {
+  world.standin.setFault(null);
+  world.standin.stats.reset();
+});
+
+const noTranscriptIds = (): string[] =>
+  Array.from({ length: world.corpus.videoCount }, (_, i) => world.corpus.videoAt(i))
+    .filter((v) => v.transcripts.length === 0)
+    .map((v) => v.videoId);
+
+describe("a full run against the stand-in", () => {
+  beforeAll(() => {
+    data = tempDataDir();
+    channels = writeChannelList(join(data.dir, "channels.txt"), world.corpus);
+  });
+  afterAll(() => data.cleanup());
+
+  it("crawls a list of ids, handles and URLs through continuation pages, fetches every transcript and publishes a servable set", async () => {
+    const text = readFileSync(channels, "utf8");
+    expect(text).toMatch(/^UC/m);
+    expect(text).toMatch(/^@/m);
+    expect(text).toMatch(/^https:\/\/www\.youtube\.com\/@/m);
+
+    const summary = await run({ dataDir: data.dir, channelsFile: channels, origin: world.standin.origin, concurrency: 4 });
+
+    expect(summary.exitCode).toBe(EXIT.ok);
+    expect(summary.channels).toMatchObject({ listed: 4, crawled: 4, failed: [] });
+    expect(summary.videos).toEqual({ seen: 150, new: 150 });
+    expect(world.standin.stats.byEndpoint.resolve_url).toBe(2); // the handle and the URL
+    expect(world.standin.stats.byEndpoint.browse).toBeGreaterThanOrEqual(4 + 3); // first pages + continuations
+    const biggest = world.corpus.channels[0]!;
+    expect(biggest.videoCount).toBeGreaterThan(60);
+    const missing = noTranscriptIds();
+    expect(summary.transcripts.fetched).toBe(150 - missing.length);
+    expect(summary.transcripts.permanent).toEqual(missing.length ? { transcripts_disabled: missing.length } : {});
+    // Each video's caption track requested exactly once.
+    for (let i = 0; i < 150; i++) {
+      const id = world.corpus.videoIdAt(i);
+      expect(world.standin.stats.byVideo[id]?.timedtext ?? 0).toBe(missing.includes(id) ? 0 : 1);
+    }
+
+    const manifest = readManifest(currentArtifactsDir(data.dir));
+    expect(manifest.dataset).toBe("pipeline");
+    expect(manifest.counts).toMatchObject({ channels: 4, videos: 150 - missing.length, transcripts: 150 - missing.length });
+    const catalog = openCatalog({ dir: currentArtifactsDir(data.dir) });
+    try {
+      const sample = world.corpus.videoAt(world.corpus.indexOfVideoId(biggest.channelId) ?? 5);
+      const record = sample.transcripts.length ? sample : world.corpus.videoAt(6);
+      const words = record.transcripts[0]!.segments[0]!.text.split(" ").slice(0, 3).join(" ");
+      const found = catalog.search({ q: `"${words}"`, limit: 50, offset: 0 });
+      expect(found.results.map((r) => r.videoId)).toContain(record.videoId);
+      const lookup = catalog.getTranscript(record.videoId, record.transcripts[0]!.languageCode);
+      expect(lookup.kind).toBe("found");
+      expect(catalog.channelVideos(biggest.channelId, 100, 0)?.total).toBe(biggest.videoCount - missing.filter((id) => world.corpus.video(id)?.channelId === biggest.channelId).length);
+    } finally {
+      catalog.close();
+    }
+
+    // The summary is also on disk, and the state knows every video with its status.
+    const written = JSON.parse(readFileSync(join(data.dir, "pipeline", "last-run.json"), "utf8"));
+    expect(written).toMatchObject({ outcome: "ok", exitCode: 0, videos: { seen: 150, new: 150 } });
+    const statuses = stateRows<{ status: string; n: number }>(data.dir, "SELECT status, count(*) AS n FROM videos GROUP BY status ORDER BY status");
+    expect(statuses).toEqual([
+      ...(missing.length ? [{ status: "failed", n: missing.length }] : []),
+      { status: "fetched", n: 150 - missing.length },
+    ]);
+  });
+
+  it("records permanent failures with reason and time, and does not retry them before the configured age", async () => {
+    const missing = noTranscriptIds();
+    expect(missing.length).toBeGreaterThan(0);
+    const rows = stateRows<{ status: string; last_error: string; last_attempt_at: string }>(
+      data.dir,
+      `SELECT status, last_error, last_attempt_at FROM videos WHERE video_id IN (${missing.map(() => "?").join(",")})`,
+      ...missing,
+    );
+    for (const row of rows) {
+      expect(row).toMatchObject({ status: "failed", last_error: "transcripts_disabled" });
+      expect(Date.parse(row.last_attempt_at)).toBeGreaterThan(Date.now() - 120_000);
+    }
+
+    const again = await run({ dataDir: data.dir, channelsFile: channels, origin: world.standin.origin, recrawlAfterMs: 0, build: false });
+    expect(again.exitCode).toBe(EXIT.ok);
+    expect(again.videos).toEqual({ seen: 150, new: 0 });
+    expect(again.transcripts).toMatchObject({ wanted: 0, attempted: 0, fetched: 0 });
+    for (const id of missing) expect(world.standin.stats.byVideo[id]).toBeUndefined();
+    expect(world.standin.stats.byEndpoint.watch).toBe(0);
+
+    // Old enough (age 0): asked again, recorded again.
+    world.standin.stats.reset();
+    const retried = await run({ dataDir: data.dir, channelsFile: channels, origin: world.standin.origin, retryPermanentAfterMs: 0, build: false });
+    expect(retried.transcripts).toMatchObject({ attempted: missing.length, permanent: { transcripts_disabled: missing.length } });
+    for (const id of missing) expect(world.standin.stats.byVideo[id]?.player).toBe(1);
+  });
+
+  it("folds the transcripts the server fetched live into the next build and records the watermark as liveSeq", async () => {
+    const live = LiveStore.open(join(data.dir, "live.db"));
+    const placement = { videoInArtifacts: false, artifactHasTranscript: false, channelInArtifacts: false };
+    live.put(makeVideo(901, { text: "a live fetched lecture about lighthouse keepers" }), placement);
+    live.put(makeVideo(902, { text: "another live one about tidal pools" }), placement);
+    const maxSeq = live.maxSeq();
+    live.close();
+
+    const summary = await run({ dataDir: data.dir, channelsFile: channels, origin: world.standin.origin });
+    expect(summary.exitCode).toBe(EXIT.ok);
+    expect(summary.build).toMatchObject({ liveSeq: maxSeq, liveRecords: 2 });
+    const manifest = readManifest(currentArtifactsDir(data.dir));
+    expect(manifest.liveSeq).toBe(maxSeq);
+    const catalog = openCatalog({ dir: currentArtifactsDir(data.dir) });
+    try {
+      expect(catalog.search({ q: "lighthouse keepers", limit: 5, offset: 0 }).results.map((r) => r.videoId)).toEqual([makeVideo(901).videoId]);
+      expect(catalog.getTranscript(makeVideo(902).videoId, "en").kind).toBe("found");
+    } finally {
+      catalog.close();
+    }
+  });
+
+  it("changes nothing with --dry-run, and reports what a run would fetch", async () => {
+    const stateFile = join(data.dir, "pipeline", "state.db");
+    const before = { state: statSync(stateFile).mtimeMs, summary: readFileSync(join(data.dir, "pipeline", "last-run.json"), "utf8"), builds: readdirSync(join(data.dir, "builds")) };
+    const summary = await run({ dataDir: data.dir, channelsFile: channels, origin: world.standin.origin, dryRun: true, retryPermanentAfterMs: 0 });
+    expect(summary).toMatchObject({ outcome: "dry-run", exitCode: EXIT.ok, dryRun: true, build: null });
+    expect(summary.transcripts.wanted).toBe(noTranscriptIds().length);
+    expect(world.standin.stats.byEndpoint.watch + world.standin.stats.byEndpoint.player + world.standin.stats.byEndpoint.timedtext).toBe(0);
+    expect(statSync(stateFile).mtimeMs).toBe(before.state);
+    expect(readFileSync(join(data.dir, "pipeline", "last-run.json"), "utf8")).toBe(before.summary);
+    expect(readdirSync(join(data.dir, "builds"))).toEqual(before.builds);
+    expect(existsSync(join(data.dir, "pipeline", "run.lock"))).toBe(false);
+  });
+
+  it("changes nothing with --dry-run on a DATA_DIR that has no state yet", async () => {
+    const fresh = tempDataDir();
+    try {
+      const summary = await run({ dataDir: fresh.dir, channelsFile: channels, origin: world.standin.origin, dryRun: true });
+      expect(summary.transcripts.wanted).toBe(150);
+      expect(readdirSync(fresh.dir)).toEqual([]);
+    } finally {
+      fresh.cleanup();
+    }
+  });
+});
+
+describe("the run lock", () => {
+  it("takes over a lock left by a process that is no longer alive", async () => {
+    const fresh = tempDataDir();
+    try {
+      const dead = spawnSync(process.execPath, ["-e", "process.pid"]).pid!;
+      const { mkdirSync } = await import("node:fs");
+      mkdirSync(join(fresh.dir, "pipeline"));
+      const { hostname } = await import("node:os");
+      writeFileSync(join(fresh.dir, "pipeline", "run.lock"), JSON.stringify({ pid: dead, hostname: hostname(), startedAt: "2026-01-01T00:00:00Z" }));
+      const list = join(fresh.dir, "one.txt");
+      writeFileSync(list, `${world.corpus.channels[3]!.channelId}\n`);
+      const summary = await run({ dataDir: fresh.dir, channelsFile: list, origin: world.standin.origin, build: false, limit: 2 });
+      expect(summary).toMatchObject({ exitCode: EXIT.ok, tookOverLockOf: dead });
+      expect(existsSync(join(fresh.dir, "pipeline", "run.lock"))).toBe(false);
+    } finally {
+      fresh.cleanup();
+    }
+  });
+});
+
+describe("failures", () => {
+  it("retries transient failures with backoff, then leaves them for the next run and exits 4", async () => {
+    const fresh = tempDataDir();
+    try {
+      const list = join(fresh.dir, "one.txt");
+      writeFileSync(list, `${world.corpus.channels[3]!.channelId}\n`);
+      world.standin.setFault({ kind: "server-error", endpoint: "timedtext", status: 503 });
+      const summary = await run({ dataDir: fresh.dir, channelsFile: list, origin: world.standin.origin, build: false, limit: 3, retries: 2 });
+      expect(summary.exitCode).toBe(EXIT.partial);
+      expect(summary.transcripts.failed).toEqual({ upstream_status: 3 });
+      expect(world.standin.stats.byEndpoint.timedtext).toBe(9); // 3 videos × (1 + 2 retries)
+      const rows = stateRows<{ status: string; last_error: string; attempts: number }>(fresh.dir, "SELECT status, last_error, attempts FROM videos WHERE attempts > 0");
+      expect(rows).toEqual(Array(3).fill({ status: "pending", last_error: "upstream_status", attempts: 1 }));
+
+      world.standin.setFault(null);
+      const next = await run({ dataDir: fresh.dir, channelsFile: list, origin: world.standin.origin, build: false, limit: 3 });
+      expect(next).toMatchObject({ exitCode: EXIT.ok, transcripts: { fetched: 3 - (next.transcripts.permanent.transcripts_disabled ?? 0) } });
+    } finally {
+      fresh.cleanup();
+    }
+  });
+
+  it("reports a channel that cannot be resolved and still runs the others", async () => {
+    const fresh = tempDataDir();
+    try {
+      const list = join(fresh.dir, "two.txt");
+      writeFileSync(list, `@nobodyhere\n${world.corpus.channels[3]!.channelId}\n`);
+      const summary = await run({ dataDir: fresh.dir, channelsFile: list, origin: world.standin.origin, build: false, limit: 1 });
+      expect(summary.exitCode).toBe(EXIT.partial);
+      expect(summary.channels.failed).toEqual([expect.objectContaining({ input: "@nobodyhere", code: "channel_not_found" })]);
+      expect(summary.channels.crawled).toBe(1);
+    } finally {
+      fresh.cleanup();
+    }
+  });
+});
+
+describe("the channel list", () => {
+  it("accepts ids, handles and URLs with comments, and drops duplicates", () => {
+    const entries = parseChannelList(
+      "# list\n\nUCaaaaaaaaaaaaaaaaaaaaaa  # an id\n@kitchen\nhttps://www.youtube.com/channel/UCaaaaaaaaaaaaaaaaaaaaaa\nyoutube.com/@Other/videos\n",
+    );
+    expect(entries).toEqual([
+      { input: "UCaaaaaaaaaaaaaaaaaaaaaa", line: 3, channelId: "UCaaaaaaaaaaaaaaaaaaaaaa" },
+      { input: "@kitchen", line: 4 },
+      { input: "youtube.com/@Other/videos", line: 6 },
+    ]);
+  });
+
+  it("names every bad line by number without echoing it", () => {
+    expect(() => parseChannelList("@ok\nnot a channel\nhttps://example.com/@x\n", "list.txt")).toThrow(
+      "list.txt:2: not a channel id (UC…), @handle or channel URL\nlist.txt:3: not a channel id (UC…), @handle or channel URL",
+    );
+  });
+});
