@@ -16,6 +16,7 @@ import { answerClientError } from "./http/client-error.js";
 import { limitConnectionsPerClient } from "./http/connection-limit.js";
 import type { RequestContext } from "./http/context.js";
 import { HttpError } from "./http/http-error.js";
+import { loggablePath } from "./http/log-path.js";
 import { PROBLEM_CONTENT_TYPE, problemBody, toHttpError } from "./http/problem.js";
 import { requestIdFrom } from "./http/request-id.js";
 import { sendJson } from "./http/respond.js";
@@ -85,7 +86,7 @@ export function createApp(options: AppOptions): http.Server {
       if (ctx.signal.aborted) {
         log.debug("client went away", { requestId: ctx.requestId, ...errorFields(thrown) });
       } else {
-        log.error("request failed", { requestId: ctx.requestId, method: ctx.method, path: ctx.path, ...errorFields(thrown) });
+        log.error("request failed", { requestId: ctx.requestId, method: ctx.method, path: loggablePath(ctx.path), ...errorFields(thrown) });
       }
     }
     if (ctx.res.headersSent) {
@@ -137,7 +138,7 @@ export function createApp(options: AppOptions): http.Server {
         log.info("request", {
           requestId,
           method,
-          path: ctx.path,
+          path: loggablePath(ctx.path),
           status: res.statusCode,
           ms: Math.round((performance.now() - startedAt) * 100) / 100,
           keyId: ctx.key?.keyId ?? null,
