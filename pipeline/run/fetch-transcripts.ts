@@ -9,11 +9,14 @@
 import PQueue from "p-queue";
 import { realSleep, backoffDelay, type Sleep } from "../youtube/blocked-retry.js";
 import { isYouTubeError, YouTubeError, type YouTubeClient } from "../youtube/index.js";
+import type { VideoRecord } from "../contract.js";
 import type { FetchCandidate, PipelineState } from "./open-state.js";
 
 export interface FetchOptions {
   client: YouTubeClient;
   state: PipelineState;
+  /** Commits a fetched record durably; resolves once it is on disk. */
+  saveRecord: (record: VideoRecord, now: Date) => Promise<void>;
   /** Only count what would be fetched. */
   dryRun: boolean;
   /** At most this many videos this run (undefined: all). */
@@ -104,7 +107,7 @@ async function fetchOne(candidate: FetchCandidate, options: FetchOptions, result
   for (let attempt = 0; ; attempt++) {
     try {
       const { record } = await options.client.fetchTranscript(videoId, { languages, signal: options.signal });
-      options.state.saveRecord(record, options.now());
+      await options.saveRecord(record, options.now());
       result.fetched++;
       return { videoId, kind: "fetched" };
     } catch (error) {

@@ -1,9 +1,9 @@
 /**
  * The pipeline's own state, `<DATA_DIR>/pipeline/state.db`: which channels
  * were crawled, every video seen with its fetch status, and the fetched
- * records themselves. WAL with synchronous=FULL: each fetched record is one
- * transaction that is on disk before the next video is counted as done, so
- * a run killed at any instant loses nothing it reported as fetched.
+ * records themselves. WAL; each fetched record is one synchronous=FULL
+ * transaction (record-writer.ts) that is on disk before the video is counted
+ * as done, so a run killed at any instant loses nothing it reported as fetched.
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
@@ -58,6 +58,13 @@ CREATE TABLE runs (
 );
 `;
 
+/** A fetched record and its video's new status; also run by the record writer's thread (record-writer.ts). */
+export const PUT_RECORD_SQL = "INSERT OR REPLACE INTO records (video_id, record, fetched_at) VALUES (@videoId, @blob, @now)";
+export const MARK_FETCHED_SQL = `UPDATE videos SET status = 'fetched', attempts = attempts + 1, last_error = NULL, last_error_message = NULL,
+    last_attempt_at = @now, fetched_at = @now, published_at = @publishedAt, published_approx = 0,
+    view_count = @viewCount, title = @title
+  WHERE video_id = @videoId`;
+
 export type VideoStatus = "pending" | "fetched" | "failed";
 
 export interface CrawledVideo {
@@ -81,6 +88,18 @@ export interface OpenStateOptions {
   readonly?: boolean;
 }
 
+/** The parameters of PUT_RECORD_SQL and MARK_FETCHED_SQL. */
+export function recordRow(record: VideoRecord, now: Date) {
+  return {
+    videoId: record.videoId,
+    blob: deflateRawSync(JSON.stringify(record), { level: 1 }),
+    now: now.toISOString(),
+    publishedAt: record.publishedAt,
+    viewCount: record.viewCount,
+    title: record.title,
+  };
+}
+
 export class PipelineState {
   readonly db: Database.Database;
   readonly #sql;
@@ -92,7 +111,10 @@ export class PipelineState {
       db.pragma("busy_timeout = 10000");
       if (!options.readonly) {
         db.pragma("journal_mode = WAL");
-        db.pragma("synchronous = FULL");
+        // This connection writes what a later run can rebuild (crawl pages, failure notes): in WAL,
+        // NORMAL survives a killed process and only a power cut may drop its last commits.
+        // Fetched records are committed with FULL by RecordWriter's connection.
+        db.pragma("synchronous = NORMAL");
         const version = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'meta'").get()
           ? (db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get() as string | undefined)
           : undefined;
@@ -143,13 +165,8 @@ export class PipelineState {
       countCandidates: db.prepare(
         "SELECT count(*) FROM videos WHERE status = 'pending' OR (status = 'failed' AND last_attempt_at < ?)",
       ).pluck(),
-      putRecord: db.prepare("INSERT OR REPLACE INTO records (video_id, record, fetched_at) VALUES (?, ?, ?)"),
-      markFetched: db.prepare(
-        `UPDATE videos SET status = 'fetched', attempts = attempts + 1, last_error = NULL, last_error_message = NULL,
-           last_attempt_at = @now, fetched_at = @now, published_at = @publishedAt, published_approx = 0,
-           view_count = @viewCount, title = @title
-         WHERE video_id = @videoId`,
-      ),
+      putRecord: db.prepare(PUT_RECORD_SQL),
+      markFetched: db.prepare(MARK_FETCHED_SQL),
       markFailed: db.prepare(
         `UPDATE videos SET status = @status, attempts = attempts + 1, last_error = @code, last_error_message = @message,
            last_attempt_at = @now
@@ -215,19 +232,12 @@ export class PipelineState {
     return this.#sql.countCandidates.get(retryBefore.toISOString()) as number;
   }
 
-  /** The record and the video's new status in one durable transaction. */
+  /** The record and the video's new status in one durable transaction (on this thread; the fetch stage uses RecordWriter). */
   saveRecord(record: VideoRecord, now: Date): void {
-    const stamp = now.toISOString();
-    const blob = deflateRawSync(JSON.stringify(record), { level: 1 });
+    const row = recordRow(record, now);
     this.db.transaction(() => {
-      this.#sql.putRecord.run(record.videoId, blob, stamp);
-      this.#sql.markFetched.run({
-        videoId: record.videoId,
-        now: stamp,
-        publishedAt: record.publishedAt,
-        viewCount: record.viewCount,
-        title: record.title,
-      });
+      this.#sql.putRecord.run(row);
+      this.#sql.markFetched.run(row);
     })();
   }
 

@@ -14,6 +14,7 @@ import { EXIT } from "./exit-codes.js";
 import { fetchTranscripts } from "./fetch-transcripts.js";
 import { PipelineState } from "./open-state.js";
 import { readChannelList } from "./read-channel-list.js";
+import { RecordWriter } from "./record-writer.js";
 import type { Progress } from "./report-progress.js";
 
 export const PIPELINE_DIR = "pipeline";
@@ -116,6 +117,7 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
   let lock: RunLock | undefined;
   let state: PipelineState | undefined;
   let runId: number | undefined;
+  let writer: RecordWriter | undefined;
   try {
     const statePath = join(pipelineDir, STATE_FILE);
     if (dryRun) {
@@ -128,6 +130,7 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
       }
       state = PipelineState.open(statePath);
       runId = state.startRun(started);
+      writer = new RecordWriter(statePath);
     }
     const client =
       options.client ??
@@ -162,6 +165,7 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
       const fetched = await fetchTranscripts({
         client,
         state,
+        saveRecord: (record, at) => (writer ? writer.save(record, at) : Promise.reject(new Error("no record writer in a dry run"))),
         dryRun,
         limit: options.limit,
         concurrency,
@@ -222,6 +226,7 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
     summary.finishedAt = finished.toISOString();
     summary.durationSeconds = Math.round((finished.getTime() - started.getTime()) / 100) / 10;
     try {
+      await writer?.close();
       if (!dryRun && state && runId !== undefined) {
         state.finishRun(runId, summary.exitCode, summary, finished);
         await writeSummary(pipelineDir, summary);
