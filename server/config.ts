@@ -40,6 +40,15 @@ export const SETTINGS: readonly Setting[] = [
   },
   { name: "MAX_HEADER_BYTES", default: "16384", help: "Largest request head (request line and headers) accepted; larger ones get 431." },
   { name: "BULK_FETCH_CONCURRENCY", default: "4", help: "Missing transcripts a bulk request fetches from the source at once." },
+  { name: "YOUTUBE_ORIGIN", default: "https://www.youtube.com", help: "Scheme and host every YouTube URL is built on; point it at the local stand-in for tests and demos." },
+  { name: "YOUTUBE_PROXY_URLS", default: "", help: "Comma-separated http(s) proxy URLs for upstream calls, rotated per request on a fresh connection; empty: direct." },
+  { name: "YOUTUBE_TIMEOUT_MS", default: "10000", help: "Time limit of each upstream call (headers and body), 100 to 120000; past it: 504 upstream_timeout." },
+  { name: "YOUTUBE_MAX_BLOCKED_RETRIES", default: "2", help: "Retries (0 to 10) of a call YouTube blocked (bot check, captcha, 429), each through the next proxy, with backoff." },
+  { name: "LIVE_FETCH", default: "on", help: "Fetch transcripts that are not stored from YouTube on request (on/off); off: such requests get 404." },
+  { name: "LIVE_FETCH_CONCURRENCY", default: "8", help: "Upstream transcript fetches running at once, over all requests (1 to 256)." },
+  { name: "LIVE_FETCH_QUEUE", default: "200", help: "Fetches that may wait for a slot (0 to 100000); beyond it: 503 upstream_busy with Retry-After." },
+  { name: "NEGATIVE_CACHE_SECONDS", default: "3600", help: "How long a \"no transcript\" answer (unavailable, disabled, language missing, unplayable, age restricted) is remembered, 0 to 604800; 0 disables." },
+  { name: "NEGATIVE_CACHE_SIZE", default: "10000", help: "Most remembered \"no transcript\" answers (1 to 10000000), least recently used dropped first." },
 ];
 
 const integer = (name: string, min: number, max: number) =>
@@ -94,7 +103,32 @@ const EnvSchema = z.object({
   MAX_CONNECTIONS_PER_CLIENT: integer("MAX_CONNECTIONS_PER_CLIENT", 1, 1_000_000),
   MAX_HEADER_BYTES: integer("MAX_HEADER_BYTES", 1024, 1024 * 1024),
   BULK_FETCH_CONCURRENCY: integer("BULK_FETCH_CONCURRENCY", 1, 64),
+  YOUTUBE_ORIGIN: z.string().trim().refine(isOrigin, "YOUTUBE_ORIGIN must be an http(s) scheme and host only, like https://www.youtube.com"),
+  YOUTUBE_PROXY_URLS: z
+    .string()
+    .transform((v) => v.split(",").map((u) => u.trim()).filter((u) => u.length > 0))
+    .refine((urls) => urls.every(isHttpUrl), "YOUTUBE_PROXY_URLS must list http(s) URLs separated by commas"),
+  YOUTUBE_TIMEOUT_MS: integer("YOUTUBE_TIMEOUT_MS", 100, 120_000),
+  YOUTUBE_MAX_BLOCKED_RETRIES: integer("YOUTUBE_MAX_BLOCKED_RETRIES", 0, 10),
+  LIVE_FETCH: onOff("LIVE_FETCH"),
+  LIVE_FETCH_CONCURRENCY: integer("LIVE_FETCH_CONCURRENCY", 1, 256),
+  LIVE_FETCH_QUEUE: integer("LIVE_FETCH_QUEUE", 0, 100_000),
+  NEGATIVE_CACHE_SECONDS: integer("NEGATIVE_CACHE_SECONDS", 0, 604_800),
+  NEGATIVE_CACHE_SIZE: integer("NEGATIVE_CACHE_SIZE", 1, 10_000_000),
 });
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+function isOrigin(value: string): boolean {
+  return isHttpUrl(value) && new URL(value).pathname === "/" && !/[?#]/.test(value);
+}
 
 export interface Config {
   port: number;
@@ -114,6 +148,16 @@ export interface Config {
   maxConnectionsPerClient: number;
   maxHeaderBytes: number;
   bulkFetchConcurrency: number;
+  youtubeOrigin: string;
+  /** May hold credentials: never log them. */
+  youtubeProxyUrls: readonly string[];
+  youtubeTimeoutMs: number;
+  youtubeMaxBlockedRetries: number;
+  liveFetch: boolean;
+  liveFetchConcurrency: number;
+  liveFetchQueue: number;
+  negativeCacheSeconds: number;
+  negativeCacheSize: number;
 }
 
 export class ConfigError extends Error {
@@ -160,5 +204,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxConnectionsPerClient: v.MAX_CONNECTIONS_PER_CLIENT,
     maxHeaderBytes: v.MAX_HEADER_BYTES,
     bulkFetchConcurrency: v.BULK_FETCH_CONCURRENCY,
+    youtubeOrigin: new URL(v.YOUTUBE_ORIGIN).origin,
+    youtubeProxyUrls: v.YOUTUBE_PROXY_URLS,
+    youtubeTimeoutMs: v.YOUTUBE_TIMEOUT_MS,
+    youtubeMaxBlockedRetries: v.YOUTUBE_MAX_BLOCKED_RETRIES,
+    liveFetch: v.LIVE_FETCH,
+    liveFetchConcurrency: v.LIVE_FETCH_CONCURRENCY,
+    liveFetchQueue: v.LIVE_FETCH_QUEUE,
+    negativeCacheSeconds: v.NEGATIVE_CACHE_SECONDS,
+    negativeCacheSize: v.NEGATIVE_CACHE_SIZE,
   };
 }
