@@ -1,6 +1,7 @@
 /**
  * GET /v1/transcript/:videoId: the full transcript of one video, from storage
- * or, for videos storage does not know, from the transcript source.
+ * or, when storage lacks it (unknown video, other languages only, or no
+ * transcript at all), from the transcript source when there is one.
  */
 import { z } from "zod";
 import type { StoredTranscript } from "../data/catalog.js";
@@ -31,7 +32,10 @@ export const transcriptRoute: Route = {
     operationId: "getTranscript",
     summary: "Full transcript of one video",
     description:
-      "Served from storage when stored (cached: true). Responses carry a weak ETag; send it back in If-None-Match to get 304.",
+      "Served from storage when stored (cached: true); otherwise fetched live from YouTube and stored (cached: false). " +
+      "Live-fetch failures are problems too: 404 for videos without a transcript (video_unavailable, transcripts_disabled, unplayable), " +
+      "403 age_restricted, 502/504 when YouTube fails (with Retry-After where a retry may help), 503 upstream_busy when too many fetches wait. " +
+      "Responses carry a weak ETag; send it back in If-None-Match to get 304.",
     params: TranscriptParams,
     query: TranscriptQuery,
     response: VideoSchema,
@@ -56,10 +60,13 @@ export const transcriptRoute: Route = {
       case "found":
         return respond(ctx, lookup.stored, { includeMetadata, cached: true, method: "storage", usedProxy: false });
       case "other-languages":
+        // YouTube may have the language even though the stored copy does not.
+        if (deps.transcriptSource !== undefined) return fetchLive(ctx, deps, videoId, lang, includeMetadata);
         throw new HttpError(404, "language_not_available", "The video has no transcript in the requested language.", {
           extensions: { availableLanguages: lookup.languages },
         });
       case "no-transcript":
+        if (deps.transcriptSource !== undefined) return fetchLive(ctx, deps, videoId, lang, includeMetadata);
         throw new HttpError(404, "transcript_not_found", "The video is stored but has no transcript.");
       case "unknown":
         return fetchLive(ctx, deps, videoId, lang, includeMetadata);

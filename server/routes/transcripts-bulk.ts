@@ -1,7 +1,8 @@
 /**
  * POST /v1/transcripts/bulk: up to 100 transcripts in one request. Stored ones
- * come from the catalog; unknown videos go to the transcript source (unless
- * fetchMissing is false) a few at a time. Items and errors keep the order of
+ * come from the catalog; the others (unknown videos, or stored without the
+ * wanted transcript) go to the transcript source (unless fetchMissing is
+ * false) a few at a time. Items and errors keep the order of
  * first occurrence in the request.
  */
 import PQueue from "p-queue";
@@ -165,9 +166,14 @@ async function resolveAll(
       case "found":
         return { ok: true, stored: lookup.stored, cached: true };
       case "other-languages":
-        return { ok: false, code: "language_not_available", detail: `Transcripts exist only in: ${lookup.languages.join(", ")}.` };
       case "no-transcript":
-        return { ok: false, code: "transcript_not_found", detail: "The video is stored but has no transcript." };
+        // As the single-video route: storage lacks it, the source may have it.
+        if (fetchMissing && transcriptSource !== undefined) {
+          toFetch.push(i);
+          return undefined;
+        }
+        if (lookup.kind === "no-transcript") return { ok: false, code: "transcript_not_found", detail: "The video is stored but has no transcript." };
+        return { ok: false, code: "language_not_available", detail: `Transcripts exist only in: ${lookup.languages.join(", ")}.` };
       case "unknown":
         if (!fetchMissing) return { ok: false, code: "not_fetched", detail: "Not stored, and fetchMissing is false." };
         if (transcriptSource === undefined) return { ok: false, code: "video_not_found", detail: "No video with this id is stored." };

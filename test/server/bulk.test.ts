@@ -91,9 +91,14 @@ describe("bulk with a transcript source", () => {
     ]);
   });
 
-  test("does not ask the source about stored videos without the requested transcript", async () => {
+  test("asks the source about stored videos without the requested transcript, unless fetchMissing is false", async () => {
     source.calls.length = 0;
-    await bulk(live, { videoIds: [IDS.silent, IDS.german] });
+    const res = await bulk(live, { videoIds: [IDS.silent, IDS.german] });
+    expect(res.body).toMatchObject({ requested: 2, found: 2, fetched: 2 });
+    expect([...source.calls].sort()).toEqual([IDS.german, IDS.silent].sort());
+    source.calls.length = 0;
+    const stored = await bulk(live, { videoIds: [IDS.silent, IDS.german], fetchMissing: false });
     expect(source.calls).toEqual([]);
+    expect(stored.body.errors.map((e: { code: string }) => e.code)).toEqual(["transcript_not_found", "language_not_available"]);
   });
 });

@@ -49,8 +49,8 @@ describe("conditional requests", () => {
   });
 
   test("errors carry neither an ETag nor the transcript caching header", async () => {
-    const res = await get(`/v1/transcript/${IDS.silent}`, { "If-None-Match": "*" });
-    expectProblem(res, 404, "transcript_not_found");
+    const res = await get("/v1/transcript/typed404aaa", { "If-None-Match": "*" });
+    expectProblem(res, 404, "video_not_found");
     expect(res.headers.get("etag")).toBeNull();
   });
 });
@@ -73,11 +73,11 @@ describe("videos storage does not know", () => {
     expect(res.body.transcript.subs).toEqual([{ text: "hello live world", offset: "0", duration: "4" }]);
   });
 
-  test("are not sent to the source when the video is stored without the wanted transcript", async () => {
+  test("are sent to the source too when the video is stored without the wanted transcript", async () => {
     source.calls.length = 0;
-    expectProblem(await get(`/v1/transcript/${IDS.german}`), 404, "language_not_available");
-    expectProblem(await get(`/v1/transcript/${IDS.silent}`), 404, "transcript_not_found");
-    expect(source.calls).toEqual([]);
+    expect((await get(`/v1/transcript/${IDS.german}`)).body).toMatchObject({ cached: false, transcript: { languageCode: "en" } });
+    expect((await get(`/v1/transcript/${IDS.silent}`)).body).toMatchObject({ cached: false });
+    expect(source.calls).toEqual([IDS.german, IDS.silent]);
   });
 
   test("pass the requested language to the source", async () => {
