@@ -10,6 +10,7 @@ import { performance } from "node:perf_hooks";
 import type { Manifest } from "../pipeline/contract.js";
 import { assertEntitled, authenticate } from "./auth/authenticate.js";
 import type { KeyStore } from "./auth/key-store.js";
+import type { CatalogProvider } from "./artifact-set/catalog-holder.js";
 import type { Config } from "./config.js";
 import type { Catalog } from "./data/catalog.js";
 import { answerClientError } from "./http/client-error.js";
@@ -33,7 +34,8 @@ export const API_VERSION = "1.0.0";
 
 export interface AppOptions {
   config: Config;
-  catalog: Catalog;
+  /** A fixed catalog, or a provider whose set may be swapped while serving (each request leases the current one). */
+  catalog: Catalog | CatalogProvider<Catalog>;
   keyStore: KeyStore;
   rateLimiter: RateLimiter;
   /** Where transcripts of videos the catalog does not know come from; without it they are 404. */
@@ -51,14 +53,19 @@ export function createApp(options: AppOptions): http.Server {
   const clock = options.clock ?? Date.now;
   const log = options.log ?? createLogger({ level: config.logLevel });
   const router = createRouter(ROUTES);
+  const catalogs = catalogProvider(options.catalog);
   let openapi: unknown;
   const deps: RouteDeps = {
     config,
-    catalog: options.catalog,
+    catalog: catalogs.current,
     transcriptSource: options.transcriptSource,
     clock,
     log,
-    health: () => ({ builtAt: options.manifest?.builtAt ?? null, schemaVersion: options.manifest?.schemaVersion ?? null }),
+    health: () => {
+      // After a hot switch the served set's own manifest is the truth, not the one given at start.
+      const manifest = (catalogs.current as { manifest?: AppOptions["manifest"] }).manifest ?? options.manifest;
+      return { builtAt: manifest?.builtAt ?? null, schemaVersion: manifest?.schemaVersion ?? null };
+    },
     openapi: () => (openapi ??= buildOpenApiDocument(ROUTES, { version: API_VERSION })),
   };
 
@@ -76,7 +83,13 @@ export function createApp(options: AppOptions): http.Server {
       }
       assertEntitled(key, now, route.plans?.(config));
     }
-    const result = await route.handle(ctx, deps);
+    const lease = catalogs.acquire();
+    let result;
+    try {
+      result = await route.handle(ctx, { ...deps, catalog: lease.catalog });
+    } finally {
+      lease.release();
+    }
     await sendJson(ctx, { status: result.status ?? 200, body: result.body, headers: result.headers ?? {} });
   };
 
@@ -196,4 +209,10 @@ export function createApp(options: AppOptions): http.Server {
   server.keepAliveTimeout = config.keepAliveTimeoutMs;
   server.maxConnections = config.maxConnections;
   return server;
+}
+
+function catalogProvider(catalog: Catalog | CatalogProvider<Catalog>): CatalogProvider<Catalog> {
+  if ("acquire" in catalog && typeof catalog.acquire === "function") return catalog;
+  const fixed = catalog as Catalog;
+  return { current: fixed, acquire: () => ({ catalog: fixed, release: () => {} }) };
 }

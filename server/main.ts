@@ -1,16 +1,17 @@
 /**
  * `npm start`: load the config, make sure an artifact set is published (the
- * demo one on first start), open it, (re)issue the demo key when serving the
- * demo data, listen, and stop gracefully on SIGTERM/SIGINT.
+ * demo one on first start), open it with the live store and the live fetcher,
+ * (re)issue the demo key when serving the demo data, listen, switch to a newly
+ * published set on SIGHUP or when `current` changes, and stop gracefully on
+ * SIGTERM/SIGINT.
  */
 import { DEMO_DATASET, ensureDemoArtifacts } from "../pipeline/demo.js";
-import { currentArtifactsDir } from "../pipeline/publish.js";
 import { createApp } from "./app.js";
 import { openKeyStore } from "./auth/key-store.js";
 import { ConfigError, loadConfig } from "./config.js";
-import { openCatalog } from "./data/artifact-catalog.js";
 import { createLogger, errorFields } from "./log.js";
 import { createMemoryRateLimiter } from "./rate-limit/memory-rate-limiter.js";
+import { openRuntime, reloadOnSighup } from "./runtime.js";
 import { closeGracefully } from "./shutdown.js";
 
 export const DEMO_KEY_NAME = "demo";
@@ -29,7 +30,8 @@ async function main(): Promise<void> {
   const log = createLogger({ level: config.logLevel });
   await ensureDemoArtifacts(config.dataDir, (message) => log.info(message));
 
-  const catalog = openCatalog({ dir: currentArtifactsDir(config.dataDir) });
+  const runtime = openRuntime(config, { log });
+  const catalog = runtime.catalogs.current;
   const keyStore = openKeyStore({ dataDir: config.dataDir });
 
   let demoKey: string | undefined;
@@ -43,11 +45,11 @@ async function main(): Promise<void> {
 
   const server = createApp({
     config,
-    catalog,
+    catalog: runtime.catalogs,
     keyStore,
+    ...(runtime.fetcher ? { transcriptSource: runtime.fetcher } : {}),
     rateLimiter: createMemoryRateLimiter({ limit: config.rateLimitPerMinute }),
     log,
-    manifest: catalog.manifest,
   });
 
   server.on("error", (error) => {
@@ -58,7 +60,13 @@ async function main(): Promise<void> {
     const address = server.address();
     const port = typeof address === "object" && address !== null ? address.port : config.port;
     const url = `http://${config.host}:${port}`;
-    log.info("listening", { url, dataset: catalog.manifest.dataset, builtAt: catalog.manifest.builtAt });
+    log.info("listening", {
+      url,
+      dataset: catalog.manifest.dataset,
+      builtAt: catalog.manifest.builtAt,
+      liveFetch: config.liveFetch ? config.youtubeOrigin : "off",
+      proxies: config.youtubeProxyUrls.length,
+    });
     if (demoKey !== undefined) {
       process.stdout.write(
         `\nServing the demo dataset at ${url}\nDemo API key (plan pro, replaced at every start):\n\n  ${demoKey}\n\n` +
@@ -72,15 +80,22 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info("shutting down", { signal, graceMs: config.shutdownGraceMs });
-    void closeGracefully(server, { graceMs: config.shutdownGraceMs }).then((clean) => {
-      catalog.close();
-      keyStore.close();
-      log.info("stopped", { clean });
-      process.exit(0);
-    });
+    void closeGracefully(server, { graceMs: config.shutdownGraceMs })
+      .then(async (clean) => {
+        await runtime.close();
+        keyStore.close();
+        log.info("stopped", { clean });
+        process.exit(0);
+      })
+      .catch((error: unknown) => {
+        log.error("shutdown failed", errorFields(error));
+        process.exit(1);
+      });
   };
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
+  // SIGHUP: switch to the set `current` points at now (see server/live/README.md).
+  reloadOnSighup(runtime);
 }
 
 main().catch((error: unknown) => {

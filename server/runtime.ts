@@ -1,0 +1,105 @@
+/**
+ * What a running server holds besides its HTTP listener: the live store, the
+ * served artifact set (swappable), the YouTube client and live fetcher, and
+ * the watcher that switches sets when a new one is published. `main.ts` and
+ * the tests open it the same way.
+ */
+import { realpathSync } from "node:fs";
+import { join } from "node:path";
+import { currentArtifactsDir } from "../pipeline/publish.js";
+import { createYouTubeClient, type YouTubeClientOptions } from "../pipeline/youtube/index.js";
+import { ArtifactSwitch, type SwitchOutcome, type SwitchTrigger } from "./artifact-set/artifact-switch.js";
+import { CatalogHolder } from "./artifact-set/catalog-holder.js";
+import { CurrentWatcher } from "./artifact-set/current-watcher.js";
+import type { Config } from "./config.js";
+import { openCatalog, type ArtifactCatalog } from "./data/artifact-catalog.js";
+import { LiveStore } from "./data/live-store.js";
+import { createLiveFetcher, type LiveFetcher } from "./live/live-fetcher.js";
+import type { Logger } from "./log.js";
+
+export const LIVE_STORE_FILE = "live.db";
+
+export interface RuntimeOptions {
+  log: Logger;
+  /** Milliseconds since the epoch. Default Date.now. */
+  clock?: () => number;
+  /** Extra client options (tests inject short backoffs); config wins for what it sets. */
+  client?: Omit<YouTubeClientOptions, "origin" | "proxyUrls" | "timeoutMs" | "maxBlockedRetries">;
+  /** Watch DATA_DIR for a new `current`. Default true. */
+  watch?: boolean;
+  /** Poll interval of `current`'s target in ms; 0 disables. Default 2000. */
+  pollMs?: number;
+}
+
+export interface Runtime {
+  live: LiveStore;
+  catalogs: CatalogHolder<ArtifactCatalog>;
+  /** undefined when LIVE_FETCH is off. */
+  fetcher: LiveFetcher | undefined;
+  /** Re-reads `current` and switches if it changed (SIGHUP forces a retry of a set that failed before). */
+  reload(trigger: SwitchTrigger, force?: boolean): SwitchOutcome;
+  close(): Promise<void>;
+}
+
+export function openRuntime(config: Config, options: RuntimeOptions): Runtime {
+  const { log } = options;
+  const live = LiveStore.open(join(config.dataDir, LIVE_STORE_FILE));
+  try {
+    const open = (dir: string): ArtifactCatalog => openCatalog({ dir, live });
+    // Opened by its resolved path: the set stays the same files whatever `current` does next.
+    const servedDir = realpathSync(currentArtifactsDir(config.dataDir));
+    const catalogs = new CatalogHolder(open(servedDir), {
+      onClosed: (catalog) => log.info("old artifact set released", { builtAt: catalog.manifest.builtAt }),
+    });
+    const artifactSwitch = new ArtifactSwitch({ dataDir: config.dataDir, holder: catalogs, open, servedDir, log });
+    const watcher = new CurrentWatcher({
+      dataDir: config.dataDir,
+      onChange: (trigger) => artifactSwitch.check(trigger),
+      log,
+      ...(options.watch === undefined ? {} : { watch: options.watch }),
+      ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+    });
+    const fetcher = config.liveFetch
+      ? createLiveFetcher({
+          client: createYouTubeClient({
+            ...options.client,
+            origin: config.youtubeOrigin,
+            proxyUrls: [...config.youtubeProxyUrls],
+            timeoutMs: config.youtubeTimeoutMs,
+            maxBlockedRetries: config.youtubeMaxBlockedRetries,
+          }),
+          catalogs,
+          concurrency: config.liveFetchConcurrency,
+          maxQueue: config.liveFetchQueue,
+          negativeCacheMs: config.negativeCacheSeconds * 1000,
+          negativeCacheSize: config.negativeCacheSize,
+          ...(options.clock ? { clock: options.clock } : {}),
+          log,
+        })
+      : undefined;
+    return {
+      live,
+      catalogs,
+      fetcher,
+      reload: (trigger, force = false) => artifactSwitch.check(trigger, force),
+      async close() {
+        watcher.close();
+        await fetcher?.close();
+        catalogs.close();
+        live.close();
+      },
+    };
+  } catch (error) {
+    live.close();
+    throw error;
+  }
+}
+
+/** SIGHUP makes the server look at `current` now (and retry a set that failed to open). Returns the remover. */
+export function reloadOnSighup(runtime: Pick<Runtime, "reload">): () => void {
+  const onHup = (): void => {
+    runtime.reload("sighup", true);
+  };
+  process.on("SIGHUP", onHup);
+  return () => process.off("SIGHUP", onHup);
+}
