@@ -12,7 +12,7 @@ import { createProgress, formatDuration } from "./report-progress.js";
 import { runPipeline, type RunSummary } from "./run-pipeline.js";
 
 /** Settings another module may add to the config; used when present. */
-type UpstreamConfig = { youtubeOrigin?: string; youtubeProxyUrls?: readonly string[] };
+type UpstreamConfig = { youtubeOrigin?: string; youtubeProxyUrls?: readonly string[]; youtubeMaxBlockedRetries?: number };
 
 export async function runCommand(argv: string[], config: Config): Promise<number> {
   if (argv.includes("--help") || argv.includes("-h")) {
@@ -51,6 +51,7 @@ export async function runCommand(argv: string[], config: Config): Promise<number
       build: args.build,
       ...(origin ? { origin } : {}),
       proxyUrls: [...(upstream.youtubeProxyUrls ?? [])],
+      ...(upstream.youtubeMaxBlockedRetries !== undefined ? { maxBlockedRetries: upstream.youtubeMaxBlockedRetries } : {}),
       timeoutMs: args.timeoutMs,
       languages: args.languages,
       retries: args.retries,

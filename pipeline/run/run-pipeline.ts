@@ -40,6 +40,8 @@ export interface RunOptions {
   origin?: string;
   /** Proxies, one per request, round-robin. Default none. */
   proxyUrls?: string[];
+  /** Retries of a call YouTube blocked, each through the next proxy (the client's own). Default 2. */
+  maxBlockedRetries?: number;
   /** Per upstream call, ms. Default 15000. */
   timeoutMs?: number;
   /** Preferred transcript languages. Default ["en"]. */
@@ -138,6 +140,7 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
         ...(options.origin ? { origin: options.origin } : {}),
         proxyUrls: options.proxyUrls ?? [],
         timeoutMs: options.timeoutMs ?? 15_000,
+        ...(options.maxBlockedRetries !== undefined ? { maxBlockedRetries: options.maxBlockedRetries } : {}),
       });
     const concurrency = options.concurrency ?? 8;
 
