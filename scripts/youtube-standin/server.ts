@@ -10,6 +10,7 @@ import type { StandinCorpus } from "./corpus.js";
 import { ENDPOINTS, FaultState, type Endpoint, type Fault } from "./faults.js";
 import { FIXTURE_FILES, FixtureFiles, resolveFixturesDir } from "./fixtures.js";
 import { endpointOf, json, route, type Reply } from "./routes.js";
+import { DEFAULT_VIDEO_CACHE_SIZE, withVideoCache } from "./video-cache.js";
 
 export interface StandinOptions {
   /** Port to listen on. Default 0 (any free port). */
@@ -17,6 +18,8 @@ export interface StandinOptions {
   /** Interface to listen on. Default 127.0.0.1. */
   host?: string;
   corpus: StandinCorpus;
+  /** Videos kept in an LRU in front of `corpus` (generated corpora rebuild a video on every look-up); 0 turns it off. Default 256. */
+  videoCacheSize?: number;
   /** Recorded responses, relative to the repository root. Default `../shared/fixtures/youtube`. */
   fixturesDir?: string;
   /** Clock for caption URL expiry and "3 weeks ago" texts. Default `Date.now`. */
@@ -56,6 +59,7 @@ export async function startStandin(options: StandinOptions): Promise<Standin> {
   const now = options.now ?? Date.now;
   const faults = new FaultState();
   const stats = createStats();
+  const corpus = withVideoCache(options.corpus, options.videoCacheSize ?? DEFAULT_VIDEO_CACHE_SIZE);
   let origin = "";
 
   const server = createServer((req, res) => {
@@ -95,7 +99,7 @@ export async function startStandin(options: StandinOptions): Promise<Standin> {
     if (early) return send(res, early, origin);
     if (fault?.kind === "huge-body") return streamHugeBody(res, fault.bytes ?? HUGE_BODY_BYTES, stats);
 
-    const reply = route({ corpus: options.corpus, files, origin, nowMs: now() }, { endpoint, url, json: parsed, ...(videoId ? { videoId } : {}) });
+    const reply = route({ corpus, files, origin, nowMs: now() }, { endpoint, url, json: parsed, ...(videoId ? { videoId } : {}) });
     if (fault?.kind === "malformed-json" || fault?.kind === "truncated-xml") {
       // Cut mid-document but with a truthful Content-Length: the bytes arrive, the document is broken.
       reply.body = reply.body.slice(0, Math.max(1, Math.floor(reply.body.length / 2)));
