@@ -57,8 +57,14 @@ export class HttpTransport {
     const onCallerAbort = (): void => controller.abort(upstream.signal?.reason);
     if (upstream.signal?.aborted) onCallerAbort();
     upstream.signal?.addEventListener("abort", onCallerAbort, { once: true });
+    // undici leaves a CONNECT that a proxy accepted and never answered pending even after the
+    // abort; racing the abort keeps the time limit, and destroying the dispatcher frees the socket.
+    const abandoned = new Promise<never>((_, reject) => {
+      controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
+    });
+    abandoned.catch(() => undefined);
     try {
-      const response = await request(upstream.url, {
+      const pending = request(upstream.url, {
         method: upstream.method,
         dispatcher,
         signal: controller.signal,
@@ -71,6 +77,8 @@ export class HttpTransport {
         headersTimeout: this.#options.timeoutMs,
         bodyTimeout: this.#options.timeoutMs,
       });
+      pending.catch(() => undefined);
+      const response = await Promise.race([pending, abandoned]);
       const body = await this.#readBody(response, usedProxy);
       const result = { status: response.statusCode, headers: response.headers, body, usedProxy };
       throwOnStatus(result);
