@@ -59,15 +59,18 @@ export function openRuntime(config: Config, options: RuntimeOptions): Runtime {
       ...(options.watch === undefined ? {} : { watch: options.watch }),
       ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
     });
-    const fetcher = config.liveFetch
+    const client = config.liveFetch
+      ? createYouTubeClient({
+          ...options.client,
+          origin: config.youtubeOrigin,
+          proxyUrls: [...config.youtubeProxyUrls],
+          timeoutMs: config.youtubeTimeoutMs,
+          maxBlockedRetries: config.youtubeMaxBlockedRetries,
+        })
+      : undefined;
+    const fetcher = client
       ? createLiveFetcher({
-          client: createYouTubeClient({
-            ...options.client,
-            origin: config.youtubeOrigin,
-            proxyUrls: [...config.youtubeProxyUrls],
-            timeoutMs: config.youtubeTimeoutMs,
-            maxBlockedRetries: config.youtubeMaxBlockedRetries,
-          }),
+          client,
           catalogs,
           concurrency: config.liveFetchConcurrency,
           maxQueue: config.liveFetchQueue,
@@ -85,6 +88,7 @@ export function openRuntime(config: Config, options: RuntimeOptions): Runtime {
       async close() {
         watcher.close();
         await fetcher?.close();
+        await client?.close();
         catalogs.close();
         live.close();
       },

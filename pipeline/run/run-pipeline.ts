@@ -120,6 +120,8 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
   let state: PipelineState | undefined;
   let runId: number | undefined;
   let writer: RecordWriter | undefined;
+  /** A client this run made (not one passed in), closed at the end. */
+  let ownClient: YouTubeClient | undefined;
   try {
     const statePath = join(pipelineDir, STATE_FILE);
     if (dryRun) {
@@ -134,14 +136,15 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
       runId = state.startRun(started);
       writer = new RecordWriter(statePath);
     }
-    const client =
-      options.client ??
-      createYouTubeClient({
-        ...(options.origin ? { origin: options.origin } : {}),
-        proxyUrls: options.proxyUrls ?? [],
-        timeoutMs: options.timeoutMs ?? 15_000,
-        ...(options.maxBlockedRetries !== undefined ? { maxBlockedRetries: options.maxBlockedRetries } : {}),
-      });
+    ownClient = options.client
+      ? undefined
+      : createYouTubeClient({
+          ...(options.origin ? { origin: options.origin } : {}),
+          proxyUrls: options.proxyUrls ?? [],
+          timeoutMs: options.timeoutMs ?? 15_000,
+          ...(options.maxBlockedRetries !== undefined ? { maxBlockedRetries: options.maxBlockedRetries } : {}),
+        });
+    const client = options.client ?? ownClient!;
     const concurrency = options.concurrency ?? 8;
 
     progress.stage("crawl", channels.length, "channels");
@@ -229,6 +232,7 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
     summary.finishedAt = finished.toISOString();
     summary.durationSeconds = Math.round((finished.getTime() - started.getTime()) / 100) / 10;
     try {
+      await ownClient?.close();
       await writer?.close();
       if (!dryRun && state && runId !== undefined) {
         state.finishRun(runId, summary.exitCode, summary, finished);

@@ -41,6 +41,8 @@ export interface YouTubeClient {
   /** Async iterable over the whole Videos tab; its `metadata` is set once the first page has arrived. */
   listChannelVideos(channelId: string, options?: ListChannelVideosOptions): ChannelVideoStream;
   channelFeed(channelId: string, options?: { signal?: AbortSignal }): Promise<FeedEntry[]>;
+  /** Closes idle keep-alive connections (there are some only without proxies). */
+  close(): Promise<void>;
 }
 
 export const DEFAULT_USER_AGENT =
@@ -76,6 +78,7 @@ export function createYouTubeClient(options: YouTubeClientOptions = {}): YouTube
     resolveChannel: (input, callOptions) => resolveChannel(ctx, input, callOptions?.signal),
     listChannelVideos: (channelId, listOptions) => new ChannelVideoStream(ctx, channelId, listOptions),
     channelFeed: (channelId, callOptions) => channelFeed(ctx, channelId, callOptions?.signal),
+    close: () => transport.close(),
   };
 }
 

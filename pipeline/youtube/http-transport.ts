@@ -1,8 +1,10 @@
 /**
- * One upstream HTTP call: a fresh connection each time (through the next
- * proxy of the pool when there is one), a hard time limit covering headers
- * and body, and a cap on the body size so a runaway response cannot exhaust
- * memory. Network failures come out as `YouTubeError`s.
+ * One upstream HTTP call: through the next proxy of the pool on a fresh
+ * connection each time (so a rotating proxy can give every call another exit
+ * IP), or, without proxies, over a shared keep-alive pool (a new TCP
+ * connection per call would only cost time). A hard time limit covers
+ * headers and body, and a cap on the body size keeps a runaway response from
+ * exhausting memory. Network failures come out as `YouTubeError`s.
  */
 import { Agent, ProxyAgent, request, type Dispatcher } from "undici";
 import { YouTubeError } from "./errors.js";
@@ -34,20 +36,27 @@ export interface UpstreamResponse {
 
 export class HttpTransport {
   readonly #options: TransportOptions;
+  /** Shared keep-alive connections, used when no proxies are configured. */
+  readonly #direct: Agent | undefined;
   #nextProxy = 0;
 
   constructor(options: TransportOptions) {
     this.#options = options;
+    this.#direct = options.proxyUrls.length === 0 ? new Agent({ keepAliveTimeout: 4_000, connections: 64 }) : undefined;
+  }
+
+  /** Closes the shared connections (proxied calls close their own). */
+  async close(): Promise<void> {
+    await this.#direct?.close();
   }
 
   /** Sends one request; 429 and 5xx become errors, other statuses are the caller's to judge. */
   async send(upstream: UpstreamRequest): Promise<UpstreamResponse> {
     const proxyUrl = this.#pickProxy();
     const usedProxy = proxyUrl !== undefined;
-    // A dispatcher per request, closed afterwards: with `Connection: close`
-    // every call opens its own connection, so a rotating proxy can give
-    // every call a different exit IP.
-    const dispatcher: Dispatcher = usedProxy ? new ProxyAgent({ uri: proxyUrl }) : new Agent();
+    // Through a proxy: a dispatcher per request, closed afterwards, with `Connection: close`,
+    // so every call opens its own connection and a rotating proxy can give it another exit IP.
+    const dispatcher: Dispatcher = usedProxy ? new ProxyAgent({ uri: proxyUrl }) : this.#direct!;
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -70,7 +79,7 @@ export class HttpTransport {
         signal: controller.signal,
         headers: {
           "user-agent": this.#options.userAgent,
-          connection: "close",
+          ...(usedProxy ? { connection: "close" } : {}),
           ...upstream.headers,
         },
         body: upstream.body ?? null,
@@ -98,7 +107,7 @@ export class HttpTransport {
     } finally {
       clearTimeout(timer);
       upstream.signal?.removeEventListener("abort", onCallerAbort);
-      dispatcher.destroy().catch(() => undefined);
+      if (usedProxy) dispatcher.destroy().catch(() => undefined);
     }
   }
 
