@@ -1,0 +1,36 @@
+/**
+ * `npm run bench -- --size N`: builds (or reuses) a synthetic corpus and its
+ * artifact set under .bench/<N>, measures build, server, search, recall,
+ * serving and the peers, prints one table and updates BENCHMARKS.md.
+ * Run `npm run bench -- --help` for the options.
+ */
+import os from "node:os";
+import { BenchUsageError, parseBenchArgs, usage } from "./bench/options.js";
+import { resultRows, textTable, writeReport } from "./bench/report.js";
+import { runBench } from "./bench/run.js";
+
+async function main(argv: string[]): Promise<number> {
+  if (argv.includes("--help")) {
+    console.log(usage());
+    return 0;
+  }
+  const options = parseBenchArgs(argv, os.cpus().length);
+  const log = options.quiet ? () => {} : (line: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
+  const command = ["npm run bench --", ...argv].join(" ");
+  const results = await runBench(options, command, log);
+  const rows = resultRows(results);
+  console.log(textTable(rows));
+  if (options.report !== "") {
+    await writeReport(options.report, results, rows);
+    log(`updated ${options.report}`);
+  }
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof BenchUsageError ? error.message : error);
+    process.exit(error instanceof BenchUsageError ? 2 : 1);
+  },
+);

@@ -1,0 +1,145 @@
+/**
+ * `npm run bench` options: one table of names, defaults and help, parsed with
+ * exact messages for misuse.
+ */
+import { parseArgs } from "node:util";
+
+export const PHASES = ["corpus", "server", "search", "recall", "serving", "soak", "peers"] as const;
+export type Phase = (typeof PHASES)[number];
+
+export interface BenchOptions {
+  /** Videos in the synthetic corpus. */
+  size: number;
+  /** Corpus seed; the same size and seed reuse the same corpus and artifacts. */
+  seed: number;
+  /** Working directory: corpus, artifact set, logs, results. */
+  out: string;
+  /** "direct": build from generator JSONL; "pipeline": crawl and fetch through the stand-in with `npm run pipeline -- run`; "auto": pipeline when it exists. */
+  source: "auto" | "direct" | "pipeline";
+  /** Use the artifact set in `out` as it is; fail when there is none. */
+  skipPipeline: boolean;
+  /** Phases to run, in their fixed order. */
+  phases: Phase[];
+  /** Queries in the fixed search set (at least 200 for a reportable run). */
+  queries: number;
+  /** Known items sampled for recall@10. */
+  knownItems: number;
+  /** Seconds of mixed load before the second RSS sample. */
+  soakSeconds: number;
+  /** Seconds per autocannon run. */
+  servingSeconds: number;
+  /** autocannon connections. */
+  servingConnections: number;
+  /** Transcripts the FlexSearch peer indexes at most (it holds them in memory). */
+  flexMaxDocs: number;
+  /** Wall-clock budget in seconds for each peer's pass over the queries; queries past it are not run. */
+  peerBudgetSeconds: number;
+  /** Markdown file the results are written to; "" for none. */
+  report: string;
+  /** Corpus generator processes. */
+  jobs: number;
+  /** Progress lines to stderr. */
+  quiet: boolean;
+}
+
+interface OptionSpec {
+  name: string;
+  default: string;
+  help: string;
+}
+
+export const OPTION_TABLE: readonly OptionSpec[] = [
+  { name: "size", default: "500000", help: "Videos in the synthetic corpus." },
+  { name: "seed", default: "1", help: "Corpus seed." },
+  { name: "out", default: ".bench/<size>-pipeline, or .bench/<size> with --direct", help: "Working directory (corpus, artifacts, logs, results.json)." },
+  { name: "direct", default: "off", help: "Build straight from the generator's JSONL instead of crawling and fetching through the stand-in with `npm run pipeline -- run`." },
+  { name: "pipeline", default: "on", help: "The full path (the default): stand-in + `npm run pipeline -- run`." },
+  { name: "skip-pipeline", default: "off", help: "Use the artifact set already in --out." },
+  { name: "phases", default: PHASES.join(","), help: "Comma-separated phases to run." },
+  { name: "queries", default: "240", help: "Queries in the fixed search set." },
+  { name: "known-items", default: "500", help: "Transcripts sampled for known-item recall@10." },
+  { name: "soak-seconds", default: "600", help: "Seconds of mixed load between the two RSS samples." },
+  { name: "serving-seconds", default: "10", help: "Seconds per autocannon run." },
+  { name: "connections", default: "64", help: "autocannon connections." },
+  { name: "flex-max-docs", default: "20000", help: "Most transcripts the in-memory FlexSearch peer indexes." },
+  { name: "peer-budget", default: "600", help: "Seconds each peer may spend on the query set." },
+  { name: "report", default: "BENCHMARKS.md", help: "Markdown file to update (\"\" for none)." },
+  { name: "jobs", default: "<cores>", help: "Corpus generator processes." },
+  { name: "quiet", default: "off", help: "No progress lines." },
+];
+
+export class BenchUsageError extends Error {
+  override name = "BenchUsageError";
+}
+
+function integer(raw: string | undefined, fallback: number, name: string, min: number): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min) {
+    throw new BenchUsageError(`Expected the "--${name}" option to be an integer of at least ${min}`);
+  }
+  return value;
+}
+
+export function usage(): string {
+  const rows = OPTION_TABLE.map((o) => `  --${o.name.padEnd(16)} ${o.help} (default ${o.default})`);
+  return `usage: npm run bench -- [options]\n${rows.join("\n")}`;
+}
+
+export function parseBenchArgs(argv: string[], cores: number): BenchOptions {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      options: {
+        size: { type: "string" },
+        seed: { type: "string" },
+        out: { type: "string" },
+        direct: { type: "boolean" },
+        pipeline: { type: "boolean" },
+        "skip-pipeline": { type: "boolean" },
+        phases: { type: "string" },
+        queries: { type: "string" },
+        "known-items": { type: "string" },
+        "soak-seconds": { type: "string" },
+        "serving-seconds": { type: "string" },
+        connections: { type: "string" },
+        "flex-max-docs": { type: "string" },
+        "peer-budget": { type: "string" },
+        report: { type: "string" },
+        jobs: { type: "string" },
+        quiet: { type: "boolean" },
+      },
+    }));
+  } catch (error) {
+    throw new BenchUsageError(`${error instanceof Error ? error.message : String(error)}\n${usage()}`);
+  }
+  if (values.direct && values.pipeline) throw new BenchUsageError('The "--direct" and "--pipeline" options exclude each other');
+  const size = integer(values.size, 500_000, "size", 10);
+  const phases = (values.phases ?? PHASES.join(",")).split(",").map((p) => p.trim()).filter(Boolean);
+  for (const phase of phases) {
+    if (!(PHASES as readonly string[]).includes(phase)) {
+      throw new BenchUsageError(`Expected "--phases" to list phases out of: ${PHASES.join(", ")}`);
+    }
+  }
+  return {
+    size,
+    seed: integer(values.seed, 1, "seed", 0),
+    // The two paths build different sets (the pipeline's has its state database and live store), so they live apart.
+    out: values.out ?? (values.direct ? `.bench/${size}` : `.bench/${size}-pipeline`),
+    source: values.direct ? "direct" : values.pipeline ? "pipeline" : "auto",
+    skipPipeline: values["skip-pipeline"] ?? false,
+    phases: PHASES.filter((p) => phases.includes(p)),
+    queries: integer(values.queries, 240, "queries", 1),
+    knownItems: integer(values["known-items"], 500, "known-items", 1),
+    soakSeconds: integer(values["soak-seconds"], 600, "soak-seconds", 1),
+    servingSeconds: integer(values["serving-seconds"], 10, "serving-seconds", 1),
+    servingConnections: integer(values.connections, 64, "connections", 1),
+    flexMaxDocs: integer(values["flex-max-docs"], 20_000, "flex-max-docs", 1),
+    peerBudgetSeconds: integer(values["peer-budget"], 600, "peer-budget", 1),
+    report: values.report ?? "BENCHMARKS.md",
+    jobs: integer(values.jobs, Math.max(1, cores), "jobs", 1),
+    quiet: values.quiet ?? false,
+  };
+}

@@ -1,0 +1,272 @@
+/**
+ * The bench, phase by phase, in a fixed order: (1) corpus and artifacts,
+ * (2) server start and RSS, (3) search latency — first pass with an empty
+ * result cache, then the same set again — sequential, then after a restart
+ * at concurrency 8, (4) known-item recall, (5) serving vs a bare server,
+ * (2b) mixed load and RSS, (6) peers in-process once the server is stopped.
+ */
+import Database from "better-sqlite3";
+import { mkdir, writeFile } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
+import { request } from "undici";
+import { join } from "node:path";
+import { ARTIFACT_FILES } from "../../pipeline/contract.js";
+import { createRandom } from "../../pipeline/corpus/random.js";
+import { currentArtifactsDir } from "../../pipeline/publish.js";
+import { openKeyStore } from "../../server/auth/key-store.js";
+import { buildDirect, buildViaPipeline, hasArtifacts, readBuildRecord, type BuildRecord } from "./artifacts.js";
+import { ensureCorpus } from "./corpus.js";
+import { sampleKnownItems } from "./known-items.js";
+import { percentile, timePaths, type LatencySummary } from "./latency.js";
+import { loadAverage, machineInfo, type MachineInfo } from "./machine.js";
+import type { BenchOptions, Phase } from "./options.js";
+import { benchLayout } from "./paths.js";
+import { comparePeers, type PeerComparison } from "./peers.js";
+import { buildQuerySet, searchPath, type BenchQuery } from "./query-set.js";
+import { measureRecall, type RecallResult } from "./recall.js";
+import { startServer, type ServerProcess } from "./server-process.js";
+import { measureServing, type ServingRow } from "./serving.js";
+import { soak, type SoakResult } from "./soak.js";
+
+export interface SearchFigures {
+  queries: number;
+  kinds: Record<string, number>;
+  sequentialFirst: LatencySummary;
+  sequentialRepeat: LatencySummary;
+  concurrentFirst: LatencySummary;
+  concurrentRepeat: LatencySummary;
+  concurrency: number;
+  /** First sequential pass by query kind: p50/p99 ms. */
+  byKind: Record<string, { n: number; p50: number; p99: number }>;
+  /** The slowest queries of the first sequential pass. */
+  slowest: { ms: number; kind: string; q: string; offset: number }[];
+}
+
+export interface BenchResults {
+  size: number;
+  seed: number;
+  command: string;
+  machine: MachineInfo;
+  startedAt: string;
+  finishedAt?: string;
+  /** 1-minute load average when each phase started. */
+  load: Partial<Record<Phase | "end", number>>;
+  build?: BuildRecord & { reused: boolean };
+  server?: { startMs: number; restartMs: number | undefined; rssAfterLoadMiB: number };
+  search?: SearchFigures;
+  recall?: RecallResult & { skipped: number };
+  serving?: ServingRow[];
+  soak?: SoakResult;
+  peers?: PeerComparison;
+}
+
+const CONCURRENCY = 8;
+
+export async function runBench(options: BenchOptions, command: string, log: (line: string) => void): Promise<BenchResults> {
+  const layout = benchLayout(options.out);
+  await mkdir(layout.logs, { recursive: true });
+  const results: BenchResults = {
+    size: options.size,
+    seed: options.seed,
+    command,
+    machine: machineInfo(),
+    startedAt: new Date().toISOString(),
+    load: {},
+  };
+  const has = (phase: Phase) => options.phases.includes(phase);
+  const mark = (phase: Phase | "end") => {
+    results.load[phase] = loadAverage();
+  };
+  const save = () => writeFile(layout.results, JSON.stringify(results, null, 2) + "\n");
+
+  // (1) corpus and artifacts
+  if (has("corpus")) mark("corpus");
+  results.build = await ensureArtifactSet(options, layout, has("corpus"), log);
+  await save();
+  const artifactsDir = currentArtifactsDir(layout.dataDir);
+  const databasePath = join(artifactsDir, ARTIFACT_FILES.database);
+
+  const needServer = (["server", "search", "recall", "serving", "soak"] as const).some(has);
+  const queries = needServer || has("peers") ? buildQuerySet(databasePath, options.queries, options.seed) : [];
+  await writeFile(join(layout.root, "queries.json"), JSON.stringify(queries, null, 1) + "\n");
+
+  if (needServer) {
+    const keyStore = openKeyStore({ dataDir: layout.dataDir });
+    keyStore.revokeByName("bench");
+    const apiKey = keyStore.create({ plan: "pro", name: "bench" }).key;
+    keyStore.close();
+    const start = () =>
+      startServer({ dataDir: layout.dataDir, logPath: join(layout.logs, "server.log"), probePath: "/healthz" });
+    const sample = sampleStored(databasePath, 500, options.seed);
+
+    mark("server");
+    log("starting the server");
+    let server: ServerProcess = await start();
+    results.server = { startMs: server.startMs, restartMs: undefined, rssAfterLoadMiB: mib(server.rssBytes()) };
+    log(`server answered after ${server.startMs.toFixed(0)} ms, RSS ${results.server.rssAfterLoadMiB} MiB`);
+    await save();
+    try {
+      if (has("search")) {
+        mark("search");
+        const paths = queries.map(searchPath);
+        const budget = Math.max(60, options.peerBudgetSeconds);
+        const pass = (concurrency: number) => timePaths(server.origin, paths, { concurrency, apiKey, budgetSeconds: budget });
+        const firstPass = await pass(1);
+        const sequentialFirst = firstPass.summary;
+        const sequentialRepeat = (await pass(1)).summary;
+        log(`search sequential: first p99 ${sequentialFirst.p99.toFixed(1)} ms, repeated p99 ${sequentialRepeat.p99.toFixed(1)} ms`);
+        // A fresh process, so the concurrent first pass meets an empty result cache too.
+        await server.stop();
+        server = await start();
+        results.server.restartMs = server.startMs;
+        const concurrentFirst = (await pass(CONCURRENCY)).summary;
+        const concurrentRepeat = (await pass(CONCURRENCY)).summary;
+        log(`search concurrency ${CONCURRENCY}: first p99 ${concurrentFirst.p99.toFixed(1)} ms, repeated p99 ${concurrentRepeat.p99.toFixed(1)} ms`);
+        const kinds: Record<string, number> = {};
+        for (const q of queries) kinds[q.kind] = (kinds[q.kind] ?? 0) + 1;
+        const byKind: SearchFigures["byKind"] = {};
+        const groups = new Map<string, number[]>();
+        queries.forEach((q, i) => {
+          const sample = firstPass.samples[i]!;
+          if (Number.isNaN(sample)) return;
+          for (const key of [q.kind.split(" +")[0]!, q.kind.includes(" +") ? `+${q.kind.split(" +")[1]}` : "no filter"]) {
+            groups.set(key, [...(groups.get(key) ?? []), sample]);
+          }
+        });
+        for (const [key, samples] of groups) {
+          const sorted = samples.sort((a, b) => a - b);
+          byKind[key] = { n: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+        }
+        const slowest = queries
+          .map((q, i) => ({ ms: Math.round(firstPass.samples[i]! * 10) / 10, kind: q.kind, q: q.q, offset: q.offset }))
+          .sort((a, b) => b.ms - a.ms)
+          .slice(0, 8);
+        results.search = { queries: queries.length, kinds, sequentialFirst, sequentialRepeat, concurrentFirst, concurrentRepeat, concurrency: CONCURRENCY, byKind, slowest };
+        await save();
+      }
+      if (has("recall")) {
+        mark("recall");
+        const sampled = sampleKnownItems(databasePath, options.knownItems, options.seed);
+        log(`recall: ${sampled.items.length} known items (${sampled.skipped} transcripts without a distinctive 2-4 word run)`);
+        const recall = await measureRecall(server.origin, apiKey, sampled.items, options.peerBudgetSeconds);
+        results.recall = { ...recall, skipped: sampled.skipped };
+        log(`recall@10 ${recall.recallAt10.toFixed(3)} (phrase ${recall.phraseRecallAt10.toFixed(3)})`);
+        await save();
+      }
+      if (has("serving")) {
+        mark("serving");
+        results.serving = await measureServing({
+          origin: server.origin,
+          apiKey,
+          videoIds: sample.videoIds.slice(0, 200),
+          seconds: options.servingSeconds,
+          connections: options.servingConnections,
+          responsesPath: join(layout.root, "serving-responses.json"),
+          log,
+        });
+        await save();
+      }
+      if (has("soak")) {
+        // Requests autocannon left queued must drain first, or they would count against the mixed load.
+        await settle(server.origin);
+        mark("soak");
+        log(`mixed load for ${options.soakSeconds} s`);
+        const s = server;
+        results.soak = await soak({
+          origin: s.origin,
+          apiKey,
+          seconds: options.soakSeconds,
+          queries,
+          videoIds: sample.videoIds,
+          channelIds: sample.channelIds,
+          rss: () => s.rssBytes(),
+          seed: options.seed,
+        });
+        log(`soak: ${results.soak.requests} requests, RSS ${results.soak.rssStartMiB} → ${results.soak.rssEndMiB} MiB`);
+        await save();
+      }
+    } finally {
+      await server.stop();
+    }
+  }
+
+  if (has("peers")) {
+    mark("peers");
+    results.peers = await comparePeers({
+      artifactsDir,
+      queries,
+      flexMaxDocs: options.flexMaxDocs,
+      budgetSeconds: options.peerBudgetSeconds,
+      log,
+    });
+  }
+  mark("end");
+  results.finishedAt = new Date().toISOString();
+  await save();
+  return results;
+}
+
+async function ensureArtifactSet(
+  options: BenchOptions,
+  layout: ReturnType<typeof benchLayout>,
+  build: boolean,
+  log: (line: string) => void,
+): Promise<(BuildRecord & { reused: boolean }) | undefined> {
+  const previous = readBuildRecord(layout.buildRecord);
+  const matches = previous !== undefined && previous.size === options.size && previous.seed === options.seed;
+  if (hasArtifacts(layout.dataDir) && (options.skipPipeline || matches || !build)) {
+    log(`reusing the artifact set in ${layout.dataDir}`);
+    return previous ? { ...previous, reused: true } : undefined;
+  }
+  if (options.skipPipeline || !build) throw new Error(`No artifact set in ${layout.dataDir}; run without --skip-pipeline first`);
+  if (options.source !== "direct") {
+    const record = await buildViaPipeline(layout.dataDir, layout.buildRecord, {
+      size: options.size,
+      seed: options.seed,
+      logsDir: layout.logs,
+      concurrency: 8,
+      log,
+    });
+    return { ...record, reused: false };
+  }
+  const corpus = await ensureCorpus(layout.corpusDir, { size: options.size, seed: options.seed, jobs: options.jobs, log });
+  log(corpus.reused ? `reusing the corpus in ${layout.corpusDir}` : `corpus written in ${corpus.seconds?.toFixed(1)} s`);
+  const record = await buildDirect(layout.dataDir, layout.buildRecord, corpus, { size: options.size, seed: options.seed, log });
+  return { ...record, reused: false };
+}
+
+/** Stored videos with an English primary transcript, and channels, sampled by seed from the popularity ranks. */
+function sampleStored(databasePath: string, count: number, seed: number): { videoIds: string[]; channelIds: string[] } {
+  const db = new Database(databasePath, { readonly: true, fileMustExist: true });
+  try {
+    const random = createRandom(seed, 0x5e7);
+    const maxId = db.prepare("SELECT max(id) FROM videos").pluck().get() as number;
+    const row = db.prepare("SELECT v.video_id FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ? AND t.language_code = 'en'").pluck();
+    const ids = new Set<string>();
+    for (let tries = 0; ids.size < Math.min(count, maxId) && tries < count * 20; tries++) {
+      const id = row.get(1 + random.int(maxId)) as string | undefined;
+      if (id) ids.add(id);
+    }
+    const channelIds = db.prepare("SELECT channel_id FROM channels ORDER BY id LIMIT 200").pluck().all() as string[];
+    return { videoIds: [...ids], channelIds };
+  } finally {
+    db.close();
+  }
+}
+
+async function settle(origin: string): Promise<void> {
+  const deadline = performance.now() + 120_000;
+  while (performance.now() < deadline) {
+    const t0 = performance.now();
+    const res = await request(`${origin}/healthz`);
+    await res.body.arrayBuffer();
+    if (performance.now() - t0 < 50) return;
+    await sleep(500);
+  }
+}
+
+function mib(bytes: number): number {
+  return Math.round(bytes / 2 ** 20);
+}
+
+export type { BenchQuery };

@@ -1,0 +1,106 @@
+/**
+ * The real server (`server/main.ts`) as a child process on 127.0.0.1, so its
+ * RSS is its own and the bench's load generator does not share its event
+ * loop. Started with the rate limit raised and the access log off: the bench
+ * measures search and serving, not stdout throughput of the access log.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { openSync, closeSync, readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import { request } from "undici";
+import { REPO_ROOT, tsxArgs } from "./paths.js";
+
+export interface ServerProcess {
+  origin: string;
+  pid: number;
+  /** Milliseconds from spawn to the first 200 answer to the probe path. */
+  startMs: number;
+  rssBytes(): number;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resident set size of a process from /proc (Linux), in bytes. */
+export function rssOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const match = /^VmRSS:\s+(\d+) kB/m.exec(status);
+  return match ? Number(match[1]) * 1024 : 0;
+}
+
+export async function startServer(options: {
+  dataDir: string;
+  logPath: string;
+  /** A path (no key sent) that must answer 200 before the server counts as started, e.g. /healthz. */
+  probePath: string;
+  timeoutMs?: number;
+  env?: Record<string, string>;
+}): Promise<ServerProcess> {
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const fd = openSync(options.logPath, "a");
+  const started = performance.now();
+  const child: ChildProcess = spawn(process.execPath, tsxArgs("server/main.ts"), {
+    cwd: REPO_ROOT,
+    stdio: ["ignore", fd, fd],
+    env: {
+      ...process.env,
+      DATA_DIR: options.dataDir,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      RATE_LIMIT_PER_MINUTE: "1000000",
+      ACCESS_LOG: "off",
+      LOG_LEVEL: "warn",
+      ...options.env,
+    },
+  });
+  closeSync(fd);
+  let exited: string | undefined;
+  child.once("exit", (code, signal) => {
+    exited = `${signal ?? code}`;
+  });
+  const deadline = started + (options.timeoutMs ?? 600_000);
+  const probe = `${origin}${options.probePath}`;
+  for (;;) {
+    if (exited !== undefined) throw new Error(`the server exited (${exited}) before answering; see ${options.logPath}`);
+    if (performance.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`the server did not answer within ${options.timeoutMs ?? 600_000} ms; see ${options.logPath}`);
+    }
+    try {
+      const res = await request(probe);
+      await res.body.text();
+      if (res.statusCode === 200) break;
+    } catch {
+      // Not listening yet.
+    }
+    await sleep(25);
+  }
+  const startMs = performance.now() - started;
+  const pid = child.pid!;
+  return {
+    origin,
+    pid,
+    startMs,
+    rssBytes: () => rssOf(pid),
+    stop: async () => {
+      if (exited !== undefined) return;
+      const gone = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+      await gone;
+      clearTimeout(timer);
+    },
+  };
+}
