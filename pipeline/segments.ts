@@ -57,9 +57,18 @@ export function segmentsDuration(segments: readonly SegmentRecord[]): number {
   return Math.round(end * 1000) / 1000;
 }
 
-/** Milliseconds as decimal seconds without trailing zeros: 1540 → "1.54", 3000 → "3". */
+/**
+ * Milliseconds as decimal seconds without trailing zeros: 1540 → "1.54",
+ * 3000 → "3", 5 → "0.005". Integer arithmetic: this runs once per segment
+ * of every transcript served, and float-to-string is the slow part.
+ */
 export function formatSeconds(ms: number): string {
-  return String(ms / 1000);
+  const whole = Math.trunc(ms / 1000);
+  const frac = ms - whole * 1000;
+  if (frac === 0) return String(whole);
+  if (frac % 100 === 0) return `${whole}.${frac / 100}`;
+  if (frac % 10 === 0) return `${whole}.${frac < 100 ? "0" : ""}${frac / 10}`;
+  return `${whole}.${frac < 10 ? "00" : frac < 100 ? "0" : ""}${frac}`;
 }
 
 export interface PreparedTrack extends StoredSegments {

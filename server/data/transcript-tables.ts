@@ -4,7 +4,7 @@
  */
 import type Database from "better-sqlite3";
 import type { ChapterRecord } from "../../pipeline/contract.js";
-import { decodeSegments } from "../../pipeline/segments.js";
+import { decodeSegments, type Sub } from "../../pipeline/segments.js";
 import type { ChannelPage, ChannelVideoItem, TranscriptLookup, VideoMeta } from "./catalog.js";
 
 interface VideoRow {
@@ -63,6 +63,8 @@ export class TranscriptTables {
     const track = tracks.find((t) => t.language_code.toLowerCase() === wanted);
     if (!track) return { kind: "other-languages", video, languages: [...new Set(tracks.map((t) => t.language_code))] };
     const text = this.#sql.track.get(track.id) as { word_count: number; duration: number; script: string; timings: Buffer };
+    // Segments are decoded on first use: bulk answers and search never read them.
+    let subs: Sub[] | undefined;
     return {
       kind: "found",
       stored: {
@@ -74,7 +76,9 @@ export class TranscriptTables {
           wordCount: text.word_count,
           duration: text.duration,
           script: text.script,
-          subs: decodeSegments(text.script, text.timings),
+          get subs(): Sub[] {
+            return (subs ??= decodeSegments(text.script, text.timings));
+          },
         },
       },
     };
