@@ -2,7 +2,7 @@
  * `npm run soak -- --minutes 10 --videos 50000`: mixed load against the real
  * server over a large dataset, with live fetches from the local stand-in, on
  * 127.0.0.1 only. Passes when no answer is a 5xx, no request fails at the
- * transport level, and the server's RSS grows less than --max-growth from the
+ * transport level, and the server's anonymous RSS grows less than --max-growth from the
  * end of warm-up to the end. Not part of `npm test`. See scripts/soak/options.ts.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -16,8 +16,9 @@ import { parseSoakArgs, SOAK_USAGE, UsageError } from "./soak/options.js";
 import { startServerChild } from "./soak/server-child.js";
 
 const REPO_ROOT = path.resolve(import.meta.dirname, "..");
-const BUSY_KEYS = 40;
-const RATE_LIMIT = 600;
+const BUSY_KEYS = 200;
+// The free key gets ~4 % of the load: past ~63 requests/s it reaches this limit and sees 429s; the 200 pro keys never do.
+const RATE_LIMIT = 150;
 const MiB = 1024 * 1024;
 const log = (line: string) => process.stderr.write(`[soak] ${line}\n`);
 
@@ -61,11 +62,19 @@ async function main(): Promise<number> {
   const durationMs = options.minutes * 60_000;
   const warmupMs = Math.min(60_000, durationMs / 10);
   const rssAtListen = server.rssBytes();
-  const samples: { t: number; rssMiB: number }[] = [];
+  const anonAtListen = server.anonRssBytes();
+  const samples: { t: number; rssMiB: number; anonMiB: number }[] = [];
   const t0 = performance.now();
-  const sampler = setInterval(() => samples.push({ t: Math.round((performance.now() - t0) / 1000), rssMiB: Math.round(server.rssBytes() / MiB) }), 5_000);
+  const sampler = setInterval(
+    () => samples.push({ t: Math.round((performance.now() - t0) / 1000), rssMiB: mib(server.rssBytes()), anonMiB: mib(server.anonRssBytes()) }),
+    5_000,
+  );
   let rssAfterWarmup = 0;
-  const warmup = setTimeout(() => (rssAfterWarmup = server.rssBytes()), warmupMs);
+  let anonAfterWarmup = 0;
+  const warmup = setTimeout(() => {
+    rssAfterWarmup = server.rssBytes();
+    anonAfterWarmup = server.anonRssBytes();
+  }, warmupMs);
 
   let tally: LoadTally;
   try {
@@ -83,7 +92,7 @@ async function main(): Promise<number> {
       })(),
       onProgress: (elapsed, t) => {
         const total = Object.values(t.byKind).reduce((n, k) => n + k.count, 0);
-        log(`${Math.round(elapsed / 1000)} s: ${total} requests, ${count5xx(t)} 5xx, RSS ${Math.round(server.rssBytes() / MiB)} MiB`);
+        log(`${Math.round(elapsed / 1000)} s: ${total} requests, ${count5xx(t)} 5xx, RSS ${mib(server.rssBytes())} MiB (anonymous ${mib(server.anonRssBytes())} MiB)`);
       },
     });
   } finally {
@@ -91,6 +100,7 @@ async function main(): Promise<number> {
     clearTimeout(warmup);
   }
   const rssEnd = server.rssBytes();
+  const anonEnd = server.anonRssBytes();
   const exitCode = await server.stop();
   await standin.close();
 
@@ -104,7 +114,10 @@ async function main(): Promise<number> {
   );
   const serverErrors = count5xx(tally);
   const base = rssAfterWarmup || rssAtListen;
-  const growth = rssEnd / base - 1;
+  // The check is on anonymous memory: the memory-mapped database's pages count in RSS as they are
+  // touched (bounded by the mmap size) and are reclaimable cache, not growth of the process.
+  const anonBase = anonAfterWarmup || anonAtListen;
+  const growth = anonEnd / anonBase - 1;
   const passed = serverErrors === 0 && tally.transportErrors === 0 && growth <= options.maxGrowth && exitCode === 0;
   const result = {
     command: `npm run soak -- ${process.argv.slice(2).join(" ")}`.trim(),
@@ -120,7 +133,8 @@ async function main(): Promise<number> {
     serverErrorSamples: tally.serverErrors,
     liveFetched: tally.byKind.missing?.statuses["200"] ?? 0,
     rssMiB: { atListen: mib(rssAtListen), afterWarmup: mib(base), end: mib(rssEnd), max: Math.max(0, ...samples.map((s) => s.rssMiB)) },
-    rssGrowth: round(growth * 100) / 100,
+    anonRssMiB: { atListen: mib(anonAtListen), afterWarmup: mib(anonBase), end: mib(anonEnd), max: Math.max(0, ...samples.map((s) => s.anonMiB)) },
+    anonRssGrowth: round(growth * 100) / 100,
     serverExitCode: exitCode,
     byKind,
     rssSamples: samples,
@@ -133,7 +147,8 @@ async function main(): Promise<number> {
       `  5xx: ${serverErrors}   transport errors: ${tally.transportErrors}   live fetches answered 200: ${result.liveFetched}`,
       `  latency: p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms`,
       ...Object.entries(byKind).map(([kind, k]) => `    ${kind.padEnd(12)} ${String(k.count).padStart(8)}  p50 ${k.p50Ms} ms  p99 ${k.p99Ms} ms  ${JSON.stringify(k.statuses)}`),
-      `  RSS: ${result.rssMiB.atListen} MiB at listen, ${result.rssMiB.afterWarmup} MiB after warm-up, ${result.rssMiB.end} MiB at the end (growth ${(growth * 100).toFixed(1)} %, limit ${(options.maxGrowth * 100).toFixed(0)} %), max ${result.rssMiB.max} MiB`,
+      `  RSS: ${result.rssMiB.atListen} MiB at listen, ${result.rssMiB.afterWarmup} MiB after warm-up, ${result.rssMiB.end} MiB at the end (${pct(rssEnd / base - 1)}), max ${result.rssMiB.max} MiB`,
+      `  anonymous RSS: ${result.anonRssMiB.atListen} → ${result.anonRssMiB.afterWarmup} → ${result.anonRssMiB.end} MiB (growth after warm-up ${pct(growth)}, limit ${pct(options.maxGrowth)}), max ${result.anonRssMiB.max} MiB`,
       `  server exit code after SIGTERM: ${exitCode}`,
       `  results: ${path.relative(REPO_ROOT, path.join(dataset.root, `soak-${stamp}.json`))}`,
       "",
@@ -144,6 +159,7 @@ async function main(): Promise<number> {
 
 const round = (n: number) => Math.round(n * 100) / 100;
 const mib = (bytes: number) => Math.round(bytes / MiB);
+const pct = (fraction: number) => `${fraction >= 0 ? "+" : ""}${(fraction * 100).toFixed(1)} %`;
 
 main().then(
   (code) => process.exit(code),

@@ -6,6 +6,8 @@ export interface ServerChild {
   process: ChildProcess;
   origin: string;
   rssBytes(): number;
+  /** Anonymous resident memory (heap, buffers): what a leak grows. File pages (the memory-mapped database) are cache the kernel can reclaim. */
+  anonRssBytes(): number;
   /** SIGTERM, then the exit code (null if killed by a signal). */
   stop(): Promise<number | null>;
 }
@@ -37,10 +39,19 @@ export async function startServerChild(options: { repoRoot: string; env: Record<
   return {
     process: child,
     origin,
-    rssBytes: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024,
+    rssBytes: () => statusField(pid, "VmRSS"),
+    anonRssBytes: () => statusField(pid, "RssAnon"),
     async stop() {
       if (child.exitCode === null) child.kill("SIGTERM");
       return exited;
     },
   };
+}
+
+function statusField(pid: number, name: string): number {
+  try {
+    return Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
+  } catch {
+    return 0; // the process has exited
+  }
 }
