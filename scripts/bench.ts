@@ -7,7 +7,9 @@
 import os from "node:os";
 import { BenchUsageError, parseBenchArgs, usage } from "./bench/options.js";
 import { resultRows, textTable, writeReport } from "./bench/report.js";
-import { runBench } from "./bench/run.js";
+import { readFileSync } from "node:fs";
+import { benchLayout } from "./bench/paths.js";
+import { runBench, type BenchResults } from "./bench/run.js";
 
 async function main(argv: string[]): Promise<number> {
   if (argv.includes("--help")) {
@@ -17,7 +19,10 @@ async function main(argv: string[]): Promise<number> {
   const options = parseBenchArgs(argv, os.cpus().length);
   const log = options.quiet ? () => {} : (line: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
   const command = ["npm run bench --", ...argv].join(" ");
-  const results = await runBench(options, command, log);
+  // --report-only: the table of the last run in --out (complete or not) again, e.g. after a run was stopped.
+  const results = options.reportOnly
+    ? (JSON.parse(readFileSync(benchLayout(options.out).results, "utf8")) as BenchResults)
+    : await runBench(options, command, log);
   const rows = resultRows(results);
   console.log(textTable(rows));
   if (options.report !== "") {

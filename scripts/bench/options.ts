@@ -40,6 +40,8 @@ export interface BenchOptions {
   jobs: number;
   /** Progress lines to stderr. */
   quiet: boolean;
+  /** Print and write the report of the last run in `out` without measuring. */
+  reportOnly: boolean;
 }
 
 interface OptionSpec {
@@ -66,6 +68,7 @@ export const OPTION_TABLE: readonly OptionSpec[] = [
   { name: "report", default: "BENCHMARKS.md", help: "Markdown file to update (\"\" for none)." },
   { name: "jobs", default: "<cores>", help: "Corpus generator processes." },
   { name: "quiet", default: "off", help: "No progress lines." },
+  { name: "report-only", default: "off", help: "Print and write the report of the last run in --out (results.json), measuring nothing." },
 ];
 
 export class BenchUsageError extends Error {
@@ -110,6 +113,7 @@ export function parseBenchArgs(argv: string[], cores: number): BenchOptions {
         report: { type: "string" },
         jobs: { type: "string" },
         quiet: { type: "boolean" },
+        "report-only": { type: "boolean" },
       },
     }));
   } catch (error) {
@@ -141,5 +145,6 @@ export function parseBenchArgs(argv: string[], cores: number): BenchOptions {
     report: values.report ?? "BENCHMARKS.md",
     jobs: integer(values.jobs, Math.max(1, cores), "jobs", 1),
     quiet: values.quiet ?? false,
+    reportOnly: values["report-only"] ?? false,
   };
 }

@@ -127,14 +127,14 @@ export function markdownSection(r: BenchResults, rows: readonly Row[]): string {
   const notes: string[] = [];
   if (r.search) {
     notes.push("", "First sequential search pass by query kind (p50 / p99 ms):", "");
-    notes.push(Object.entries(r.search.byKind).map(([k, v]) => `${k} ${v.p50.toFixed(1)} / ${v.p99.toFixed(1)} (n=${v.n})`).join("; "));
-    notes.push("", "Slowest queries of that pass: " + r.search.slowest.map((q) => `\`${q.q}\` (${q.kind}${q.offset ? `, offset ${q.offset}` : ""}) ${q.ms} ms`).join("; "));
+    notes.push(Object.entries(r.search.byKind ?? {}).map(([k, v]) => `${k} ${v.p50.toFixed(1)} / ${v.p99.toFixed(1)} (n=${v.n})`).join("; "));
+    notes.push("", "Slowest queries of that pass: " + (r.search.slowest ?? []).map((q) => `\`${q.q}\` (${q.kind}${q.offset ? `, offset ${q.offset}` : ""}) ${q.ms} ms`).join("; "));
   }
   if (r.recall && r.recall.examples.length > 0) {
     notes.push("", "Known-item misses (first few): " + r.recall.examples.map((e) => `\`${e.words}\` → ${e.videoId} (at ${(e.position * 100).toFixed(0)}% of its transcript, ${e.total} matches)`).join("; "));
   }
   const lines = [
-    `## ${r.size.toLocaleString("en-US")} videos`,
+    sectionHeading(r),
     "",
     `- date: ${r.finishedAt ?? r.startedAt} (started ${r.startedAt})`,
     `- machine: ${m.cpu}, ${m.cores} cores, ${m.ramGiB} GiB RAM, Node ${m.node}; shared with other engineers' jobs, 1-min load average at each phase start: ${Object.entries(r.load).map(([k, v]) => `${k} ${v}`).join(", ")}`,
@@ -181,11 +181,17 @@ What the rows measure:
 
 `;
 
+/** One section per size and path (the direct build and the full pipeline give different artifact sets). */
+export function sectionHeading(r: BenchResults): string {
+  const mode = r.build?.mode === "pipeline" ? "full pipeline" : r.build?.mode === "direct" ? "direct build" : "artifact set reused";
+  return `## ${r.size.toLocaleString("en-US")} videos, ${mode}`;
+}
+
 export async function writeReport(path: string, r: BenchResults, rows: readonly Row[]): Promise<void> {
   const section = markdownSection(r, rows);
   let text = existsSync(path) ? readFileSync(path, "utf8") : REPORT_HEADER;
   if (!text.startsWith("# Benchmarks")) text = REPORT_HEADER + text;
-  const heading = `## ${r.size.toLocaleString("en-US")} videos`;
+  const heading = sectionHeading(r);
   const parts = text.split(/(?=^## )/m);
   const index = parts.findIndex((p) => p.startsWith(heading + "\n"));
   if (index >= 0) parts[index] = section;

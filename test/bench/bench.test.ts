@@ -47,7 +47,7 @@ describe("npm run bench at 200 videos", () => {
     await writeReport(path, results, rows);
     await writeReport(path, results, rows);
     const text = readFileSync(path, "utf8");
-    expect(text.match(/^## 200 videos$/gm)).toHaveLength(1);
+    expect(text.match(/^## 200 videos, direct build$/gm)).toHaveLength(1);
     expect(text).toContain("- command: `test`");
   });
 });
