@@ -73,7 +73,8 @@ export class TranscriptSearch {
       shard.search.bind(parsed, params).map((query) => ({ shard, index, query })),
     );
     if (sources.length === 0) return empty;
-    const counts = sources.map((source) => this.#count(source));
+    // One count per shard covers all its tiers.
+    const counts = [...new Map(sources.map((s) => [s.index, s])).values()].map((s) => this.#count(s));
 
     // The result list, in order: per tier, the shards' heads merged by score, then each shard's
     // remaining matches in its own order. Walk it to cut out [offset, offset + limit], plus one to know hasMore.
@@ -83,7 +84,7 @@ export class TranscriptSearch {
     const tiers = [...new Set(sources.map((s) => s.query.tier))].sort((a, b) => a - b);
     for (const tier of tiers) {
       if (want <= 0) break;
-      const inTier = sources.filter((s, i) => s.query.tier === tier && counts[i]!.total > 0);
+      const inTier = sources.filter((s) => s.query.tier === tier);
       const heads = inTier.map((source) => ({ source, head: this.#head(source) }));
       const merged = heads
         .flatMap(({ source, head }) => head.scored.map((scored) => ({ source, scored })))
@@ -138,7 +139,7 @@ export class TranscriptSearch {
   }
 
   #count(source: Source): ShardCount {
-    const key = this.#key(source);
+    const key = `${source.index}\u0000${source.shard.generation()}\u0000count\u0000${source.query.countExpression}\u0000${source.query.maxRank}\u0000${source.query.minViews}`;
     let count = this.#counts.get(key);
     if (!count) {
       count = source.shard.search.count(source.query);

@@ -35,6 +35,8 @@ export interface ShardQuery {
   /** 0: the whole query as a phrase; 1: all words, not as that phrase (or the only tier of a one-group query). */
   tier: number;
   expression: string;
+  /** All tiers together: the plain AND of the query's words (tiers partition its matches), counted once. */
+  countExpression: string;
   maxRank: number;
   minViews: number;
   channelTranscripts?: number;
@@ -134,11 +136,13 @@ export class ShardSearch {
           `${channelPart}script : (${parsed.expression}) NOT script : (${parsed.phrase})`,
         ]
       : [`${channelPart}script : (${parsed.expression})`];
+    const countExpression = `${channelPart}script : (${parsed.expression})`;
     return expressions.map((expression, tier) => {
       const query: ShardQuery = {
         parsed,
         tier: expressions.length === 1 ? 1 : tier,
         expression,
+        countExpression,
         maxRank,
         minViews: effectiveMinViews,
         key: `${expression}\u0000${maxRank}\u0000${effectiveMinViews}`,
@@ -165,10 +169,10 @@ export class ShardSearch {
     return { scored, snippets: new Map(), complete: candidates.length < k };
   }
 
-  /** Matches counted exactly up to the cap, estimated above it. */
+  /** Matches of all tiers (`countExpression`), counted exactly up to the cap, estimated above it. */
   count(query: ShardQuery): ShardCount {
     const cap = this.#options.exactCountCap;
-    const counted = this.#sql.count.get(query.expression, query.maxRank, query.minViews, cap + 1, 0) as number;
+    const counted = this.#sql.count.get(query.countExpression, query.maxRank, query.minViews, cap + 1, 0) as number;
     if (counted <= cap) return { total: counted, totalExact: true };
     return { total: this.#estimate(query, cap), totalExact: false };
   }
