@@ -52,7 +52,8 @@ export interface BenchResults {
   /** 1-minute load average when each phase started. */
   load: Partial<Record<Phase | "end", number>>;
   build?: BuildRecord & { reused: boolean };
-  server?: { startMs: number; restartMs: number | undefined; rssAfterLoadMiB: number };
+  /** Commit when the server was first started: others commit in the same tree, and a long build can span their commits. */
+  server?: { startMs: number; restartMs: number | undefined; rssAfterLoadMiB: number; commit: string };
   search?: SearchFigures;
   recall?: RecallResult & { skipped: number };
   serving?: ServingRow[];
@@ -102,7 +103,7 @@ export async function runBench(options: BenchOptions, command: string, log: (lin
     mark("server");
     log("starting the server");
     let server: ServerProcess = await start();
-    results.server = { startMs: server.startMs, restartMs: undefined, rssAfterLoadMiB: mib(server.rssBytes()) };
+    results.server = { startMs: server.startMs, restartMs: undefined, rssAfterLoadMiB: mib(server.rssBytes()), commit: machineInfo().commit };
     log(`server answered after ${server.startMs.toFixed(0)} ms, RSS ${results.server.rssAfterLoadMiB} MiB`);
     await save();
     try {
