@@ -11,6 +11,7 @@ import { createRandom } from "../pipeline/corpus/random.js";
 import { startStandin } from "./youtube-standin/server.js";
 import { openKeyStore } from "../server/auth/key-store.js";
 import { prepareDataset } from "./soak/dataset.js";
+import { floorGrowth } from "./soak/memory-growth.js";
 import { count5xx, percentile, runMixedLoad, type LoadTally } from "./soak/mixed-load.js";
 import { parseSoakArgs, SOAK_USAGE, UsageError } from "./soak/options.js";
 import { startServerChild } from "./soak/server-child.js";
@@ -117,7 +118,9 @@ async function main(): Promise<number> {
   // The check is on anonymous memory: the memory-mapped database's pages count in RSS as they are
   // touched (bounded by the mmap size) and are reclaimable cache, not growth of the process.
   const anonBase = anonAfterWarmup || anonAtListen;
-  const growth = anonEnd / anonBase - 1;
+  const floors = floorGrowth(samples, warmupMs / 1000, seconds);
+  // Runs too short for two windows fall back to the end against the end of warm-up.
+  const growth = floors.growth ?? anonEnd / anonBase - 1;
   const passed = serverErrors === 0 && tally.transportErrors === 0 && growth <= options.maxGrowth && exitCode === 0;
   const result = {
     command: `npm run soak -- ${process.argv.slice(2).join(" ")}`.trim(),
@@ -134,6 +137,7 @@ async function main(): Promise<number> {
     liveFetched: tally.byKind.missing?.statuses["200"] ?? 0,
     rssMiB: { atListen: mib(rssAtListen), afterWarmup: mib(base), end: mib(rssEnd), max: Math.max(0, ...samples.map((s) => s.rssMiB)) },
     anonRssMiB: { atListen: mib(anonAtListen), afterWarmup: mib(anonBase), end: mib(anonEnd), max: Math.max(0, ...samples.map((s) => s.anonMiB)) },
+    anonRssFloorMiB: { early: floors.earlyFloorMiB, late: floors.lateFloorMiB },
     anonRssGrowth: round(growth * 100) / 100,
     serverExitCode: exitCode,
     byKind,
@@ -148,7 +152,11 @@ async function main(): Promise<number> {
       `  latency: p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms`,
       ...Object.entries(byKind).map(([kind, k]) => `    ${kind.padEnd(12)} ${String(k.count).padStart(8)}  p50 ${k.p50Ms} ms  p99 ${k.p99Ms} ms  ${JSON.stringify(k.statuses)}`),
       `  RSS: ${result.rssMiB.atListen} MiB at listen, ${result.rssMiB.afterWarmup} MiB after warm-up, ${result.rssMiB.end} MiB at the end (${pct(rssEnd / base - 1)}), max ${result.rssMiB.max} MiB`,
-      `  anonymous RSS: ${result.anonRssMiB.atListen} → ${result.anonRssMiB.afterWarmup} → ${result.anonRssMiB.end} MiB (growth after warm-up ${pct(growth)}, limit ${pct(options.maxGrowth)}), max ${result.anonRssMiB.max} MiB`,
+      `  anonymous RSS: ${result.anonRssMiB.atListen} → ${result.anonRssMiB.afterWarmup} → ${result.anonRssMiB.end} MiB, max ${result.anonRssMiB.max} MiB; ` +
+        (floors.growth === undefined
+          ? `growth after warm-up ${pct(growth)} (run too short for floors)`
+          : `floor ${floors.earlyFloorMiB} MiB in the first third after warm-up, ${floors.lateFloorMiB} MiB in the last third: growth ${pct(growth)}`) +
+        ` (limit ${pct(options.maxGrowth)})`,
       `  server exit code after SIGTERM: ${exitCode}`,
       `  results: ${path.relative(REPO_ROOT, path.join(dataset.root, `soak-${stamp}.json`))}`,
       "",

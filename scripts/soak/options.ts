@@ -9,8 +9,8 @@ export const SOAK_USAGE = `usage: npm run soak -- [--minutes 10] [--videos 50000
   --words W          mean transcript words per video (default 300; the corpus default is 1400,
                      which makes a 50K build take far longer without changing what the soak tests)
   --concurrency C    requests in flight at once (default 16)
-  --max-growth G     largest accepted growth of anonymous RSS (heap, buffers; not the mapped database)
-                     from the end of warm-up to the end, as a fraction (default 0.5)
+  --max-growth G     largest accepted growth of the anonymous-RSS floor (heap, buffers; not the mapped
+                     database), last third of the run against the first third after warm-up (default 0.5)
 
 The dataset is built once under .bench/soak-<videos>v-s<seed>-w<words>/ and reused.
 Exit codes: 0 passed, 1 a 5xx or unbounded memory growth, 2 usage.`;
