@@ -21,6 +21,7 @@ import { loggablePath } from "./http/log-path.js";
 import { PROBLEM_CONTENT_TYPE, problemBody, toHttpError } from "./http/problem.js";
 import { requestIdFrom } from "./http/request-id.js";
 import { sendJson } from "./http/respond.js";
+import { RepresentationCache } from "./routes/representation-cache.js";
 import type { Route, RouteDeps } from "./http/route.js";
 import { createRouter } from "./http/router.js";
 import { SECURITY_HEADERS } from "./http/security-headers.js";
@@ -67,6 +68,7 @@ export function createApp(options: AppOptions): http.Server {
       return { builtAt: manifest?.builtAt ?? null, schemaVersion: manifest?.schemaVersion ?? null };
     },
     openapi: () => (openapi ??= buildOpenApiDocument(ROUTES, { version: API_VERSION })),
+    representations: new RepresentationCache(config.responseCacheMb * 1024 * 1024),
   };
 
   const runRoute = async (ctx: RequestContext, route: Route): Promise<void> => {

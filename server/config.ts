@@ -39,6 +39,11 @@ export const SETTINGS: readonly Setting[] = [
     help: "Concurrent connections one client address may hold; further ones are dropped. Behind a reverse proxy set it to MAX_CONNECTIONS.",
   },
   { name: "MAX_HEADER_BYTES", default: "16384", help: "Largest request head (request line and headers) accepted; larger ones get 431." },
+  {
+    name: "RESPONSE_CACHE_MB",
+    default: "64",
+    help: "Memory for serialised stored transcripts, so serving one again skips the database and serialisation (0 turns it off).",
+  },
   { name: "BULK_FETCH_CONCURRENCY", default: "4", help: "Missing transcripts a bulk request fetches from the source at once." },
   { name: "YOUTUBE_ORIGIN", default: "https://www.youtube.com", help: "Scheme and host every YouTube URL is built on; point it at the local stand-in for tests and demos." },
   { name: "YOUTUBE_PROXY_URLS", default: "", help: "Comma-separated http(s) proxy URLs for upstream calls, rotated per request on a fresh connection; empty: direct." },
@@ -103,6 +108,7 @@ const EnvSchema = z.object({
   MAX_CONNECTIONS_PER_CLIENT: integer("MAX_CONNECTIONS_PER_CLIENT", 1, 1_000_000),
   MAX_HEADER_BYTES: integer("MAX_HEADER_BYTES", 1024, 1024 * 1024),
   BULK_FETCH_CONCURRENCY: integer("BULK_FETCH_CONCURRENCY", 1, 64),
+  RESPONSE_CACHE_MB: integer("RESPONSE_CACHE_MB", 0, 65536),
   YOUTUBE_ORIGIN: z.string().trim().refine(isOrigin, "YOUTUBE_ORIGIN must be an http(s) scheme and host only, like https://www.youtube.com"),
   YOUTUBE_PROXY_URLS: z
     .string()
@@ -148,6 +154,7 @@ export interface Config {
   maxConnectionsPerClient: number;
   maxHeaderBytes: number;
   bulkFetchConcurrency: number;
+  responseCacheMb: number;
   youtubeOrigin: string;
   /** May hold credentials: never log them. */
   youtubeProxyUrls: readonly string[];
@@ -204,6 +211,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxConnectionsPerClient: v.MAX_CONNECTIONS_PER_CLIENT,
     maxHeaderBytes: v.MAX_HEADER_BYTES,
     bulkFetchConcurrency: v.BULK_FETCH_CONCURRENCY,
+    responseCacheMb: v.RESPONSE_CACHE_MB,
     youtubeOrigin: new URL(v.YOUTUBE_ORIGIN).origin,
     youtubeProxyUrls: v.YOUTUBE_PROXY_URLS,
     youtubeTimeoutMs: v.YOUTUBE_TIMEOUT_MS,

@@ -93,6 +93,10 @@ export class ArtifactCatalog implements Catalog {
     this.#search = new TranscriptSearch(shards, settings.cacheSize);
   }
 
+  version(): string {
+    return `${this.manifest.builtAt}/${this.#live?.generation() ?? 0}`;
+  }
+
   getTranscript(videoId: string, languageCode: string): TranscriptLookup {
     const stored = this.#tables.getTranscript(videoId, languageCode);
     if (stored.kind === "found" || !this.#liveTables) return stored;

@@ -97,6 +97,8 @@ export interface Stats {
 }
 
 export interface Catalog {
+  /** Changes whenever anything the catalog answers may change (a new artifact set, a live-store write): a cache key. */
+  version(): string;
   getTranscript(videoId: string, languageCode: string): TranscriptLookup;
   /** undefined when the channel is unknown. */
   channelVideos(channelId: string, limit: number, offset: number): ChannelPage | undefined;

@@ -1,9 +1,9 @@
 /** Weak entity tags over a representation, and If-None-Match matching (weak comparison, RFC 9110 13.1.2). */
 import { createHash } from "node:crypto";
 
-/** Weak, because compressed and uncompressed bodies share it. */
-export function weakEtag(representation: unknown): string {
-  const digest = createHash("sha256").update(JSON.stringify(representation)).digest("base64url").slice(0, 27);
+/** Weak, because compressed and uncompressed bodies share it; over the serialised representation. */
+export function weakEtag(serialised: string): string {
+  const digest = createHash("sha256").update(serialised).digest("base64url").slice(0, 27);
   return `W/"${digest}"`;
 }
 

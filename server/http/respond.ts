@@ -9,6 +9,11 @@ import type { RequestContext } from "./context.js";
 
 export const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
 
+/** A body already serialised with `safeJson` (e.g. from a cache): sent as it is. */
+export class RawJson {
+  constructor(readonly text: string) {}
+}
+
 export interface JsonResponse {
   status: number;
   /** undefined: no body (304). */
@@ -27,7 +32,7 @@ export async function sendJson(ctx: RequestContext, response: JsonResponse): Pro
     res.end();
     return;
   }
-  let payload: Buffer = Buffer.from(safeJson(response.body), "utf8");
+  let payload: Buffer = Buffer.from(response.body instanceof RawJson ? response.body.text : safeJson(response.body), "utf8");
   const encoding = payload.length >= COMPRESS_MIN_BYTES ? chooseEncoding(ctx.req.headers["accept-encoding"]) : undefined;
   if (encoding !== undefined) {
     payload = await compress(payload, encoding);

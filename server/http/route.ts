@@ -6,6 +6,7 @@ import type { z } from "zod";
 import type { Config, Plan } from "../config.js";
 import type { Catalog } from "../data/catalog.js";
 import type { Logger } from "../log.js";
+import type { RepresentationCache } from "../routes/representation-cache.js";
 import type { TranscriptSource } from "../transcript-source.js";
 import type { RequestContext } from "./context.js";
 
@@ -19,6 +20,8 @@ export interface RouteDeps {
   health: () => { builtAt: string | null; schemaVersion: number | null };
   /** The finished OpenAPI document (built once, from the same route list). */
   openapi: () => unknown;
+  /** Serialised stored transcripts (server/routes/representation-cache.ts). */
+  representations: RepresentationCache;
 }
 
 export interface RouteResult {

@@ -4,8 +4,7 @@
  * transcript at all), from the transcript source when there is one.
  */
 import { z } from "zod";
-import type { StoredTranscript } from "../data/catalog.js";
-import { ifNoneMatchHits, weakEtag } from "../http/etag.js";
+import { ifNoneMatchHits } from "../http/etag.js";
 import { HttpError } from "../http/http-error.js";
 import { parseParams, parseQuery } from "../http/route-input.js";
 import { elapsedMs } from "../http/timing.js";
@@ -13,6 +12,7 @@ import type { Route, RouteDeps, RouteResult } from "../http/route.js";
 import type { RequestContext } from "../http/context.js";
 import { booleanFlagParam, langParam, videoIdSchema } from "../schemas/params.js";
 import { sourceHttpError } from "../transcript-source.js";
+import { withFields, type CachedRepresentation } from "./representation-cache.js";
 import { VideoSchema, videoBody } from "./transcript-body.js";
 
 export const TranscriptParams = z.object({ videoId: videoIdSchema });
@@ -55,10 +55,16 @@ export const transcriptRoute: Route = {
   async handle(ctx, deps) {
     const { videoId } = parseParams(ctx, TranscriptParams, "invalid_video_id");
     const { lang, includeMetadata } = parseQuery(ctx, TranscriptQuery);
+    // Only stored transcripts are cached, under the catalog's version: a hit is always current.
+    const key = `${deps.catalog.version()}\u0000${videoId}\u0000${lang.toLowerCase()}\u0000${includeMetadata}`;
+    const hit = deps.representations.get(key);
+    if (hit !== undefined) return respond(ctx, hit);
     const lookup = deps.catalog.getTranscript(videoId, lang);
     switch (lookup.kind) {
-      case "found":
-        return respond(ctx, lookup.stored, { includeMetadata, cached: true, method: "storage", usedProxy: false });
+      case "found": {
+        const body = videoBody(lookup.stored, { includeMetadata, cached: true, method: "storage", usedProxy: false });
+        return respond(ctx, deps.representations.put(key, body));
+      }
       case "other-languages":
         // YouTube may have the language even though the stored copy does not.
         if (deps.transcriptSource !== undefined) return fetchLive(ctx, deps, videoId, lang, includeMetadata);
@@ -76,7 +82,7 @@ export const transcriptRoute: Route = {
 
 async function fetchLive(
   ctx: RequestContext,
-  { transcriptSource }: RouteDeps,
+  { transcriptSource, representations }: RouteDeps,
   videoId: string,
   lang: string,
   includeMetadata: boolean,
@@ -84,20 +90,15 @@ async function fetchLive(
   if (transcriptSource === undefined) throw new HttpError(404, "video_not_found", "No video with this id is stored.");
   try {
     const result = await transcriptSource.fetch(videoId, lang, { includeMetadata, signal: ctx.signal });
-    return respond(ctx, result.stored, { includeMetadata, cached: false, method: result.method, usedProxy: result.usedProxy });
+    const body = videoBody(result.stored, { includeMetadata, cached: false, method: result.method, usedProxy: result.usedProxy });
+    return respond(ctx, representations.put(undefined, body));
   } catch (error) {
     throw sourceHttpError(error) ?? error;
   }
 }
 
-function respond(
-  ctx: RequestContext,
-  stored: StoredTranscript,
-  options: { includeMetadata: boolean; cached: boolean; method: string; usedProxy: boolean },
-): RouteResult {
-  const representation = videoBody(stored, options);
-  const etag = weakEtag(representation);
-  const headers = { ETag: etag, "Cache-Control": TRANSCRIPT_CACHE_CONTROL };
-  if (ifNoneMatchHits(ctx.req.headers["if-none-match"], etag)) return { status: 304, headers };
-  return { headers, body: { ...representation, timing: { totalMs: elapsedMs(ctx) } } };
+function respond(ctx: RequestContext, representation: CachedRepresentation): RouteResult {
+  const headers = { ETag: representation.etag, "Cache-Control": TRANSCRIPT_CACHE_CONTROL };
+  if (ifNoneMatchHits(ctx.req.headers["if-none-match"], representation.etag)) return { status: 304, headers };
+  return { headers, body: withFields(representation, { timing: { totalMs: elapsedMs(ctx) } }) };
 }

@@ -12,6 +12,7 @@ import { HttpError } from "../http/http-error.js";
 import { assertJsonContentType, readJsonBody } from "../http/json-body.js";
 import type { Route, RouteDeps } from "../http/route.js";
 import type { RequestContext } from "../http/context.js";
+import { RawJson, safeJson } from "../http/respond.js";
 import { elapsedMs } from "../http/timing.js";
 import { validate } from "../http/validate.js";
 import { errorFields } from "../log.js";
@@ -82,8 +83,29 @@ export const BulkResponseSchema = z
   .register(apiSchemas, { id: "BulkResponse" });
 
 type Outcome =
-  | { ok: true; stored: StoredTranscript; cached: boolean }
+  /** `item` is the serialised result item. */
+  | { ok: true; item: string; cached: boolean }
   | { ok: false; code: string; detail: string };
+
+/** The result item of one transcript, as the bulk answer lists it (no subs). */
+function bulkItem(videoId: string, stored: StoredTranscript, cached: boolean): object {
+  const { video, transcript } = stored;
+  return {
+    videoId,
+    title: video.title,
+    channelId: video.channelId,
+    channelTitle: video.channelTitle,
+    cached,
+    transcript: {
+      script: transcript.script,
+      wordCount: transcript.wordCount,
+      language: transcript.language,
+      languageCode: transcript.languageCode,
+      isGenerated: transcript.isGenerated,
+      duration: transcript.duration,
+    },
+  };
+}
 
 export const transcriptsBulkRoute: Route = {
   method: "POST",
@@ -118,7 +140,7 @@ export const transcriptsBulkRoute: Route = {
     const distinct = [...new Set(videoIds)];
     const outcomes = await resolveAll(ctx, deps, distinct, lang, fetchMissing);
 
-    const transcripts: unknown[] = [];
+    const items: string[] = [];
     const errors: unknown[] = [];
     let fetched = 0;
     distinct.forEach((videoId, i) => {
@@ -128,26 +150,12 @@ export const transcriptsBulkRoute: Route = {
         return;
       }
       if (!outcome.cached) fetched++;
-      const { video, transcript } = outcome.stored;
-      transcripts.push({
-        videoId,
-        title: video.title,
-        channelId: video.channelId,
-        channelTitle: video.channelTitle,
-        cached: outcome.cached,
-        transcript: {
-          script: transcript.script,
-          wordCount: transcript.wordCount,
-          language: transcript.language,
-          languageCode: transcript.languageCode,
-          isGenerated: transcript.isGenerated,
-          duration: transcript.duration,
-        },
-      });
+      items.push(outcome.item);
     });
-    return {
-      body: { requested: distinct.length, found: transcripts.length, fetched, transcripts, errors, timing: { totalMs: elapsedMs(ctx) } },
-    };
+    // Items are serialised (and cached) one by one; the answer is assembled around them.
+    const head = safeJson({ requested: distinct.length, found: items.length, fetched }).slice(0, -1);
+    const tail = safeJson({ errors, timing: { totalMs: elapsedMs(ctx) } }).slice(1);
+    return { body: new RawJson(`${head},"transcripts":[${items.join(",")}],${tail}`) };
   },
 };
 
@@ -158,13 +166,17 @@ async function resolveAll(
   lang: string,
   fetchMissing: boolean,
 ): Promise<Outcome[]> {
-  const { catalog, transcriptSource, config } = deps;
+  const { catalog, transcriptSource, config, representations } = deps;
   const toFetch: number[] = [];
+  const version = catalog.version();
   const outcomes = videoIds.map((videoId, i): Outcome | undefined => {
+    const key = `${version}\u0000bulk\u0000${videoId}\u0000${lang.toLowerCase()}`;
+    const hit = representations.get(key);
+    if (hit !== undefined) return { ok: true, item: hit.json, cached: true };
     const lookup = catalog.getTranscript(videoId, lang);
     switch (lookup.kind) {
       case "found":
-        return { ok: true, stored: lookup.stored, cached: true };
+        return { ok: true, item: representations.put(key, bulkItem(videoId, lookup.stored, true)).json, cached: true };
       case "other-languages":
       case "no-transcript":
         // As the single-video route: storage lacks it, the source may have it.
@@ -192,12 +204,12 @@ async function resolveAll(
   return outcomes as Outcome[];
 }
 
-async function fetchOne(ctx: RequestContext, { transcriptSource, log }: RouteDeps, videoId: string, lang: string): Promise<Outcome> {
+async function fetchOne(ctx: RequestContext, { transcriptSource, log, representations }: RouteDeps, videoId: string, lang: string): Promise<Outcome> {
   if (transcriptSource === undefined) return { ok: false, code: "video_not_found", detail: "No video with this id is stored." };
   if (ctx.signal.aborted) return { ok: false, code: "aborted", detail: "The request was aborted." };
   try {
     const result = await transcriptSource.fetch(videoId, lang, { includeMetadata: false, signal: ctx.signal });
-    return { ok: true, stored: result.stored, cached: false };
+    return { ok: true, item: representations.put(undefined, bulkItem(videoId, result.stored, false)).json, cached: false };
   } catch (error) {
     const typed = sourceHttpError(error);
     if (typed !== undefined) return { ok: false, code: typed.code, detail: typed.detail };
