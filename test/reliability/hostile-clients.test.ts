@@ -7,13 +7,17 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { buildFixtureArtifacts, startTestServer, type Artifacts, type TestServer } from "../server/helpers/test-server.js";
+import { until } from "./helpers/child.js";
 import { rawRequest, wait, type RawResponse } from "./helpers/raw-http.js";
 import { expectSaneAnswer } from "./helpers/response-checks.js";
 
 const HEADERS_TIMEOUT_MS = 500;
 const REQUEST_TIMEOUT_MS = 1_500;
-/** What node may add on top: its sweep (a tenth of the timeout here) and a loaded machine. */
-const SLACK_MS = 700;
+/**
+ * What node may add on top: its sweep (a tenth of the timeout here) and a machine shared with
+ * other test runs. Far below the 30 s that node's default sweep allowed before.
+ */
+const SLACK_MS = 1_500;
 
 let artifacts: Artifacts;
 let server: TestServer;
@@ -125,14 +129,15 @@ describe("timeouts", () => {
 describe("connection caps", () => {
   test("one client holding many slow connections keeps only MAX_CONNECTIONS_PER_CLIENT, and another client is served meanwhile", async () => {
     const hostile = await Promise.all(Array.from({ length: 30 }, () => slowConnection("127.0.0.2")));
-    await wait(100);
-    const stillOpen = hostile.filter(({ socket }) => !socket.destroyed).length;
-    expect(stillOpen).toBeLessThanOrEqual(10);
+    // The server drops the extra ones at once; on a busy machine the client may see it a little later.
+    await until(() => hostile.filter(({ socket }) => !socket.destroyed).length <= 10, 5_000, "connections past the cap to be dropped");
+    expect(hostile.filter(({ socket }) => !socket.destroyed).length).toBe(10);
 
     const started = performance.now();
     const answers: RawResponse[] = await Promise.all(Array.from({ length: 20 }, () => rawRequest(port, head(), { localAddress: "127.0.0.1" })));
     expect(answers.map((r) => r.status)).toEqual(Array(20).fill(200));
-    expect(performance.now() - started).toBeLessThan(2_000);
+    // Served, not starved: a starved client would wait for the hostile connections to time out, or forever.
+    expect(performance.now() - started).toBeLessThan(5_000);
 
     // And the slow ones that were let in are cut by the header timeout anyway.
     const lifetimes = await Promise.all(hostile.map(({ closed }) => closed));

@@ -110,5 +110,5 @@ describe("kill -9 of the pipeline", () => {
     expect(actual.records).toEqual(expected.records);
     expect(actual.statuses).toEqual(expected.statuses);
     expect(actual.counts).toEqual(expected.counts);
-  });
+  }, 300_000); // seven child processes, each a full node start-up, on a shared machine
 });
