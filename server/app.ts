@@ -100,8 +100,13 @@ export function createApp(options: AppOptions): http.Server {
     if (error.status >= 500) {
       if (ctx.signal.aborted) {
         log.debug("client went away", { requestId: ctx.requestId, ...errorFields(thrown) });
-      } else {
+      } else if (error.status === 500) {
+        // A bug: the stack is what finds it.
         log.error("request failed", { requestId: ctx.requestId, method: ctx.method, path: loggablePath(ctx.path), ...errorFields(thrown) });
+      } else {
+        // 502/503/504 are expected when YouTube fails or the fetch queue is full: a line, not two stacks per request.
+        const cause = error.cause instanceof Error ? error.cause.message : undefined;
+        log.warn("upstream problem", { requestId: ctx.requestId, method: ctx.method, path: loggablePath(ctx.path), status: error.status, code: error.code, cause });
       }
     }
     if (ctx.res.headersSent) {
