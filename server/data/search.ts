@@ -30,6 +30,8 @@ export interface SearchOptions {
   snippetChars?: number;
   /** Terms in more than this share of transcripts are not looked up in titles (default 0.1). */
   titleTermMaxShare?: number;
+  /** Terms in more than this share of transcripts are scored as present, not counted (default 0.3). */
+  countTermMaxShare?: number;
 }
 
 export const SEARCH_DEFAULTS: Required<SearchOptions> = {
@@ -40,6 +42,7 @@ export const SEARCH_DEFAULTS: Required<SearchOptions> = {
   channelBoost: 1.2,
   snippetChars: 200,
   titleTermMaxShare: 0.1,
+  countTermMaxShare: 0.3,
 };
 
 export interface SearchShard {

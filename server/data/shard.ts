@@ -25,6 +25,8 @@ export interface ShardOptions {
   snippetChars: number;
   /** Terms in more than this share of transcripts are not looked up in titles: a title match on them says nothing. */
   titleTermMaxShare: number;
+  /** Terms in more than this share of transcripts are scored as present (tf = 1) instead of counted. */
+  countTermMaxShare: number;
   /** True when rowids are popularity ranks, so `minViews` is a rowid bound. */
   popularityOrdered: boolean;
 }
@@ -92,6 +94,10 @@ export class ShardSearch {
         `SELECT t.word_count AS words, CAST(t.script AS BLOB) AS bytes, v.view_count AS views
          FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?`,
       ),
+      scoringWithoutText: db.prepare(
+        `SELECT t.word_count AS words, v.view_count AS views
+         FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?`,
+      ),
       script: db.prepare("SELECT t.script FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?").pluck(),
       hit: db.prepare(
         `SELECT v.video_id AS videoId, v.title AS title, c.title AS channelTitle, v.view_count AS viewCount,
@@ -157,12 +163,24 @@ export class ShardSearch {
     const candidates = this.#sql.matches.all(query.expression, query.maxRank, query.minViews, k, 0) as number[];
     const { stats } = this.#frequencies;
     const corpus = stats();
-    const idf = query.parsed.terms.map((term) => inverseDocumentFrequency(this.#frequencies.df(term), corpus.documents));
-    const titleTerms = query.parsed.terms.filter((term) => this.#frequencies.df(term) <= corpus.documents * this.#options.titleTermMaxShare);
+    const terms = query.parsed.terms;
+    const dfs = terms.map((term) => this.#frequencies.df(term));
+    const idf = dfs.map((df) => inverseDocumentFrequency(df, corpus.documents));
+    const titleTerms = terms.filter((_, i) => dfs[i]! <= corpus.documents * this.#options.titleTermMaxShare);
     const boosts = this.#titleMatches(titleTerms, candidates);
+    // Every candidate contains every term (the tiers AND them), so tf ≥ 1. Terms in most transcripts
+    // ("the", "i") carry almost no idf and are costly to count: they are scored as present, tf = 1.
+    const counted = terms.flatMap((term, i) => (dfs[i]! <= corpus.documents * this.#options.countTermMaxShare ? [i] : []));
+    const countedTerms = counted.map((i) => terms[i]!);
     const scored = candidates.map((id) => {
-      const row = this.#sql.scoring.get(id) as { words: number; bytes: Buffer; views: number };
-      const base = bm25(countTerms(row.bytes, query.parsed.terms), idf, row.words, corpus);
+      const frequencies = new Array<number>(terms.length).fill(1);
+      let row: { words: number; views: number; bytes?: Buffer };
+      if (counted.length === 0) row = this.#sql.scoringWithoutText.get(id) as typeof row;
+      else {
+        row = this.#sql.scoring.get(id) as typeof row;
+        countTerms(row.bytes!, countedTerms).forEach((tf, j) => (frequencies[counted[j]!] = Math.max(1, tf)));
+      }
+      const base = bm25(frequencies, idf, row.words, corpus);
       return { id, score: base * (boosts.get(id) ?? 1), views: row.views };
     });
     scored.sort(compareScored);

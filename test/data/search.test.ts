@@ -105,7 +105,8 @@ describe("ranking and pagination over many matches", () => {
   }
 
   it("ranks by relevance inside the candidate set, more views first on ties", () => {
-    const { search, close } = engine({ candidates: 100 });
+    // "target" is in 80% of this small corpus: count it anyway, to see tf at work.
+    const { search, close } = engine({ candidates: 100, countTermMaxShare: 1 });
     const ids = search.search(page("target", { limit: 100 })).results.map((r) => Number(r.videoId.slice(3)));
     // tf 4 first (most-viewed of them first), then tf 3, ...
     const tf = (n: number) => n % 5;
@@ -114,6 +115,15 @@ describe("ranking and pagination over many matches", () => {
       expect(tf(a) > tf(b) || (tf(a) === tf(b) && a > b)).toBe(true);
     }
     expect(ids).toHaveLength(48);
+    close();
+  });
+
+  it("scores a term that most transcripts contain as present, not by how often it occurs", () => {
+    const { search, close } = engine({ candidates: 100 });
+    const ids = search.search(page("target", { limit: 100 })).results.map((r) => Number(r.videoId.slice(3)));
+    expect(ids).toHaveLength(48);
+    // tf = 1 for all: BM25's length normalisation puts the shortest transcripts (one "target") first, more views first among them.
+    expect(ids.slice(0, 12)).toEqual([56, 51, 46, 41, 36, 31, 26, 21, 16, 11, 6, 1]);
     close();
   });
 
