@@ -1,22 +1,17 @@
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { VideoRecord } from "../../pipeline/contract.js";
 import { parseTimedtext } from "../../pipeline/youtube/timedtext.js";
 import { YOUTUBE_ERROR_KINDS, youtubeErrorStatus, type YouTubeClient, type YouTubeErrorCode } from "../../pipeline/youtube/index.js";
 import { ASR_ONLY, BREAD, SILENT } from "./helpers/records.js";
-import { startHarness, type StandinHarness } from "./helpers/setup.js";
+import { useHarness, type StandinHarness } from "./helpers/setup.js";
 
 let harness: StandinHarness;
 let client: YouTubeClient;
 
-beforeAll(async () => {
-  harness = await startHarness();
-  client = harness.client();
-});
-afterAll(() => harness.standin.close());
-beforeEach(() => {
-  harness.standin.setFault(null);
-  harness.standin.stats.reset();
+useHarness((started) => {
+  harness = started;
+  client = started.client();
 });
 
 describe("synthetic corpus videos", () => {

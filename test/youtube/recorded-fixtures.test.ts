@@ -1,18 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { YouTubeError, type YouTubeClient } from "../../pipeline/youtube/index.js";
-import { startHarness, type StandinHarness } from "./helpers/setup.js";
+import { useHarness, type StandinHarness } from "./helpers/setup.js";
 
 let harness: StandinHarness;
 let client: YouTubeClient;
 
-beforeAll(async () => {
-  harness = await startHarness();
-  client = harness.client();
-});
-afterAll(() => harness.standin.close());
-beforeEach(() => {
-  harness.standin.setFault(null);
-  harness.standin.stats.reset();
+useHarness((started) => {
+  harness = started;
+  client = started.client();
 });
 
 async function failure(videoId: string, languages = ["en"]): Promise<YouTubeError> {

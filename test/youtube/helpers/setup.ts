@@ -1,4 +1,5 @@
 /** A stand-in on 127.0.0.1:0 with the test corpus, and clients that never really sleep between retries. */
+import { afterAll, beforeAll, beforeEach } from "vitest";
 import { createYouTubeClient, type YouTubeClient, type YouTubeClientOptions } from "../../../pipeline/youtube/index.js";
 import { startStandin, type Standin } from "../../../scripts/youtube-standin/server.js";
 import { testCorpus } from "./records.js";
@@ -27,4 +28,23 @@ export async function startHarness(now = Date.UTC(2026, 0, 15, 12)): Promise<Sta
         ...options,
       }),
   };
+}
+
+/**
+ * One stand-in for a test file: started before its tests, closed after them,
+ * faults, counters and recorded sleeps cleared before each test. `onReady`
+ * receives it once started.
+ */
+export function useHarness(onReady: (harness: StandinHarness) => void): void {
+  let harness: StandinHarness | undefined;
+  beforeAll(async () => {
+    harness = await startHarness();
+    onReady(harness);
+  });
+  afterAll(() => harness?.standin.close());
+  beforeEach(() => {
+    harness?.standin.setFault(null);
+    harness?.standin.stats.reset();
+    if (harness) harness.sleeps.length = 0;
+  });
 }
