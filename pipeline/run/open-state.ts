@@ -165,8 +165,6 @@ export class PipelineState {
       countCandidates: db.prepare(
         "SELECT count(*) FROM videos WHERE status = 'pending' OR (status = 'failed' AND last_attempt_at < ?)",
       ).pluck(),
-      putRecord: db.prepare(PUT_RECORD_SQL),
-      markFetched: db.prepare(MARK_FETCHED_SQL),
       markFailed: db.prepare(
         `UPDATE videos SET status = @status, attempts = attempts + 1, last_error = @code, last_error_message = @message,
            last_attempt_at = @now
@@ -230,15 +228,6 @@ export class PipelineState {
 
   countCandidates(retryBefore: Date): number {
     return this.#sql.countCandidates.get(retryBefore.toISOString()) as number;
-  }
-
-  /** The record and the video's new status in one durable transaction (on this thread; the fetch stage uses RecordWriter). */
-  saveRecord(record: VideoRecord, now: Date): void {
-    const row = recordRow(record, now);
-    this.db.transaction(() => {
-      this.#sql.putRecord.run(row);
-      this.#sql.markFetched.run(row);
-    })();
   }
 
   /** A failed fetch: `failed` (permanent, retried after an age) or still `pending` (a later run retries). */

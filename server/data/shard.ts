@@ -6,6 +6,7 @@
  * matches are read later as a stream, never sorted.
  */
 import type Database from "better-sqlite3";
+import { channelToken } from "../../pipeline/contract.js";
 import type { TitleIndex } from "../../pipeline/title-index.js";
 import type { SearchHit, SearchParams } from "./catalog.js";
 import { bm25, inverseDocumentFrequency, type CorpusStats } from "./bm25.js";
@@ -125,7 +126,7 @@ export class ShardSearch {
     if (params.channel !== undefined) {
       const channel = this.#sql.channel.get(params.channel) as { id: number; transcripts: number } | undefined;
       if (!channel) return [];
-      channelPart = `chan : "c${channel.id}" AND `;
+      channelPart = `chan : "${channelToken(channel.id)}" AND `;
       channelTranscripts = channel.transcripts;
     }
     const minViews = params.minViews ?? 0;
