@@ -128,9 +128,10 @@ export function createApp(options: AppOptions): http.Server {
     const startedAt = performance.now();
     const requestId = requestIdFrom(req.headers["x-request-id"]);
     const method = (req.method ?? "GET").toUpperCase();
-    const abort = new AbortController();
+    // Created on first use: most requests never look at their signal, and an AbortController is not free.
+    let abort: AbortController | undefined;
     res.on("close", () => {
-      if (!res.writableFinished) abort.abort(new Error("client closed the connection"));
+      if (!res.writableFinished) (abort ??= new AbortController()).abort(new Error("client closed the connection"));
     });
     let url: URL;
     try {
@@ -147,7 +148,9 @@ export function createApp(options: AppOptions): http.Server {
       query: url.searchParams,
       params: {},
       startedAt,
-      signal: abort.signal,
+      get signal() {
+        return (abort ??= new AbortController()).signal;
+      },
     };
 
     res.setHeader("X-Request-Id", requestId);

@@ -1,7 +1,11 @@
 /**
  * API keys in SQLite (`<DATA_DIR>/keys.db`, WAL so the key CLI can write while
- * the server reads). Every request does one prepared point query by key id,
- * with no cache, so revoking or expiring a key takes effect at once.
+ * the server reads). A key that verified once is remembered (presented key →
+ * record) until the database changes: every verification asks SQLite for
+ * `PRAGMA data_version`, which moves whenever another connection (the key
+ * CLI) commits, and this connection's own writes clear the memory. So
+ * revoking or expiring a key still takes effect on the next request, and the
+ * hot path is one pragma instead of a lookup plus a hash.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -62,6 +66,9 @@ export interface OpenKeyStoreOptions {
   dataDir: string;
 }
 
+/** Verified keys remembered at most (the memory is cleared when full; a key then verifies against SQLite again). */
+const VERIFIED_MEMORY = 10_000;
+
 export function openKeyStore(options: OpenKeyStoreOptions): KeyStore {
   fs.mkdirSync(options.dataDir, { recursive: true });
   const db = new Database(path.join(options.dataDir, KEYS_DB_FILE));
@@ -76,6 +83,12 @@ export function openKeyStore(options: OpenKeyStoreOptions): KeyStore {
   const all = db.prepare<[], KeyRow>("SELECT * FROM api_keys ORDER BY created_at, key_id");
   const revokeOne = db.prepare("UPDATE api_keys SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL");
   const revokeNamed = db.prepare("UPDATE api_keys SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL");
+  const dataVersion = db.prepare("PRAGMA data_version").pluck();
+
+  // Only keys whose hash matched are remembered, under the whole presented key.
+  const verified = new Map<string, KeyRecord>();
+  let verifiedAt = dataVersion.get() as number;
+  const forget = () => verified.clear();
 
   return {
     create({ plan, name = "", expiresAt = null, now = new Date() }) {
@@ -94,16 +107,35 @@ export function openKeyStore(options: OpenKeyStoreOptions): KeyStore {
       throw new Error("Could not find a free key id after 10 attempts");
     },
     verify(key) {
+      const version = dataVersion.get() as number;
+      if (version !== verifiedAt) {
+        forget();
+        verifiedAt = version;
+      }
+      const remembered = verified.get(key);
+      if (remembered !== undefined) return remembered;
       const keyId = parseKeyId(key);
       if (keyId === undefined) return undefined;
       const row = byId.get(keyId);
       if (row === undefined || !keyMatchesHash(key, row.hash)) return undefined;
-      return toRecord(row);
+      const record = toRecord(row);
+      if (verified.size >= VERIFIED_MEMORY) forget();
+      verified.set(key, record);
+      return record;
     },
     list: () => all.all().map(toRecord),
-    revoke: (keyId, now = new Date()) => revokeOne.run(now.toISOString(), keyId).changes > 0,
-    revokeByName: (name, now = new Date()) => revokeNamed.run(now.toISOString(), name).changes,
-    close: () => db.close(),
+    revoke: (keyId, now = new Date()) => {
+      forget();
+      return revokeOne.run(now.toISOString(), keyId).changes > 0;
+    },
+    revokeByName: (name, now = new Date()) => {
+      forget();
+      return revokeNamed.run(now.toISOString(), name).changes;
+    },
+    close: () => {
+      forget();
+      db.close();
+    },
   };
 }
 

@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 
 /** Weak, because compressed and uncompressed bodies share it; over the serialised representation. */
-export function weakEtag(serialised: string): string {
+export function weakEtag(serialised: string | Uint8Array): string {
   const digest = createHash("sha256").update(serialised).digest("base64url").slice(0, 27);
   return `W/"${digest}"`;
 }

@@ -9,9 +9,22 @@ import type { RequestContext } from "./context.js";
 
 export const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
 
-/** A body already serialised with `safeJson` (e.g. from a cache): sent as it is. */
+/**
+ * A body already serialised with `safeJson`, as parts sent one after the
+ * other (e.g. cached UTF-8 bytes around a per-request field), so a cached
+ * representation is written to the socket without being copied or encoded.
+ */
 export class RawJson {
-  constructor(readonly text: string) {}
+  readonly parts: readonly (string | Buffer)[];
+
+  constructor(...parts: (string | Buffer)[]) {
+    this.parts = parts;
+  }
+
+  /** The whole body as one string (for tests and logs; sending never builds it). */
+  get text(): string {
+    return this.parts.map((part) => (typeof part === "string" ? part : part.toString("utf8"))).join("");
+  }
 }
 
 export interface JsonResponse {
@@ -32,18 +45,29 @@ export async function sendJson(ctx: RequestContext, response: JsonResponse): Pro
     res.end();
     return;
   }
-  let payload: Buffer = Buffer.from(response.body instanceof RawJson ? response.body.text : safeJson(response.body), "utf8");
-  const encoding = payload.length >= COMPRESS_MIN_BYTES ? chooseEncoding(ctx.req.headers["accept-encoding"]) : undefined;
+  let parts = (response.body instanceof RawJson ? response.body.parts : [safeJson(response.body)]).map((part) =>
+    typeof part === "string" ? Buffer.from(part, "utf8") : part,
+  );
+  let length = parts.reduce((sum, part) => sum + part.length, 0);
+  const encoding = length >= COMPRESS_MIN_BYTES ? chooseEncoding(ctx.req.headers["accept-encoding"]) : undefined;
   if (encoding !== undefined) {
-    payload = await compress(payload, encoding);
+    const compressed = await compress(parts.length === 1 ? parts[0]! : Buffer.concat(parts, length), encoding);
     if (res.headersSent || res.destroyed) return;
     res.setHeader("Content-Encoding", encoding);
+    parts = [compressed];
+    length = compressed.length;
   }
   res.statusCode = response.status;
   res.setHeader("Content-Type", response.contentType ?? JSON_CONTENT_TYPE);
-  res.setHeader("Content-Length", payload.length);
-  if (ctx.method === "HEAD") res.end();
-  else res.end(payload);
+  res.setHeader("Content-Length", length);
+  if (ctx.method === "HEAD") {
+    res.end();
+    return;
+  }
+  // Corked, the parts leave in one writev with the headers; end() uncorks.
+  res.cork();
+  for (let i = 0; i < parts.length - 1; i++) res.write(parts[i]!);
+  res.end(parts[parts.length - 1]);
 }
 
 const HTML_SIGNIFICANT = /[<>&\u2028\u2029]/g;

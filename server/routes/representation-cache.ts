@@ -1,7 +1,8 @@
 /**
- * Serialised representations of stored transcripts, so serving a stored
- * transcript again costs a map lookup instead of database reads, segment
- * decoding, serialisation and hashing. Keys include the catalog's version,
+ * Serialised representations of stored transcripts, kept as UTF-8 bytes, so
+ * serving a stored transcript again costs a map lookup and a socket write
+ * instead of database reads, segment decoding, serialisation, encoding and
+ * hashing. Keys include the catalog's version,
  * which changes with every new artifact set and live-store write, so an
  * entry can never outlive what it shows; bounded by bytes, least recently
  * used first out.
@@ -11,18 +12,18 @@ import { weakEtag } from "../http/etag.js";
 import { RawJson, safeJson } from "../http/respond.js";
 
 export interface CachedRepresentation {
-  /** Weak ETag over `json`. */
+  /** Weak ETag over `bytes`. */
   etag: string;
-  /** `safeJson` of the representation (a JSON object), without per-request fields. */
-  json: string;
+  /** UTF-8 of `safeJson` of the representation (a JSON object), without per-request fields. */
+  bytes: Buffer;
 }
 
 export class RepresentationCache {
   readonly #lru: Lru<string, CachedRepresentation>;
 
   constructor(maxBytes: number) {
-    // UTF-16 strings: two bytes a character, plus the key and entry overhead.
-    this.#lru = new Lru(maxBytes, (entry) => entry.json.length * 2 + 256);
+    // The bytes, plus the key and entry overhead.
+    this.#lru = new Lru(maxBytes, (entry) => entry.bytes.length + 256);
   }
 
   get(key: string): CachedRepresentation | undefined {
@@ -31,8 +32,8 @@ export class RepresentationCache {
 
   /** Serialises `representation`, keeps it under `key` (when caching is on) and returns it. */
   put(key: string | undefined, representation: object): CachedRepresentation {
-    const json = safeJson(representation);
-    const entry = { json, etag: weakEtag(json) };
+    const bytes = Buffer.from(safeJson(representation), "utf8");
+    const entry = { bytes, etag: weakEtag(bytes) };
     if (key !== undefined) this.#lru.set(key, entry);
     return entry;
   }
@@ -42,8 +43,8 @@ export class RepresentationCache {
   }
 }
 
-/** The cached object with extra fields appended (e.g. `timing`), as a body to send. */
+/** The cached object with extra fields appended (e.g. `timing`), as a body to send: the cached bytes are not copied. */
 export function withFields(entry: CachedRepresentation, fields: Record<string, unknown>): RawJson {
   const extra = safeJson(fields).slice(1, -1);
-  return new RawJson(extra === "" ? entry.json : `${entry.json.slice(0, -1)},${extra}}`);
+  return extra === "" ? new RawJson(entry.bytes) : new RawJson(entry.bytes.subarray(0, -1), `,${extra}}`);
 }

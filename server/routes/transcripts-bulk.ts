@@ -22,6 +22,8 @@ import { sourceHttpError } from "../transcript-source.js";
 
 export const MAX_BULK_IDS = 100;
 
+const COMMA = Buffer.from(",");
+
 export const BulkRequestSchema = z
   .strictObject(
     {
@@ -83,8 +85,8 @@ export const BulkResponseSchema = z
   .register(apiSchemas, { id: "BulkResponse" });
 
 type Outcome =
-  /** `item` is the serialised result item. */
-  | { ok: true; item: string; cached: boolean }
+  /** `item` is the serialised result item (UTF-8). */
+  | { ok: true; item: Buffer; cached: boolean }
   | { ok: false; code: string; detail: string };
 
 /** The result item of one transcript, as the bulk answer lists it (no subs). */
@@ -140,7 +142,7 @@ export const transcriptsBulkRoute: Route = {
     const distinct = [...new Set(videoIds)];
     const outcomes = await resolveAll(ctx, deps, distinct, lang, fetchMissing);
 
-    const items: string[] = [];
+    const items: Buffer[] = [];
     const errors: unknown[] = [];
     let fetched = 0;
     distinct.forEach((videoId, i) => {
@@ -152,10 +154,16 @@ export const transcriptsBulkRoute: Route = {
       if (!outcome.cached) fetched++;
       items.push(outcome.item);
     });
-    // Items are serialised (and cached) one by one; the answer is assembled around them.
+    // Items are serialised (and cached) one by one; the answer is assembled around their bytes without copying them.
     const head = safeJson({ requested: distinct.length, found: items.length, fetched }).slice(0, -1);
     const tail = safeJson({ errors, timing: { totalMs: elapsedMs(ctx) } }).slice(1);
-    return { body: new RawJson(`${head},"transcripts":[${items.join(",")}],${tail}`) };
+    const parts: (string | Buffer)[] = [`${head},"transcripts":[`];
+    items.forEach((item, i) => {
+      if (i > 0) parts.push(COMMA);
+      parts.push(item);
+    });
+    parts.push(`],${tail}`);
+    return { body: new RawJson(...parts) };
   },
 };
 
@@ -172,11 +180,11 @@ async function resolveAll(
   const outcomes = videoIds.map((videoId, i): Outcome | undefined => {
     const key = `${version}\u0000bulk\u0000${videoId}\u0000${lang.toLowerCase()}`;
     const hit = representations.get(key);
-    if (hit !== undefined) return { ok: true, item: hit.json, cached: true };
+    if (hit !== undefined) return { ok: true, item: hit.bytes, cached: true };
     const lookup = catalog.getTranscript(videoId, lang);
     switch (lookup.kind) {
       case "found":
-        return { ok: true, item: representations.put(key, bulkItem(videoId, lookup.stored, true)).json, cached: true };
+        return { ok: true, item: representations.put(key, bulkItem(videoId, lookup.stored, true)).bytes, cached: true };
       case "other-languages":
       case "no-transcript":
         // As the single-video route: storage lacks it, the source may have it.
@@ -209,7 +217,7 @@ async function fetchOne(ctx: RequestContext, { transcriptSource, log, representa
   if (ctx.signal.aborted) return { ok: false, code: "aborted", detail: "The request was aborted." };
   try {
     const result = await transcriptSource.fetch(videoId, lang, { includeMetadata: false, signal: ctx.signal });
-    return { ok: true, item: representations.put(undefined, bulkItem(videoId, result.stored, false)).json, cached: false };
+    return { ok: true, item: representations.put(undefined, bulkItem(videoId, result.stored, false)).bytes, cached: false };
   } catch (error) {
     const typed = sourceHttpError(error);
     if (typed !== undefined) return { ok: false, code: typed.code, detail: typed.detail };

@@ -1,8 +1,9 @@
 /** Content-Encoding negotiation, checked on the raw bytes (fetch would decompress them silently). */
+import http from "node:http";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { chooseEncoding } from "../../server/http/compression.js";
-import { IDS } from "./helpers/fixture-records.js";
+import { IDS, RIVER_VIDEO_COUNT } from "./helpers/fixture-records.js";
 import { rawGet } from "./helpers/http.js";
 import { buildFixtureArtifacts, startTestServer, type Artifacts, type TestServer } from "./helpers/test-server.js";
 
@@ -58,6 +59,40 @@ describe("response compression", () => {
     const plain = await fetchRaw(`/v1/transcript/${IDS.chapters}?includeMetadata=true`, "identity");
     const gz = await fetchRaw(`/v1/transcript/${IDS.chapters}?includeMetadata=true`, "gzip");
     expect(gz.headers.etag).toBe(plain.headers.etag);
+  });
+
+  test("a bulk answer, sent as cached parts, has the same JSON compressed or not and an exact Content-Length", async () => {
+    const rivers = Array.from({ length: RIVER_VIDEO_COUNT }, (_, i) => `river000${String(i).padStart(3, "0")}`);
+    const videoIds = [IDS.chapters, IDS.markup, ...rivers, IDS.unknown];
+    const body = JSON.stringify({ videoIds, fetchMissing: false });
+    const post = (acceptEncoding: string) =>
+      new Promise<{ headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+        const req = http.request(`${server.baseUrl}/v1/transcripts/bulk`, {
+          method: "POST",
+          headers: { "X-API-Key": server.keys.pro, "Content-Type": "application/json", "Accept-Encoding": acceptEncoding },
+        });
+        req.on("response", (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (chunk: Buffer) => chunks.push(chunk));
+          res.on("end", () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+        });
+        req.on("error", reject);
+        req.end(body);
+      });
+    // Twice each: the second answer is assembled from cached items.
+    for (let round = 0; round < 2; round++) {
+      const plain = await post("identity");
+      const gz = await post("gzip");
+      expect(plain.headers["content-encoding"]).toBeUndefined();
+      expect(gz.headers["content-encoding"]).toBe("gzip");
+      expect(Number(plain.headers["content-length"])).toBe(plain.body.length);
+      expect(Number(gz.headers["content-length"])).toBe(gz.body.length);
+      const withoutTiming = (json: Record<string, unknown>) => ({ ...json, timing: undefined });
+      const fromPlain = JSON.parse(plain.body.toString("utf8"));
+      expect(withoutTiming(JSON.parse(gunzipSync(gz.body).toString("utf8")))).toEqual(withoutTiming(fromPlain));
+      expect(fromPlain).toMatchObject({ requested: videoIds.length, found: videoIds.length - 1 });
+      expect(fromPlain.transcripts.map((t: { videoId: string }) => t.videoId)).toEqual(videoIds.slice(0, -1));
+    }
   });
 });
 
