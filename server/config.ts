@@ -44,6 +44,11 @@ export const SETTINGS: readonly Setting[] = [
     default: "64",
     help: "Memory for serialised stored transcripts, so serving one again skips the database and serialisation (0 turns it off).",
   },
+  {
+    name: "DB_CACHE_MB",
+    default: "64",
+    help: "SQLite page cache of the artifact database (1 to 65536): keeps the index pages hot while search reads transcripts to rank them.",
+  },
   { name: "BULK_FETCH_CONCURRENCY", default: "4", help: "Missing transcripts a bulk request fetches from the source at once." },
   { name: "YOUTUBE_ORIGIN", default: "https://www.youtube.com", help: "Scheme and host every YouTube URL is built on; point it at the local stand-in for tests and demos." },
   { name: "YOUTUBE_PROXY_URLS", default: "", help: "Comma-separated http(s) proxy URLs for upstream calls, rotated per request on a fresh connection; empty: direct." },
@@ -109,6 +114,7 @@ const EnvSchema = z.object({
   MAX_HEADER_BYTES: integer("MAX_HEADER_BYTES", 1024, 1024 * 1024),
   BULK_FETCH_CONCURRENCY: integer("BULK_FETCH_CONCURRENCY", 1, 64),
   RESPONSE_CACHE_MB: integer("RESPONSE_CACHE_MB", 0, 65536),
+  DB_CACHE_MB: integer("DB_CACHE_MB", 1, 65536),
   YOUTUBE_ORIGIN: z.string().trim().refine(isOrigin, "YOUTUBE_ORIGIN must be an http(s) scheme and host only, like https://www.youtube.com"),
   YOUTUBE_PROXY_URLS: z
     .string()
@@ -155,6 +161,7 @@ export interface Config {
   maxHeaderBytes: number;
   bulkFetchConcurrency: number;
   responseCacheMb: number;
+  dbCacheMb: number;
   youtubeOrigin: string;
   /** May hold credentials: never log them. */
   youtubeProxyUrls: readonly string[];
@@ -212,6 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxHeaderBytes: v.MAX_HEADER_BYTES,
     bulkFetchConcurrency: v.BULK_FETCH_CONCURRENCY,
     responseCacheMb: v.RESPONSE_CACHE_MB,
+    dbCacheMb: v.DB_CACHE_MB,
     youtubeOrigin: new URL(v.YOUTUBE_ORIGIN).origin,
     youtubeProxyUrls: v.YOUTUBE_PROXY_URLS,
     youtubeTimeoutMs: v.YOUTUBE_TIMEOUT_MS,

@@ -45,7 +45,7 @@ export function openRuntime(config: Config, options: RuntimeOptions): Runtime {
   const { log } = options;
   const live = LiveStore.open(join(config.dataDir, LIVE_STORE_FILE));
   try {
-    const open = (dir: string): ArtifactCatalog => openCatalog({ dir, live });
+    const open = (dir: string): ArtifactCatalog => openCatalog({ dir, live, cacheBytes: config.dbCacheMb * 1024 * 1024 });
     // Opened by its resolved path: the set stays the same files whatever `current` does next.
     const servedDir = realpathSync(currentArtifactsDir(config.dataDir));
     const catalogs = new CatalogHolder(open(servedDir), {

@@ -27,6 +27,14 @@ export interface CatalogOptions {
   search?: SearchOptions;
   /** Bytes of the database SQLite may memory-map (default 256 MiB). */
   mmapBytes?: number;
+  /**
+   * SQLite's page cache for the database (default 64 MiB). SQLite's own
+   * default (2 MiB) is smaller than one query's reads at 500,000
+   * transcripts: the b-tree's interior pages were evicted by the text read
+   * for scoring and read again for the next row (about 240 µs a row, against
+   * 30 µs with 64 MiB).
+   */
+  cacheBytes?: number;
 }
 
 /** The live store is small and in insertion order: its matches are all scored, up to this many. */
@@ -41,6 +49,7 @@ export function openCatalog(options: CatalogOptions): ArtifactCatalog {
   const db = new Database(join(options.dir, ARTIFACT_FILES.database), { readonly: true, fileMustExist: true });
   try {
     db.pragma(`mmap_size = ${options.mmapBytes ?? 256 * 1024 * 1024}`);
+    db.pragma(`cache_size = -${Math.ceil((options.cacheBytes ?? 64 * 1024 * 1024) / 1024)}`);
     const builtAt = db.prepare("SELECT value FROM meta WHERE key = 'builtAt'").pluck().get();
     if (builtAt !== manifest.builtAt) {
       throw new ArtifactError(`${options.dir}: the database does not belong to this manifest (built ${String(builtAt)}, manifest says ${manifest.builtAt})`);

@@ -19,6 +19,8 @@ export interface ParsedQuery {
    * (`"climate change policy"`): transcripts containing it rank first.
    */
   phrase?: string;
+  /** The phrase's terms in order, repeats kept (with `phrase`). */
+  phraseTerms?: string[];
   /** Distinct terms, in order, for scoring. */
   terms: string[];
   /** Normalized form, the cache key. */
@@ -47,7 +49,10 @@ export function parseSearchQuery(q: string): ParsedQuery | undefined {
     terms: dedupe(groups.flat()),
     key: phrases.join("\u0000"),
   };
-  if (groups.length > 1) parsed.phrase = `"${groups.flat().join(" ")}"`;
+  if (groups.length > 1) {
+    parsed.phraseTerms = groups.flat();
+    parsed.phrase = `"${parsed.phraseTerms.join(" ")}"`;
+  }
   return parsed;
 }
 

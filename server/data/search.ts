@@ -32,6 +32,8 @@ export interface SearchOptions {
   titleTermMaxShare?: number;
   /** Terms in more than this share of transcripts are scored as present, not counted (default 0.3). */
   countTermMaxShare?: number;
+  /** Phrases whose two rarest terms are in at most this share of transcripts are found through NEAR and confirmed in the text (default 0.3). */
+  nearTermMaxShare?: number;
 }
 
 export const SEARCH_DEFAULTS: Required<SearchOptions> = {
@@ -43,6 +45,7 @@ export const SEARCH_DEFAULTS: Required<SearchOptions> = {
   snippetChars: 200,
   titleTermMaxShare: 0.1,
   countTermMaxShare: 0.3,
+  nearTermMaxShare: 0.3,
 };
 
 export interface SearchShard {
@@ -76,8 +79,6 @@ export class TranscriptSearch {
       shard.search.bind(parsed, params).map((query) => ({ shard, index, query })),
     );
     if (sources.length === 0) return empty;
-    // One count per shard covers all its tiers.
-    const counts = [...new Map(sources.map((s) => [s.index, s])).values()].map((s) => this.#count(s));
 
     // The result list, in order: per tier, the shards' heads merged by score, then each shard's
     // remaining matches in its own order. Walk it to cut out [offset, offset + limit], plus one to know hasMore.
@@ -112,6 +113,13 @@ export class TranscriptSearch {
         page.push(...got.map((id) => ({ source, id })));
       }
     }
+    // One count per shard covers all its tiers; when every tier's head holds all its matches, the heads are the count.
+    const counts = [...new Set(sources.map((s) => s.index))].map((index) => {
+      const tiers = sources.filter((s) => s.index === index);
+      const heads = tiers.map((s) => this.#heads.get(this.#key(s)));
+      if (heads.every((h) => h?.complete)) return { total: heads.reduce((sum, h) => sum + h!.scored.length, 0), totalExact: true };
+      return this.#count(tiers[0]!);
+    });
     const hasMore = page.length > params.limit;
     page.length = Math.min(page.length, params.limit);
     const results = page.map(({ source, id }) => source.shard.search.hit(id, parsed, this.#head(source).snippets));

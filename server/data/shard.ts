@@ -11,6 +11,7 @@ import type { TitleIndex } from "../../pipeline/title-index.js";
 import type { SearchHit, SearchParams } from "./catalog.js";
 import { bm25, inverseDocumentFrequency, type CorpusStats } from "./bm25.js";
 import { findOccurrences } from "./occurrences.js";
+import { containsPhrase } from "./phrase.js";
 import { countTerms } from "./term-counts.js";
 import type { ParsedQuery } from "./query.js";
 import { makeSnippet } from "./snippet.js";
@@ -28,6 +29,12 @@ export interface ShardOptions {
   titleTermMaxShare: number;
   /** Terms in more than this share of transcripts are scored as present (tf = 1) instead of counted. */
   countTermMaxShare: number;
+  /**
+   * A phrase whose two rarest terms are both in at most this share of
+   * transcripts is found through a NEAR query of those two terms, each
+   * candidate confirmed in its text, instead of FTS5's phrase query.
+   */
+  nearTermMaxShare: number;
   /** True when rowids are popularity ranks, so `minViews` is a rowid bound. */
   popularityOrdered: boolean;
 }
@@ -38,6 +45,8 @@ export interface ShardQuery {
   /** 0: the whole query as a phrase; 1: all words, not as that phrase (or the only tier of a one-group query). */
   tier: number;
   expression: string;
+  /** The channel filter's part of every expression ("" without one). */
+  filter: string;
   /** All tiers together: the plain AND of the query's words (tiers partition its matches), counted once. */
   countExpression: string;
   maxRank: number;
@@ -149,6 +158,7 @@ export class ShardSearch {
         parsed,
         tier: expressions.length === 1 ? 1 : tier,
         expression,
+        filter: channelPart,
         countExpression,
         maxRank,
         minViews: effectiveMinViews,
@@ -161,7 +171,8 @@ export class ShardSearch {
 
   head(query: ShardQuery): ShardHead {
     const k = this.#options.candidates;
-    const candidates = this.#sql.matches.all(query.expression, query.maxRank, query.minViews, k, 0) as number[];
+    const confirmed = query.tier === 0 ? this.#phraseThroughNear(query, k) : undefined;
+    const candidates = confirmed ? [...confirmed.keys()] : (this.#sql.matches.all(query.expression, query.maxRank, query.minViews, k, 0) as number[]);
     const { stats } = this.#frequencies;
     const corpus = stats();
     const terms = query.parsed.terms;
@@ -178,7 +189,7 @@ export class ShardSearch {
       let row: { words: number; views: number; bytes?: Buffer };
       if (counted.length === 0) row = this.#sql.scoringWithoutText.get(id) as typeof row;
       else {
-        row = this.#sql.scoring.get(id) as typeof row;
+        row = confirmed?.get(id) ?? (this.#sql.scoring.get(id) as typeof row);
         countTerms(row.bytes!, countedTerms).forEach((tf, j) => (frequencies[counted[j]!] = Math.max(1, tf)));
       }
       const base = bm25(frequencies, idf, row.words, corpus);
@@ -186,6 +197,37 @@ export class ShardSearch {
     });
     scored.sort(compareScored);
     return { scored, snippets: new Map(), complete: candidates.length < k };
+  }
+
+  /**
+   * The first `k` matches of the phrase tier without FTS5's phrase query:
+   * candidates from NEAR(rarest, second rarest, their distance in the
+   * phrase), a superset of the phrase's matches in the same rowid order,
+   * each confirmed in its text (whose bytes and scoring inputs are kept for
+   * scoring). undefined when the phrase has no two rare terms, or when more
+   * candidates fail than the budget allows: then FTS5's phrase query runs.
+   */
+  #phraseThroughNear(query: ShardQuery, k: number): Map<number, { words: number; views: number; bytes: Buffer }> | undefined {
+    const terms = query.parsed.phraseTerms;
+    if (!terms || terms.length < 2) return undefined;
+    const ceiling = this.#frequencies.stats().documents * this.#options.nearTermMaxShare;
+    const ranked = terms.map((term, position) => ({ term, position, df: this.#frequencies.df(term) })).sort((a, b) => a.df - b.df);
+    const rarest = ranked[0]!;
+    const second = ranked.find((r) => r.term !== rarest.term);
+    if (!second || second.df > ceiling) return undefined;
+    const [left, right] = rarest.position < second.position ? [rarest, second] : [second, rarest];
+    const near = `${query.filter}script : NEAR("${left.term}" "${right.term}", ${right.position - left.position - 1})`;
+    // NEAR is unordered and allows up to the distance: most candidates of two rare terms are the phrase.
+    const budget = k * 4;
+    const candidates = this.#sql.matches.all(near, query.maxRank, query.minViews, budget + 1, 0) as number[];
+    const confirmed = new Map<number, { words: number; views: number; bytes: Buffer }>();
+    for (const [i, id] of candidates.entries()) {
+      if (confirmed.size === k) break;
+      if (i === budget) return undefined;
+      const row = this.#sql.scoring.get(id) as { words: number; views: number; bytes: Buffer };
+      if (containsPhrase(row.bytes, terms, rarest.position)) confirmed.set(id, row);
+    }
+    return confirmed;
   }
 
   /** Matches of all tiers (`countExpression`), counted exactly up to the cap, estimated above it. */

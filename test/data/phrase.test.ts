@@ -1,0 +1,113 @@
+/**
+ * The phrase tier found through NEAR and confirmed in the text must list
+ * exactly what FTS5's phrase query lists: same transcripts, same order, same
+ * totals, on every page, with and without filters.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
+import { tokenize } from "../../pipeline/text.js";
+import { openCatalog, type ArtifactCatalog } from "../../server/data/artifact-catalog.js";
+import { containsPhrase } from "../../server/data/phrase.js";
+import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
+
+const has = (text: string, phrase: string) => {
+  const terms = tokenize(phrase);
+  const anchor = terms.indexOf([...terms].sort((a, b) => b.length - a.length)[0]!);
+  return containsPhrase(Buffer.from(text, "utf8"), terms, anchor);
+};
+
+describe("containsPhrase", () => {
+  it("finds the terms as consecutive tokens, across punctuation and case", () => {
+    expect(has("We went. Led, to THE appropriate place!", "led to the appropriate")).toBe(true);
+    expect(has("led to the appropriate", "led to the appropriate")).toBe(true);
+    expect(has("she led us to the appropriate room", "led to the appropriate")).toBe(false);
+    expect(has("the appropriate led to", "led to the appropriate")).toBe(false);
+  });
+
+  it("does not take a term inside a longer word", () => {
+    expect(has("misled to the appropriate", "led to the appropriate")).toBe(false);
+    expect(has("led to the appropriately", "led to the appropriate")).toBe(false);
+    expect(has("led to there appropriate", "led to the appropriate")).toBe(false);
+    expect(has("led2 to the appropriate", "led to the appropriate")).toBe(false);
+  });
+
+  it("checks the terms after the anchor as well as before it", () => {
+    const terms = ["led", "to", "the", "appropriate"];
+    expect(containsPhrase(Buffer.from("it led to the appropriate end"), terms, 0)).toBe(true);
+    expect(containsPhrase(Buffer.from("it led to the inappropriate end"), terms, 0)).toBe(false);
+    expect(containsPhrase(Buffer.from("it led to a appropriate end"), terms, 1)).toBe(false);
+  });
+
+  it("checks every occurrence of the anchor, and phrases that repeat a term", () => {
+    expect(has("the rain the rain in spain", "rain in spain")).toBe(true);
+    expect(has("rain in rain in spain", "rain in spain")).toBe(true);
+    expect(has("so so so good", "so so good")).toBe(true);
+    expect(has("so good so so", "so so good")).toBe(false);
+  });
+
+  it("folds case and diacritics in non-ASCII text as the index does", () => {
+    expect(has("Die Brücken über den Fluss", "brucken uber")).toBe(true);
+    expect(has("Die BRÜCKEN — über den Fluss", "brucken uber den")).toBe(true);
+    expect(has("Die Brücken am Fluss", "brucken uber")).toBe(false);
+    expect(has("naïve café society", "naive cafe")).toBe(true);
+  });
+});
+
+describe("the phrase tier through NEAR", () => {
+  let set: TempArtifacts;
+  let near: ArtifactCatalog;
+  let fts: ArtifactCatalog;
+  let phrases: string[];
+  let channels: string[];
+  beforeAll(async () => {
+    const corpus = createSyntheticCorpus({ seed: 7, videos: 400, channels: 5 });
+    const records = Array.from({ length: corpus.videoCount }, (_, i) => corpus.videoAt(i));
+    set = await buildTempArtifacts(records);
+    // Always through NEAR (any two terms qualify), and never: the same set, two ways.
+    near = openCatalog({ dir: set.dir, search: { nearTermMaxShare: 1, cacheSize: 0 } });
+    fts = openCatalog({ dir: set.dir, search: { nearTermMaxShare: 0, cacheSize: 0 } });
+    // Word runs from the transcripts themselves (they match at least there), and runs with a word swapped in.
+    phrases = [];
+    for (let i = 0; phrases.length < 60; i += 7) {
+      const tokens = tokenize(records[i % records.length]!.transcripts[0]?.segments.map((s) => s.text).join(" ") ?? "");
+      if (tokens.length < 10) continue;
+      const length = 2 + (i % 3);
+      const at = (i * 31) % (tokens.length - length);
+      phrases.push(tokens.slice(at, at + length).join(" "));
+      if (i % 2 === 0) phrases.push([...tokens.slice(at, at + length - 1), tokens[(at + 5) % tokens.length]].join(" "));
+    }
+    channels = corpus.channels.map((c) => c.channelId);
+  });
+  afterAll(() => {
+    near.close();
+    fts.close();
+    set.cleanup();
+  });
+
+  it("lists the same transcripts in the same order with the same totals as FTS5's phrase query", () => {
+    let compared = 0;
+    let phraseHits = 0;
+    for (const [i, q] of phrases.entries()) {
+      const params = [
+        { q, limit: 10, offset: 0 },
+        { q, limit: 100, offset: 0 },
+        { q, limit: 20, offset: 95 },
+        { q, limit: 10, offset: 0, channel: channels[i % channels.length]! },
+        { q, limit: 10, offset: 0, minViews: 1000 },
+      ];
+      for (const p of params) {
+        const a = near.search(p);
+        const b = fts.search(p);
+        expect(a.results.map((r) => r.videoId), `${JSON.stringify(p)}`).toEqual(b.results.map((r) => r.videoId));
+        expect({ total: a.total, totalExact: a.totalExact, hasMore: a.hasMore }).toEqual({ total: b.total, totalExact: b.totalExact, hasMore: b.hasMore });
+        expect(a.results.map((r) => r.snippet)).toEqual(b.results.map((r) => r.snippet));
+        compared++;
+      }
+      if (fts.search({ q: `"${q}"`, limit: 1, offset: 0 }).total > 0) phraseHits++;
+    }
+    expect(compared).toBe(phrases.length * 5);
+    // The comparison is only worth something if many phrases occur and some do not.
+    expect(phraseHits).toBeGreaterThan(phrases.length / 3);
+    expect(phraseHits).toBeLessThan(phrases.length);
+  });
+});
