@@ -205,7 +205,8 @@ export class ShardSearch {
    * phrase), a superset of the phrase's matches in the same rowid order,
    * each confirmed in its text (whose bytes and scoring inputs are kept for
    * scoring). undefined when the phrase has no two rare terms, or when more
-   * candidates fail than the budget allows: then FTS5's phrase query runs.
+   * than k/2 candidates fail: each costs a read of its text for nothing, and
+   * past that FTS5's phrase query is the cheaper way.
    */
   #phraseThroughNear(query: ShardQuery, k: number): Map<number, { words: number; views: number; bytes: Buffer }> | undefined {
     const terms = query.parsed.phraseTerms;
@@ -217,15 +218,17 @@ export class ShardSearch {
     if (!second || second.df > ceiling) return undefined;
     const [left, right] = rarest.position < second.position ? [rarest, second] : [second, rarest];
     const near = `${query.filter}script : NEAR("${left.term}" "${right.term}", ${right.position - left.position - 1})`;
-    // NEAR is unordered and allows up to the distance: most candidates of two rare terms are the phrase.
-    const budget = k * 4;
-    const candidates = this.#sql.matches.all(near, query.maxRank, query.minViews, budget + 1, 0) as number[];
+    // NEAR is unordered and allows up to the distance: often, but not always, its candidates are the phrase.
+    const maxFailures = Math.max(8, Math.floor(k / 2));
+    // Running out of these before k are confirmed means more than maxFailures failed, so this many always suffice.
+    const candidates = this.#sql.matches.all(near, query.maxRank, query.minViews, k + maxFailures + 1, 0) as number[];
     const confirmed = new Map<number, { words: number; views: number; bytes: Buffer }>();
-    for (const [i, id] of candidates.entries()) {
+    let failures = 0;
+    for (const id of candidates) {
       if (confirmed.size === k) break;
-      if (i === budget) return undefined;
       const row = this.#sql.scoring.get(id) as { words: number; views: number; bytes: Buffer };
       if (containsPhrase(row.bytes, terms, rarest.position)) confirmed.set(id, row);
+      else if (++failures > maxFailures) return undefined;
     }
     return confirmed;
   }
