@@ -34,6 +34,8 @@ export interface SearchOptions {
   countTermMaxShare?: number;
   /** Phrases whose two rarest terms are in at most this share of transcripts are found through NEAR and confirmed in the text (default 0.3). */
   nearTermMaxShare?: number;
+  /** Terms in at most this many transcripts are counted from the FTS5 index, not in each candidate's text (default 4000). */
+  indexCountMaxDf?: number;
 }
 
 export const SEARCH_DEFAULTS: Required<SearchOptions> = {
@@ -46,6 +48,7 @@ export const SEARCH_DEFAULTS: Required<SearchOptions> = {
   titleTermMaxShare: 0.1,
   countTermMaxShare: 0.3,
   nearTermMaxShare: 0.3,
+  indexCountMaxDf: 4000,
 };
 
 export interface SearchShard {

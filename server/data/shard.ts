@@ -35,6 +35,8 @@ export interface ShardOptions {
    * candidate confirmed in its text, instead of FTS5's phrase query.
    */
   nearTermMaxShare: number;
+  /** Terms in at most this many transcripts are counted from the FTS5 index rather than in the candidates' text. */
+  indexCountMaxDf: number;
   /** True when rowids are popularity ranks, so `minViews` is a rowid bound. */
   popularityOrdered: boolean;
 }
@@ -96,7 +98,10 @@ export class ShardSearch {
       ? "SELECT rowid FROM transcript_fts WHERE transcript_fts MATCH ? AND rowid <= ? AND ? >= 0 ORDER BY rowid LIMIT ? OFFSET ?"
       : `SELECT f.rowid FROM transcript_fts f JOIN videos v ON v.id = f.rowid
          WHERE transcript_fts MATCH ? AND f.rowid <= ? AND v.view_count >= ? ORDER BY f.rowid LIMIT ? OFFSET ?`;
+    // Each occurrence of a term, by document: term frequencies straight from the index (temp: nothing is written to the file).
+    db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.transcript_fts_instances USING fts5vocab(main, transcript_fts, instance)");
     this.#sql = {
+      instances: db.prepare("SELECT doc FROM temp.transcript_fts_instances WHERE term = ? AND col = 'script'").pluck(),
       matches: db.prepare(matchesSql).pluck(),
       count: db.prepare(`SELECT count(*) FROM (${matchesSql})`).pluck(),
       // The text as a BLOB: UTF-8 bytes, counted without decoding (term-counts.ts).
@@ -183,20 +188,43 @@ export class ShardSearch {
     // Every candidate contains every term (the tiers AND them), so tf ≥ 1. Terms in most transcripts
     // ("the", "i") carry almost no idf and are costly to count: they are scored as present, tf = 1.
     const counted = terms.flatMap((term, i) => (dfs[i]! <= corpus.documents * this.#options.countTermMaxShare ? [i] : []));
-    const countedTerms = counted.map((i) => terms[i]!);
+    // Rare terms are counted from the index (their few occurrences), the others in each candidate's text.
+    const fromIndex = new Map<number, Map<number, number>>();
+    for (const i of counted) {
+      if (dfs[i]! <= this.#options.indexCountMaxDf) fromIndex.set(i, this.#occurrencesInIndex(terms[i]!, candidates));
+    }
+    const inText = counted.filter((i) => !fromIndex.has(i));
+    const inTextTerms = inText.map((i) => terms[i]!);
     const scored = candidates.map((id) => {
       const frequencies = new Array<number>(terms.length).fill(1);
+      for (const [i, counts] of fromIndex) frequencies[i] = Math.max(1, counts.get(id) ?? 1);
       let row: { words: number; views: number; bytes?: Buffer };
-      if (counted.length === 0) row = this.#sql.scoringWithoutText.get(id) as typeof row;
+      if (inText.length === 0) row = confirmed?.get(id) ?? (this.#sql.scoringWithoutText.get(id) as typeof row);
       else {
         row = confirmed?.get(id) ?? (this.#sql.scoring.get(id) as typeof row);
-        countTerms(row.bytes!, countedTerms).forEach((tf, j) => (frequencies[counted[j]!] = Math.max(1, tf)));
+        countTerms(row.bytes!, inTextTerms).forEach((tf, j) => (frequencies[inText[j]!] = Math.max(1, tf)));
       }
       const base = bm25(frequencies, idf, row.words, corpus);
       return { id, score: base * (boosts.get(id) ?? 1), views: row.views };
     });
     scored.sort(compareScored);
     return { scored, snippets: new Map(), complete: candidates.length < k };
+  }
+
+  /**
+   * Occurrences of `term` in each of `ids`, from the FTS5 index itself (one
+   * row per occurrence in fts5vocab's instance table): for a rare term that
+   * is a few thousand index entries at most, where counting in the text
+   * would read each candidate's whole transcript from disk. Exact, like the
+   * index: no prefix, no case forms.
+   */
+  #occurrencesInIndex(term: string, ids: readonly number[]): Map<number, number> {
+    const wanted = new Set(ids);
+    const counts = new Map<number, number>();
+    for (const doc of this.#sql.instances.iterate(term) as Iterable<number>) {
+      if (wanted.has(doc)) counts.set(doc, (counts.get(doc) ?? 0) + 1);
+    }
+    return counts;
   }
 
   /**
