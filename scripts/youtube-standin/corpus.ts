@@ -10,9 +10,20 @@ import type { ChannelListing, CorpusLookup } from "../../pipeline/corpus/corpus-
 export type StandinChannel = ChannelListing;
 export type StandinCorpus = CorpusLookup;
 
-/** A corpus over records held in memory, for tests and small demos. */
-export function inMemoryCorpus(videos: readonly VideoRecord[], channels: readonly StandinChannel[]): StandinCorpus {
+/**
+ * A corpus over records held in memory, for tests and small demos. Channel
+ * listings keep only the videos given and are put newest first (ties by
+ * video id), as the lookup contract says, whatever order they come in.
+ */
+export function inMemoryCorpus(videos: readonly VideoRecord[], givenChannels: readonly StandinChannel[]): StandinCorpus {
   const byVideo = new Map(videos.map((v) => [v.videoId, v]));
+  const channels = givenChannels.map((c) => ({
+    ...c,
+    videoIds: c.videoIds
+      .flatMap((id) => byVideo.get(id) ?? [])
+      .sort((a, b) => b.publishedAt.localeCompare(a.publishedAt) || a.videoId.localeCompare(b.videoId))
+      .map((v) => v.videoId),
+  }));
   const byChannel = new Map(channels.map((c) => [c.channelId, c]));
   const handleKey = (handle: string) => handle.replace(/^@/, "").toLowerCase();
   const byHandle = new Map(channels.map((c) => [handleKey(c.handle), c]));

@@ -65,13 +65,18 @@ export function decodeContinuation(token: string): Cursor | undefined {
   }
 }
 
-/** A page of the Videos tab starting at `offset`; the first page also carries the tabs and the channel's metadata. */
+/**
+ * A page of the Videos tab starting at `offset`; the first page also carries
+ * the tabs and the channel's metadata. The listing is newest first (the
+ * corpus contract), so a page looks up only its own videos: crawling a
+ * channel costs one generation per video, not one per video per page.
+ */
 export function browsePage(corpus: StandinCorpus, channel: StandinChannel, offset: number, nowMs: number): object {
-  const videos = channel.videoIds
+  const videos = channel.videoIds;
+  const slice = videos
+    .slice(offset, offset + BROWSE_PAGE_SIZE)
     .map((id) => corpus.video(id))
-    .filter((v): v is VideoRecord => v !== undefined)
-    .sort((a, b) => b.publishedAt.localeCompare(a.publishedAt) || a.videoId.localeCompare(b.videoId));
-  const slice = videos.slice(offset, offset + BROWSE_PAGE_SIZE);
+    .filter((v): v is VideoRecord => v !== undefined);
   const pageIndex = Math.floor(offset / BROWSE_PAGE_SIZE);
   const items: object[] = slice.map((v) =>
     pageIndex % 2 === 0 ? { richItemRenderer: { content: lockup(v, nowMs) } } : { richItemRenderer: { content: videoRenderer(v, nowMs) } },

@@ -10,9 +10,20 @@ import type { StandinCorpus } from "./corpus.js";
 /** Videos kept; a fetcher with a few dozen videos in flight still hits. */
 export const DEFAULT_VIDEO_CACHE_SIZE = 256;
 
+/** Channel listings kept: a generated corpus lists a channel by planning all its videos, and a crawl asks once per page. */
+const CHANNEL_CACHE_SIZE = 64;
+
 export function withVideoCache(corpus: StandinCorpus, capacity = DEFAULT_VIDEO_CACHE_SIZE): StandinCorpus {
   if (capacity <= 0) return corpus;
   const cache = new Lru<string, ReturnType<StandinCorpus["video"]>>(capacity);
+  const channels = new Lru<string, ReturnType<StandinCorpus["channel"]>>(CHANNEL_CACHE_SIZE);
+  const channel = (channelId: string) => {
+    const cached = channels.get(channelId);
+    if (cached !== undefined) return cached;
+    const listing = corpus.channel(channelId);
+    if (listing !== undefined) channels.set(channelId, listing);
+    return listing;
+  };
   return {
     video(videoId) {
       const cached = cache.get(videoId);
@@ -22,7 +33,10 @@ export function withVideoCache(corpus: StandinCorpus, capacity = DEFAULT_VIDEO_C
       if (video !== undefined) cache.set(videoId, video);
       return video;
     },
-    channel: (channelId) => corpus.channel(channelId),
-    channelByHandle: (handle) => corpus.channelByHandle(handle),
+    channel,
+    channelByHandle: (handle) => {
+      const listing = corpus.channelByHandle(handle);
+      return listing === undefined ? undefined : channel(listing.channelId);
+    },
   };
 }
