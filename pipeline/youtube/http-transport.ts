@@ -72,7 +72,7 @@ export class HttpTransport {
       controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
     });
     abandoned.catch(() => undefined);
-    try {
+    const start = (): Promise<Dispatcher.ResponseData> => {
       const pending = request(upstream.url, {
         method: upstream.method,
         dispatcher,
@@ -87,7 +87,18 @@ export class HttpTransport {
         bodyTimeout: this.#options.timeoutMs,
       });
       pending.catch(() => undefined);
-      const response = await Promise.race([pending, abandoned]);
+      return Promise.race([pending, abandoned]);
+    };
+    try {
+      let response: Dispatcher.ResponseData;
+      try {
+        response = await start();
+      } catch (error) {
+        // A kept-alive connection the server closed just as we sent on it: once more, on a new connection.
+        // Every call this client makes only reads, so sending it again is safe; a reset after the answer began is not retried.
+        if (usedProxy || timedOut || controller.signal.aborted || !isStaleConnection(error)) throw error;
+        response = await start();
+      }
       const body = await this.#readBody(response, usedProxy);
       const result = { status: response.statusCode, headers: response.headers, body, usedProxy };
       throwOnStatus(result);
@@ -155,6 +166,12 @@ function throwOnStatus(response: UpstreamResponse): void {
   if (status >= 500) {
     throw new YouTubeError("upstream_status", `YouTube answered HTTP ${status}`, { status, usedProxy });
   }
+}
+
+/** The error of a request the server reset or closed before answering (undici: ECONNRESET, or "other side closed"). */
+function isStaleConnection(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE";
 }
 
 function describe(error: unknown): string {
