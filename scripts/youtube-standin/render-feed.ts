@@ -5,12 +5,12 @@ import { escapeXml } from "./render-timedtext.js";
 
 export const FEED_SIZE = 15;
 
+/** The listing is newest first (the corpus contract): only the feed's own videos are looked up, whatever the channel's size. */
 export function renderFeed(corpus: StandinCorpus, channel: StandinChannel): string {
   const videos = channel.videoIds
+    .slice(0, FEED_SIZE)
     .map((id) => corpus.video(id))
-    .filter((v): v is VideoRecord => v !== undefined)
-    .sort((a, b) => b.publishedAt.localeCompare(a.publishedAt))
-    .slice(0, FEED_SIZE);
+    .filter((v): v is VideoRecord => v !== undefined);
   const atomDate = (iso: string) => new Date(iso).toISOString().replace(/\.\d{3}Z$/, "+00:00");
   const entries = videos.map(
     (v) => ` <entry>

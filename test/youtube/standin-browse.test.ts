@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { BROWSE_PAGE_SIZE, browsePage, decodeContinuation } from "../../scripts/youtube-standin/render-browse.js";
 import { inMemoryCorpus, type StandinCorpus } from "../../scripts/youtube-standin/corpus.js";
+import { FEED_SIZE, renderFeed } from "../../scripts/youtube-standin/render-feed.js";
 import { withVideoCache } from "../../scripts/youtube-standin/video-cache.js";
 import { LARGE_CHANNEL, testCorpus } from "./helpers/records.js";
 
@@ -53,5 +54,17 @@ describe("the stand-in's Videos tab", () => {
     for (let i = 0; i < 5; i++) expect(cached.channel(LARGE_CHANNEL)?.videoIds.length).toBe(100);
     expect(cached.channelByHandle("@bigarchive")?.channelId).toBe(LARGE_CHANNEL);
     expect(lookups.channels).toBe(1);
+  });
+});
+
+describe("the stand-in's channel feed", () => {
+  it("looks up only the 15 newest videos, and lists them newest first", () => {
+    const { videos, channels } = testCorpus();
+    const { corpus, lookups } = counting(inMemoryCorpus(videos, channels));
+    const feed = renderFeed(corpus, corpus.channel(LARGE_CHANNEL)!);
+    const ids = [...feed.matchAll(/<yt:videoId>([^<]+)<\/yt:videoId>/g)].map((m) => m[1]!);
+    const newest = [...videos].filter((v) => v.channelId === LARGE_CHANNEL).sort((a, b) => b.publishedAt.localeCompare(a.publishedAt)).slice(0, FEED_SIZE);
+    expect(ids).toEqual(newest.map((v) => v.videoId));
+    expect(lookups.videos).toBe(FEED_SIZE);
   });
 });
