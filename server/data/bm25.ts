@@ -1,7 +1,8 @@
 /**
  * BM25 over a bounded candidate set. Document frequencies come from the
- * build (`term_stats`), term frequencies from the query terms found in each
- * candidate's text (occurrences.ts), document length is the stored word count.
+ * build (`term_stats`), term frequencies from the FTS5 index for rare terms
+ * and from each candidate's text for the others (shard.ts, term-counts.ts),
+ * document length is the stored word count.
  */
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
