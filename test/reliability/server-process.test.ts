@@ -10,7 +10,7 @@ import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { KEYS_DB_FILE } from "../../server/auth/key-store.js";
 import { LIVE_STORE_FILE } from "../../server/runtime.js";
-import { startSyntheticStandin, type SyntheticStandin } from "../pipeline/helpers/synthetic-standin.js";
+import { englishVideoIds, startSyntheticStandin, type SyntheticStandin } from "../pipeline/helpers/synthetic-standin.js";
 import { call } from "../server/helpers/http.js";
 import { until } from "./helpers/child.js";
 import { wait } from "./helpers/raw-http.js";
@@ -18,16 +18,12 @@ import { prepareDataDir, startServerProcess, type DataDir } from "./helpers/serv
 
 let world: SyntheticStandin;
 const dirs: DataDir[] = [];
-let next = 0;
-function freshId(): string {
-  for (;;) {
-    const video = world.corpus.videoAt(next++);
-    if (video.transcripts.some((t) => t.languageCode === "en")) return video.videoId;
-  }
-}
+/** A video with an English transcript that the stand-in has and the artifact set does not; a new one each time. */
+let freshId: () => string;
 
 beforeAll(async () => {
   world = await startSyntheticStandin({ videos: 600, channels: 2, seed: 5 });
+  freshId = englishVideoIds(world.corpus);
 });
 afterAll(async () => {
   await world?.close();

@@ -12,7 +12,7 @@ import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import type { Fault } from "../../scripts/youtube-standin/faults.js";
 import { LIVE_STORE_FILE } from "../../server/runtime.js";
-import { startSyntheticStandin, type SyntheticStandin } from "../pipeline/helpers/synthetic-standin.js";
+import { englishVideoIds, startSyntheticStandin, type SyntheticStandin } from "../pipeline/helpers/synthetic-standin.js";
 import { call, expectProblem } from "../server/helpers/http.js";
 import { expectNoLeaks } from "./helpers/response-checks.js";
 import { prepareDataDir, startServerProcess, type DataDir, type ServerProcess } from "./helpers/server-process.js";
@@ -29,17 +29,12 @@ let data: DataDir;
 let proxyData: DataDir;
 let server: ServerProcess;
 let viaHangingProxy: ServerProcess;
-let next = 0;
 /** A video with an English transcript that the stand-in has and the artifact set does not; a new one each time. */
-function freshId(): string {
-  for (;;) {
-    const video = world.corpus.videoAt(next++);
-    if (video.transcripts.some((t) => t.languageCode === "en")) return video.videoId;
-  }
-}
+let freshId: () => string;
 
 beforeAll(async () => {
   world = await startSyntheticStandin({ videos: 400, channels: 2, seed: 3 });
+  freshId = englishVideoIds(world.corpus);
   hangingServer = net.createServer((socket) => {
     hung.push(socket);
     socket.on("error", () => undefined);

@@ -21,6 +21,17 @@ export async function startSyntheticStandin(options: { videos: number; channels?
   return { standin, corpus, close: () => standin.close() };
 }
 
+/** A source of ids of videos with an English transcript, in corpus order: a new one on each call. */
+export function englishVideoIds(corpus: SyntheticCorpus): () => string {
+  let next = 0;
+  return () => {
+    for (;;) {
+      const video = corpus.videoAt(next++);
+      if (video.transcripts.some((t) => t.languageCode === "en")) return video.videoId;
+    }
+  };
+}
+
 /** Channel ids, @handles and channel URLs in turn, with a comment and a blank line. */
 export function channelListText(corpus: SyntheticCorpus, count = corpus.channels.length): string {
   const lines = ["# channels for the pipeline test", ""];
