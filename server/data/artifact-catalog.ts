@@ -31,8 +31,7 @@ export interface CatalogOptions {
    * SQLite's page cache for the database (default 64 MiB). SQLite's own
    * default (2 MiB) is smaller than one query's reads at 500,000
    * transcripts: the b-tree's interior pages were evicted by the text read
-   * for scoring and read again for the next row (about 240 µs a row, against
-   * 30 µs with 64 MiB).
+   * for scoring and read again for the next row, several times slower.
    */
   cacheBytes?: number;
 }
