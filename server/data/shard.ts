@@ -176,12 +176,12 @@ export class ShardSearch {
 
   head(query: ShardQuery): ShardHead {
     const k = this.#options.candidates;
-    const confirmed = query.tier === 0 ? this.#phraseThroughNear(query, k) : undefined;
-    const candidates = confirmed ? [...confirmed.keys()] : (this.#sql.matches.all(query.expression, query.maxRank, query.minViews, k, 0) as number[]);
-    const { stats } = this.#frequencies;
-    const corpus = stats();
+    const corpus = this.#frequencies.stats();
     const terms = query.parsed.terms;
     const dfs = terms.map((term) => this.#frequencies.df(term));
+    const dfOf = new Map(terms.map((term, i) => [term, dfs[i]!]));
+    const confirmed = query.tier === 0 ? this.#phraseThroughNear(query, k, dfOf, corpus.documents) : undefined;
+    const candidates = confirmed ? [...confirmed.keys()] : (this.#sql.matches.all(query.expression, query.maxRank, query.minViews, k, 0) as number[]);
     const idf = dfs.map((df) => inverseDocumentFrequency(df, corpus.documents));
     const titleTerms = terms.filter((_, i) => dfs[i]! <= corpus.documents * this.#options.titleTermMaxShare);
     const boosts = this.#titleMatches(titleTerms, candidates);
@@ -236,11 +236,17 @@ export class ShardSearch {
    * than k/2 candidates fail: each costs a read of its text for nothing, and
    * past that FTS5's phrase query is the cheaper way.
    */
-  #phraseThroughNear(query: ShardQuery, k: number): Map<number, { words: number; views: number; bytes: Buffer }> | undefined {
+  #phraseThroughNear(
+    query: ShardQuery,
+    k: number,
+    dfOf: ReadonlyMap<string, number>,
+    documents: number,
+  ): Map<number, { words: number; views: number; bytes: Buffer }> | undefined {
     const terms = query.parsed.phraseTerms;
     if (!terms || terms.length < 2) return undefined;
-    const ceiling = this.#frequencies.stats().documents * this.#options.nearTermMaxShare;
-    const ranked = terms.map((term, position) => ({ term, position, df: this.#frequencies.df(term) })).sort((a, b) => a.df - b.df);
+    const ceiling = documents * this.#options.nearTermMaxShare;
+    // The phrase's terms are the query's terms (repeats kept), whose frequencies the caller looked up once.
+    const ranked = terms.map((term, position) => ({ term, position, df: dfOf.get(term) ?? 0 })).sort((a, b) => a.df - b.df);
     const rarest = ranked[0]!;
     const second = ranked.find((r) => r.term !== rarest.term);
     if (!second || second.df > ceiling) return undefined;
