@@ -25,6 +25,8 @@ export interface CrawlOptions {
   signal: AbortSignal;
   now: () => Date;
   onChannel?: (done: number, total: number, videosSeen: number) => void;
+  /** After each page of videos is written to the state (`fresh` of them new). */
+  onVideos?: (fresh: number) => void;
   log: (message: string) => void;
 }
 
@@ -56,16 +58,21 @@ export async function crawlChannels(options: CrawlOptions): Promise<CrawlResult>
   };
   const queue = new PQueue({ concurrency: options.concurrency });
   let done = 0;
+  /** Not YouTube's doing (a bug, the state database): stops the crawl and is thrown at the end. */
+  let fatal: unknown;
   for (const entry of options.channels) {
     void queue.add(async () => {
-      if (options.signal.aborted) return;
+      if (options.signal.aborted || fatal !== undefined) return;
       try {
         const crawled = await crawlOne(entry, options, result);
         if (crawled) result.channelsCrawled++;
         else result.channelsSkipped++;
       } catch (error) {
         if (options.signal.aborted) return;
-        if (!isYouTubeError(error)) throw error;
+        if (!isYouTubeError(error)) {
+          fatal ??= error;
+          return;
+        }
         result.channelFailures.push({ input: entry.input, code: error.code, message: error.message });
         if (entry.channelId && !options.readonly) options.state?.markChannelFailed(entry.channelId, error.code);
         options.log(`channel ${entry.input} (line ${entry.line}): ${error.code}: ${error.message}`);
@@ -75,6 +82,7 @@ export async function crawlChannels(options: CrawlOptions): Promise<CrawlResult>
     });
   }
   await queue.onIdle();
+  if (fatal !== undefined) throw fatal;
   return result;
 }
 
@@ -118,7 +126,11 @@ async function crawlOne(entry: ChannelListEntry, options: CrawlOptions, result: 
     if (batch.length === 0) return;
     result.videosSeen += batch.length;
     if (options.readonly) result.videosNew += batch.filter((v) => !state?.isKnownVideo(v.videoId)).length;
-    else if (state) result.videosNew += state.upsertVideos(batch, options.now());
+    else if (state) {
+      const fresh = state.upsertVideos(batch, options.now());
+      result.videosNew += fresh;
+      options.onVideos?.(fresh);
+    }
     batch = [];
   };
   const nowMs = options.now().getTime();

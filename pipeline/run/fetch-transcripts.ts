@@ -5,6 +5,10 @@
  * Transient failures are retried with backoff; whatever the outcome, it is
  * written to the state as soon as it is known, one transaction per video,
  * so a killed run repeats none of the finished work.
+ *
+ * It can run beside the crawl (`crawl`): videos are taken in discovery order
+ * as the crawl writes them, and the stage ends when it has run out of
+ * candidates and the crawl has finished.
  */
 import PQueue from "p-queue";
 import { realSleep, backoffDelay, type Sleep } from "../youtube/blocked-retry.js";
@@ -38,6 +42,9 @@ export interface FetchOptions {
   signal: AbortSignal;
   now: () => Date;
   sleep?: Sleep;
+  /** The crawl running beside this stage; without it, the candidates are those in the state at the start. */
+  crawl?: CrawlFeed;
+  /** `total`: candidates known so far (it grows while a crawl runs beside the stage). */
   onStart?: (total: number) => void;
   onOutcome?: (outcome: FetchOutcome) => void;
   log: (message: string) => void;
@@ -47,8 +54,15 @@ export type FetchOutcome =
   | { videoId: string; kind: "fetched" }
   | { videoId: string; kind: "permanent" | "failed"; code: string };
 
+/** How a crawl running beside the fetch says that it wrote more videos, or finished. */
+export interface CrawlFeed {
+  readonly finished: boolean;
+  /** Resolves at the crawl's next write of videos, or when it finishes. */
+  next(): Promise<void>;
+}
+
 export interface FetchResult {
-  /** Videos that wanted a transcript at the start (before --limit). */
+  /** Videos that wanted a transcript during the stage, fetched or not (e.g. past --limit). */
   candidates: number;
   attempted: number;
   fetched: number;
@@ -62,11 +76,11 @@ const PAGE = 500;
 
 export async function fetchTranscripts(options: FetchOptions): Promise<FetchResult> {
   const { state } = options;
-  const total = state.countCandidates(options.retryPermanentBefore);
-  const result: FetchResult = { candidates: total, attempted: 0, fetched: 0, permanent: {}, failed: {} };
-  const planned = Math.min(total, options.limit ?? Infinity);
-  options.onStart?.(planned);
-  if (options.dryRun || planned === 0) return result;
+  const retryBefore = options.retryPermanentBefore;
+  const result: FetchResult = { candidates: state.countCandidates(retryBefore), attempted: 0, fetched: 0, permanent: {}, failed: {} };
+  const limit = options.limit ?? Infinity;
+  options.onStart?.(Math.min(result.candidates, limit));
+  if (options.dryRun) return result;
 
   const queue = new PQueue({
     concurrency: options.concurrency,
@@ -75,12 +89,17 @@ export async function fetchTranscripts(options: FetchOptions): Promise<FetchResu
   let fatal: unknown;
   let cursor = 0;
   let scheduled = 0;
-  outer: while (scheduled < planned && !options.signal.aborted && fatal === undefined) {
-    const page = state.candidates(cursor, options.retryPermanentBefore, PAGE);
-    if (page.length === 0) break;
+  outer: while (scheduled < limit && !options.signal.aborted && fatal === undefined) {
+    const page = state.candidates(cursor, retryBefore, PAGE);
+    if (page.length === 0) {
+      // Caught up with the crawl: wait for its next page, then look again (its last write comes before `finished`).
+      if (!options.crawl || options.crawl.finished) break;
+      await options.crawl.next();
+      continue;
+    }
     for (const candidate of page) {
       cursor = candidate.id;
-      if (scheduled >= planned || options.signal.aborted || fatal !== undefined) break outer;
+      if (scheduled >= limit || options.signal.aborted || fatal !== undefined) break outer;
       // Back-pressure: hold only a few waiting tasks, so memory does not grow with the backlog.
       await queue.onSizeLessThan(options.concurrency * 2);
       scheduled++;
@@ -97,6 +116,8 @@ export async function fetchTranscripts(options: FetchOptions): Promise<FetchResu
   }
   await queue.onIdle();
   if (fatal !== undefined) throw fatal;
+  // Those reached, and those left behind the cursor (past --limit, or an interruption).
+  result.candidates = scheduled + state.countCandidatesAfter(cursor, retryBefore);
   return result;
 }
 

@@ -163,7 +163,7 @@ export class PipelineState {
          ORDER BY id LIMIT ?`,
       ),
       countCandidates: db.prepare(
-        "SELECT count(*) FROM videos WHERE status = 'pending' OR (status = 'failed' AND last_attempt_at < ?)",
+        "SELECT count(*) FROM videos WHERE id > ? AND (status = 'pending' OR (status = 'failed' AND last_attempt_at < ?))",
       ).pluck(),
       markFailed: db.prepare(
         `UPDATE videos SET status = @status, attempts = attempts + 1, last_error = @code, last_error_message = @message,
@@ -196,7 +196,12 @@ export class PipelineState {
     this.#sql.channelFailed.run(code, channelId);
   }
 
-  /** One transaction for a whole browse page: returns how many of the videos were new. */
+  /**
+   * One transaction for a whole browse page: returns how many of the videos were new.
+   * IMMEDIATE: it reads before it writes, and the record writer commits beside it while the
+   * fetch runs; a deferred transaction could not upgrade past such a commit (SQLITE_BUSY at
+   * once, no busy wait), an immediate one waits for the write lock first.
+   */
   upsertVideos(videos: readonly CrawledVideo[], now: Date): number {
     const stamp = now.toISOString();
     let fresh = 0;
@@ -213,7 +218,7 @@ export class PipelineState {
           now: stamp,
         });
       }
-    })();
+    }).immediate();
     return fresh;
   }
 
@@ -227,7 +232,12 @@ export class PipelineState {
   }
 
   countCandidates(retryBefore: Date): number {
-    return this.#sql.countCandidates.get(retryBefore.toISOString()) as number;
+    return this.countCandidatesAfter(0, retryBefore);
+  }
+
+  /** Candidates (as `candidates()` would return them) after `afterId`. */
+  countCandidatesAfter(afterId: number, retryBefore: Date): number {
+    return this.#sql.countCandidates.get(afterId, retryBefore.toISOString()) as number;
   }
 
   /** A failed fetch: `failed` (permanent, retried after an age) or still `pending` (a later run retries). */

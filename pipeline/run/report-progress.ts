@@ -16,6 +16,8 @@ export interface ProgressOptions {
 
 export interface StageCounts {
   done: number;
+  /** A new total, for a stage whose total grows while it runs. */
+  total?: number;
   /** Extra counts shown after the rate, e.g. { ok: 10, failed: 1 }. */
   detail?: Record<string, number>;
 }
@@ -98,6 +100,7 @@ export function createProgress(options: ProgressOptions): Progress {
     },
     update(next) {
       counts = next;
+      if (next.total !== undefined) total = next.total;
       draw();
     },
     log(message) {

@@ -9,13 +9,14 @@ import { join } from "node:path";
 import { createYouTubeClient, type YouTubeClient } from "../youtube/index.js";
 import { acquireLock, type RunLock } from "./acquire-lock.js";
 import { buildAndPublish, type PublishedBuild } from "./build-and-publish.js";
-import { crawlChannels, type ChannelFailure } from "./crawl-channels.js";
+import type { VideoRecord } from "../contract.js";
+import { crawlChannels, type ChannelFailure, type CrawlOptions, type CrawlResult } from "./crawl-channels.js";
 import { EXIT } from "./exit-codes.js";
-import { fetchTranscripts } from "./fetch-transcripts.js";
+import { fetchTranscripts, type CrawlFeed, type FetchOptions, type FetchResult } from "./fetch-transcripts.js";
 import { PipelineState } from "./open-state.js";
 import { readChannelList } from "./read-channel-list.js";
 import { RecordWriter } from "./record-writer.js";
-import type { Progress } from "./report-progress.js";
+import { formatDuration, type Progress } from "./report-progress.js";
 
 export const PIPELINE_DIR = "pipeline";
 export const STATE_FILE = "state.db";
@@ -147,65 +148,61 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
     const client = options.client ?? ownClient!;
     const concurrency = options.concurrency ?? 8;
 
-    progress.stage("crawl", channels.length, "channels");
-    const crawl = await crawlChannels({
+    const crawlOptions = {
       client,
       state,
       readonly: dryRun,
       channels,
       concurrency: Math.min(concurrency, 4),
       recrawlAfterMs: options.recrawlAfterMs ?? 30 * 60_000,
-      signal,
       now,
       log,
-      onChannel: (done, _total, seen) => progress.update({ done, detail: { videos: seen } }),
-    });
-    progress.end();
-    summary.channels = { listed: channels.length, crawled: crawl.channelsCrawled, skipped: crawl.channelsSkipped, failed: crawl.channelFailures };
-    summary.videos = { seen: crawl.videosSeen, new: crawl.videosNew };
+    };
+    const retryPermanentAfterMs = options.retryPermanentAfterMs ?? 30 * 86_400_000;
+    const fetchOptions = {
+      client,
+      saveRecord: (record: VideoRecord, at: Date) => (writer ? writer.save(record, at) : Promise.reject(new Error("no record writer in a dry run"))),
+      dryRun,
+      limit: options.limit,
+      concurrency,
+      rate: options.rate,
+      languages: options.languages ?? ["en"],
+      anyLanguage: options.anyLanguage ?? true,
+      retries: options.retries ?? 2,
+      retryBaseMs: options.retryBaseMs ?? 1000,
+      retryMaxMs: 30_000,
+      retryPermanentBefore: new Date(now().getTime() - retryPermanentAfterMs),
+      now,
+      log,
+    };
 
-    if (!signal.aborted && state) {
-      const counts = { ok: 0, permanent: 0, failed: 0 };
-      const fetchStarted = performance.now();
-      const retryPermanentAfterMs = options.retryPermanentAfterMs ?? 30 * 86_400_000;
-      const fetched = await fetchTranscripts({
-        client,
-        state,
-        saveRecord: (record, at) => (writer ? writer.save(record, at) : Promise.reject(new Error("no record writer in a dry run"))),
-        dryRun,
-        limit: options.limit,
-        concurrency,
-        rate: options.rate,
-        languages: options.languages ?? ["en"],
-        anyLanguage: options.anyLanguage ?? true,
-        retries: options.retries ?? 2,
-        retryBaseMs: options.retryBaseMs ?? 1000,
-        retryMaxMs: 30_000,
-        retryPermanentBefore: new Date(now().getTime() - retryPermanentAfterMs),
-        signal,
-        now,
-        log,
-        onStart: (total) => progress.stage(dryRun ? "would fetch" : "fetch", total, "transcripts"),
-        onOutcome: (outcome) => {
-          if (outcome.kind === "fetched") counts.ok++;
-          else counts[outcome.kind]++;
-          progress.update({ done: counts.ok + counts.permanent + counts.failed, detail: counts });
-        },
-      });
+    if (dryRun) {
+      // Nothing is written, so the fetch stage can only count what the state already wants, after the crawl.
+      progress.stage("crawl", channels.length, "channels");
+      const crawl = await crawlChannels({ ...crawlOptions, signal, onChannel: (done, _total, seen) => progress.update({ done, detail: { videos: seen } }) });
       progress.end();
+      summary.channels = { listed: channels.length, crawled: crawl.channelsCrawled, skipped: crawl.channelsSkipped, failed: crawl.channelFailures };
+      summary.videos = { seen: crawl.videosSeen, new: crawl.videosNew };
+      // The videos it just found are not among the state's candidates: everything new would be fetched too.
+      const counted = state
+        ? await fetchTranscripts({ ...fetchOptions, state, signal, onStart: (total) => progress.stage("would fetch", total, "transcripts") })
+        : undefined;
+      progress.end();
+      summary.transcripts.wanted = (counted?.candidates ?? 0) + crawl.videosNew;
+    } else if (state) {
+      const fetchStarted = performance.now();
+      const { crawl, fetched } = await crawlAndFetch(state, crawlOptions, fetchOptions, signal, progress);
       const seconds = (performance.now() - fetchStarted) / 1000;
+      summary.channels = { listed: channels.length, crawled: crawl.channelsCrawled, skipped: crawl.channelsSkipped, failed: crawl.channelFailures };
+      summary.videos = { seen: crawl.videosSeen, new: crawl.videosNew };
       summary.transcripts = {
-        // A dry run wrote nothing, so the videos it just found are not among the state's candidates.
-        wanted: fetched.candidates + (dryRun ? crawl.videosNew : 0),
+        wanted: fetched.candidates,
         attempted: fetched.attempted,
         fetched: fetched.fetched,
         permanent: fetched.permanent,
         failed: fetched.failed,
         perSecond: seconds > 0 ? Math.round((fetched.fetched / seconds) * 10) / 10 : 0,
       };
-    } else if (dryRun) {
-      // No state yet: everything seen would be fetched.
-      summary.transcripts.wanted = crawl.videosNew;
     }
 
     if (!signal.aborted && !dryRun && state && (options.build ?? true)) {
@@ -244,6 +241,113 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
     }
   }
   return summary;
+}
+
+/**
+ * The crawl and the fetch side by side: the fetch takes videos in discovery
+ * order as soon as the crawl has written them, so it is not idle while the
+ * channels are listed. If either fails, the other is stopped and the error
+ * is the run's.
+ */
+async function crawlAndFetch(
+  state: PipelineState,
+  crawlOptions: Omit<CrawlOptions, "signal" | "onChannel" | "onVideos">,
+  fetchOptions: Omit<FetchOptions, "state" | "signal" | "crawl" | "onStart" | "onOutcome">,
+  signal: AbortSignal,
+  progress: Progress,
+): Promise<{ crawl: CrawlResult; fetched: FetchResult }> {
+  const stop = new AbortController();
+  const both = AbortSignal.any([signal, stop.signal]);
+  const feed = new CrawlProgress();
+  const counts = { ok: 0, permanent: 0, failed: 0 };
+  let channelsDone = 0;
+  let known = 0;
+  const show = (): void =>
+    progress.update({ done: counts.ok + counts.permanent + counts.failed, total: known, detail: { ...(feed.finished ? {} : { channels: channelsDone }), ...counts } });
+  const crawlStarted = performance.now();
+  const crawling = crawlChannels({
+    ...crawlOptions,
+    signal: both,
+    onChannel: (done) => {
+      channelsDone = done;
+      show();
+    },
+    onVideos: (fresh) => {
+      known = Math.min(known + fresh, fetchOptions.limit ?? Infinity);
+      feed.wrote();
+    },
+  }).then(
+    (crawl) => {
+      feed.finish();
+      fetchOptions.log(
+        `crawl: ${crawl.channelsCrawled} channels crawled, ${crawl.channelsSkipped} skipped, ${crawl.channelFailures.length} failed; ` +
+          `${crawl.videosSeen} videos seen, ${crawl.videosNew} new; ${formatDuration((performance.now() - crawlStarted) / 1000)}`,
+      );
+      return crawl;
+    },
+    (error: unknown) => {
+      feed.finish();
+      stop.abort();
+      throw error;
+    },
+  );
+  const fetching = fetchTranscripts({
+    ...fetchOptions,
+    state,
+    signal: both,
+    crawl: feed,
+    onStart: (total) => {
+      known = total;
+      progress.stage("fetch", total, "transcripts");
+    },
+    onOutcome: (outcome) => {
+      if (outcome.kind === "fetched") counts.ok++;
+      else counts[outcome.kind]++;
+      show();
+    },
+  }).catch((error: unknown) => {
+    stop.abort();
+    throw error;
+  });
+  try {
+    const [crawl, fetched] = await Promise.all([crawling, fetching]);
+    return { crawl, fetched };
+  } finally {
+    // Both have settled or been stopped before the stage's last line.
+    await Promise.allSettled([crawling, fetching]);
+    progress.end();
+  }
+}
+
+/** The crawl's side of `CrawlFeed`: wakes the fetch when it writes videos and when it ends. */
+class CrawlProgress implements CrawlFeed {
+  #finished = false;
+  #waiting: { promise: Promise<void>; wake: () => void } | undefined;
+
+  get finished(): boolean {
+    return this.#finished;
+  }
+
+  next(): Promise<void> {
+    if (this.#finished) return Promise.resolve();
+    if (!this.#waiting) {
+      let wake!: () => void;
+      const promise = new Promise<void>((resolve) => (wake = resolve));
+      this.#waiting = { promise, wake };
+    }
+    return this.#waiting.promise;
+  }
+
+  wrote(): void {
+    const waiting = this.#waiting;
+    this.#waiting = undefined;
+    waiting?.wake();
+  }
+
+  finish(): void {
+    this.#finished = true;
+    this.wrote();
+  }
 }
 
 /** Written to a temporary file and renamed, so a reader never sees half of it. */

@@ -9,7 +9,8 @@ import { parseChannelList } from "../../pipeline/run/read-channel-list.js";
 import { openCatalog } from "../../server/data/artifact-catalog.js";
 import { LiveStore } from "../../server/data/live-store.js";
 import { makeVideo } from "../helpers/records.js";
-import { run, stateRows, tempDataDir } from "./helpers/run-harness.js";
+import { createYouTubeClient, type YouTubeClient } from "../../pipeline/youtube/index.js";
+import { bufferedProgress, run, stateRows, tempDataDir } from "./helpers/run-harness.js";
 import { startSyntheticStandin, writeChannelList, type SyntheticStandin } from "./helpers/synthetic-standin.js";
 
 // 150 videos over 4 Zipf-sized channels: the biggest has ~70 videos, three browse pages.
@@ -157,6 +158,89 @@ describe("a full run against the stand-in", () => {
       const summary = await run({ dataDir: fresh.dir, channelsFile: channels, origin: world.standin.origin, dryRun: true });
       expect(summary.transcripts.wanted).toBe(150);
       expect(readdirSync(fresh.dir)).toEqual([]);
+    } finally {
+      fresh.cleanup();
+    }
+  });
+});
+
+describe("the crawl and the fetch side by side", () => {
+  /** The real client, with the second channel's crawl held until a transcript has been fetched (or 5 s have passed). */
+  function gatedClient(heldChannel: string) {
+    const client = createYouTubeClient({ origin: world.standin.origin, timeoutMs: 5000 });
+    let fetchedOne!: () => void;
+    const firstFetch = new Promise<void>((resolve) => (fetchedOne = resolve));
+    const gate = { released: "" as "" | "by a fetch" | "by the timeout" };
+    const gated: YouTubeClient = {
+      ...client,
+      origin: client.origin,
+      fetchTranscript: async (videoId, options) => {
+        try {
+          return await client.fetchTranscript(videoId, options);
+        } finally {
+          fetchedOne();
+        }
+      },
+      channelFeed: async (channelId, options) => {
+        if (channelId === heldChannel) {
+          gate.released = await Promise.race([
+            firstFetch.then(() => "by a fetch" as const),
+            new Promise<"by the timeout">((resolve) => setTimeout(() => resolve("by the timeout"), 5000)),
+          ]);
+        }
+        return client.channelFeed(channelId, options);
+      },
+    };
+    return { client: gated, gate };
+  }
+
+  it("fetches transcripts of the channels crawled so far while the crawl goes on", async () => {
+    const fresh = tempDataDir();
+    try {
+      const [first, second] = [world.corpus.channels[2]!, world.corpus.channels[3]!];
+      const list = join(fresh.dir, "two.txt");
+      writeFileSync(list, `${first.channelId}\n${second.channelId}\n`);
+      const { client, gate } = gatedClient(second.channelId);
+      const output = bufferedProgress();
+      // Concurrency 1: one channel crawled at a time, so the second waits behind its gate.
+      const summary = await run({ dataDir: fresh.dir, channelsFile: list, client, concurrency: 1, build: false, progress: output.progress });
+      await client.close();
+      expect(gate.released).toBe("by a fetch");
+      const missing = noTranscriptIds().filter((id) => [first.channelId, second.channelId].includes(world.corpus.video(id)!.channelId));
+      const total = first.videoCount + second.videoCount;
+      expect(summary).toMatchObject({ exitCode: EXIT.ok, channels: { crawled: 2 }, videos: { seen: total, new: total } });
+      expect(summary.transcripts).toMatchObject({ wanted: total, attempted: total, fetched: total - missing.length });
+      expect(output.text()).toMatch(new RegExp(`crawl: 2 channels crawled, 0 skipped, 0 failed; ${total} videos seen, ${total} new`));
+      expect(stateRows<{ n: number }>(fresh.dir, "SELECT count(*) AS n FROM videos WHERE status = 'pending'")).toEqual([{ n: 0 }]);
+    } finally {
+      fresh.cleanup();
+    }
+  });
+
+  it("stops the fetch and fails the run when the crawl fails for a reason that is not YouTube's", async () => {
+    const fresh = tempDataDir();
+    try {
+      const list = join(fresh.dir, "two.txt");
+      writeFileSync(list, `${world.corpus.channels[2]!.channelId}\n${world.corpus.channels[3]!.channelId}\n`);
+      const { client } = gatedClient("none");
+      let fetchesStarted = 0;
+      const broken: YouTubeClient = {
+        ...client,
+        fetchTranscript: (videoId, options) => {
+          fetchesStarted++;
+          return client.fetchTranscript(videoId, options);
+        },
+        channelFeed: async (channelId, options) => {
+          if (channelId === world.corpus.channels[3]!.channelId) throw new TypeError("a bug in the crawl");
+          return client.channelFeed(channelId, options);
+        },
+      };
+      const summary = await run({ dataDir: fresh.dir, channelsFile: list, client: broken, concurrency: 1, build: false });
+      await client.close();
+      expect(summary).toMatchObject({ outcome: "failed", exitCode: EXIT.failed, error: "a bug in the crawl" });
+      // The fetch stopped with the crawl: it did not go on through the first channel's videos.
+      expect(fetchesStarted).toBeLessThan(world.corpus.channels[2]!.videoCount);
+      expect(existsSync(join(fresh.dir, "pipeline", "run.lock"))).toBe(false);
     } finally {
       fresh.cleanup();
     }
