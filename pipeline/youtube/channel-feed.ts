@@ -2,10 +2,9 @@
  * A channel's newest uploads (YouTube keeps 15) from its Atom feed: the one
  * cheap source of exact publish dates, which browse only gives as "3 weeks ago".
  */
-import { XMLParser, XMLValidator } from "fast-xml-parser";
 import type { ClientContext } from "./client-context.js";
 import { YouTubeError } from "./errors.js";
-import { decodeXmlEntities } from "./html-entities.js";
+import { readXml } from "./read-xml.js";
 import { toUtcIso } from "./video-record.js";
 
 export interface FeedEntry {
@@ -15,15 +14,6 @@ export interface FeedEntry {
   publishedAt: string;
   viewCount: number | undefined;
 }
-
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: "@",
-  processEntities: false,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  isArray: (name) => name === "entry",
-});
 
 export async function channelFeed(ctx: ClientContext, channelId: string, signal?: AbortSignal): Promise<FeedEntry[]> {
   const response = await ctx.retryBlocked(
@@ -41,37 +31,40 @@ export async function channelFeed(ctx: ClientContext, channelId: string, signal?
   return parseChannelFeed(response.body, usedProxy);
 }
 
-export function parseChannelFeed(xml: string, usedProxy = false): FeedEntry[] {
-  if (XMLValidator.validate(xml) !== true) {
-    throw new YouTubeError("upstream_unparsable", "The channel feed is not well-formed XML", { usedProxy });
-  }
-  const feed = (parser.parse(xml) as { feed?: { entry?: unknown[] } }).feed;
-  if (feed === undefined) throw new YouTubeError("upstream_unparsable", "The channel feed has no <feed>", { usedProxy });
-  return (feed.entry ?? []).flatMap((raw) => {
-    const entry = raw as Record<string, unknown>;
-    const videoId = text(entry["yt:videoId"]);
-    const publishedAt = toUtcIso(text(entry["published"]));
-    if (!videoId || !publishedAt) return [];
-    const stats = (entry["media:group"] as Record<string, unknown> | undefined)?.["media:community"] as
-      | Record<string, unknown>
-      | undefined;
-    const views = Number((stats?.["media:statistics"] as Record<string, unknown> | undefined)?.["@views"]);
-    return [
-      {
-        videoId,
-        title: decodeXmlEntities(text(entry["title"]) ?? ""),
-        publishedAt,
-        viewCount: Number.isFinite(views) ? views : undefined,
-      },
-    ];
-  });
-}
+const STATISTICS = "feed/entry/media:group/media:community/media:statistics";
 
-function text(value: unknown): string | undefined {
-  if (typeof value === "string") return value;
-  if (value !== null && typeof value === "object") {
-    const inner = (value as Record<string, unknown>)["#text"];
-    return typeof inner === "string" ? inner : undefined;
+export function parseChannelFeed(xml: string, usedProxy = false): FeedEntry[] {
+  const entries: FeedEntry[] = [];
+  let root: string | undefined;
+  /** The entry being read: the text of its fields so far, and its view count. */
+  let entry: { fields: Record<string, string>; views: number | undefined } | undefined;
+  try {
+    readXml(xml, {
+      open(path, attributes) {
+        if (path.length === 1) root = path[0];
+        else if (path.length === 2 && root === "feed" && path[1] === "entry") entry = { fields: {}, views: undefined };
+        else if (entry && path.join("/") === STATISTICS) {
+          const views = Number(attributes["views"]);
+          entry.views = attributes["views"] !== undefined && Number.isFinite(views) ? views : undefined;
+        }
+      },
+      text(text, path) {
+        // The entry's own fields: yt:videoId, published, title (not media:group's media:title).
+        if (entry && path.length === 3) entry.fields[path[2]!] = (entry.fields[path[2]!] ?? "") + text;
+      },
+      close(path) {
+        if (entry && path.length === 2) {
+          const field = (name: string): string => (entry!.fields[name] ?? "").trim();
+          const videoId = field("yt:videoId");
+          const publishedAt = toUtcIso(field("published"));
+          if (videoId && publishedAt) entries.push({ videoId, title: field("title"), publishedAt, viewCount: entry.views });
+          entry = undefined;
+        }
+      },
+    });
+  } catch (error) {
+    throw new YouTubeError("upstream_unparsable", "The channel feed is not well-formed XML", { usedProxy, cause: error });
   }
-  return undefined;
+  if (root !== "feed") throw new YouTubeError("upstream_unparsable", "The channel feed has no <feed>", { usedProxy });
+  return entries;
 }

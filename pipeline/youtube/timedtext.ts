@@ -6,27 +6,13 @@
  * YouTube ignores the request. Caption text is escaped twice, so it is
  * XML-decoded here and then HTML-decoded once more, before tags are stripped.
  */
-import { XMLParser, XMLValidator } from "fast-xml-parser";
 import type { SegmentRecord } from "../contract.js";
 import { foldWhitespace, stripControlCharacters } from "../text.js";
 import type { ClientContext } from "./client-context.js";
 import { YouTubeError } from "./errors.js";
-import { decodeHtmlEntities, decodeXmlEntities } from "./html-entities.js";
+import { decodeHtmlEntities } from "./html-entities.js";
+import { readXml, type XmlEvents } from "./read-xml.js";
 import type { TrackChoice } from "./track-choice.js";
-
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: "",
-  // Entities are decoded by hand so the XML pass and the HTML pass each run exactly once.
-  processEntities: false,
-  htmlEntities: false,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: false,
-  // Keep cue bodies as raw text even if they contain real markup (`<s>` word runs in srv3).
-  stopNodes: ["transcript.text", "timedtext.body.p"],
-  isArray: (name) => name === "text" || name === "p",
-});
 
 /** Builds the timedtext URL: the baseUrl moved onto our origin, without `fmt`, plus `tlang` for a translation. */
 export function timedtextUrl(origin: string, choice: TrackChoice): string {
@@ -69,52 +55,68 @@ export async function fetchTimedtext(
   return { segments, usedProxy };
 }
 
+/** The cue elements of either format: where they sit, their time attributes, and the unit of those. */
+const FORMATS = {
+  transcript: { path: ["transcript", "text"], start: "start", duration: "dur", divisor: 1 },
+  timedtext: { path: ["timedtext", "body", "p"], start: "t", duration: "d", divisor: 1000 },
+} as const;
+
 export function parseTimedtext(xml: string, usedProxy = false): SegmentRecord[] {
   const unparsable = (why: string, cause?: unknown): YouTubeError =>
     new YouTubeError("upstream_unparsable", `The transcript document ${why}`, { usedProxy, cause });
-  if (XMLValidator.validate(xml) !== true) throw unparsable("is not well-formed XML");
-  let doc: unknown;
-  try {
-    doc = parser.parse(xml);
-  } catch (error) {
-    throw unparsable("could not be parsed", error);
-  }
-  const root = doc as { transcript?: unknown; timedtext?: { body?: unknown } };
-  if (root.transcript !== undefined) {
-    return childList(root.transcript, "text").flatMap((cue) => toSegment(cue, "start", "dur", 1));
-  }
-  if (root.timedtext !== undefined) {
-    return childList(root.timedtext.body, "p").flatMap((cue) => toSegment(cue, "t", "d", 1000));
-  }
-  throw unparsable("is neither <transcript> nor <timedtext>");
-}
-
-/** An element's repeated children; an empty element parses as "" and has none. */
-function childList(element: unknown, name: string): unknown[] {
-  if (element === null || typeof element !== "object") return [];
-  const children = (element as Record<string, unknown>)[name];
-  return Array.isArray(children) ? children : [];
-}
-
-function toSegment(cue: unknown, startAttr: string, durAttr: string, divisor: number): SegmentRecord[] {
-  const fields = typeof cue === "object" && cue !== null ? (cue as Record<string, unknown>) : {};
-  const raw = typeof cue === "string" ? cue : typeof fields["#text"] === "string" ? (fields["#text"] as string) : "";
-  const text = cleanCueText(raw);
-  if (text.length === 0) return [];
-  const start = Number(fields[startAttr]);
-  const duration = fields[durAttr] === undefined ? 0 : Number(fields[durAttr]);
-  if (!Number.isFinite(start) || start < 0) return [];
-  return [
-    {
-      start: start / divisor,
-      duration: Number.isFinite(duration) && duration > 0 ? duration / divisor : 0,
-      text,
+  let format: (typeof FORMATS)[keyof typeof FORMATS] | undefined;
+  const segments: SegmentRecord[] = [];
+  /** The cue being read: its attributes and its text so far (that of nested elements such as srv3's `<s>` included). */
+  let cue: { attributes: Record<string, string>; text: string } | undefined;
+  const events: XmlEvents = {
+    open(path, attributes) {
+      if (path.length === 1) format = FORMATS[path[0] as keyof typeof FORMATS];
+      else if (format && cue === undefined && samePath(path, format.path)) cue = { attributes, text: "" };
     },
-  ];
+    text(text) {
+      if (cue) cue.text += text;
+    },
+    close(path) {
+      if (cue && format && samePath(path, format.path)) {
+        const segment = toSegment(cue.attributes, cue.text, format);
+        if (segment) segments.push(segment);
+        cue = undefined;
+      }
+    },
+  };
+  try {
+    readXml(xml, events);
+  } catch (error) {
+    throw unparsable("is not well-formed XML", error);
+  }
+  if (format === undefined) throw unparsable("is neither <transcript> nor <timedtext>");
+  return segments;
 }
 
-/** XML decode, HTML decode once more, strip tags, fold whitespace, drop control characters. */
-export function cleanCueText(raw: string): string {
-  const decoded = decodeHtmlEntities(decodeXmlEntities(raw));
+function samePath(path: readonly string[], wanted: readonly string[]): boolean {
+  return path.length === wanted.length && path.every((name, i) => name === wanted[i]);
+}
+
+function toSegment(
+  attributes: Record<string, string>,
+  text: string,
+  format: { start: string; duration: string; divisor: number },
+): SegmentRecord | undefined {
+  const cleaned = cleanCueText(text);
+  if (cleaned.length === 0) return undefined;
+  const start = Number(attributes[format.start]);
+  const durationText = attributes[format.duration];
+  const duration = durationText === undefined ? 0 : Number(durationText);
+  if (!Number.isFinite(start) || start < 0) return undefined;
+  return {
+    start: start / format.divisor,
+    duration: Number.isFinite(duration) && duration > 0 ? duration / format.divisor : 0,
+    text: cleaned,
+  };
+}
+
+/** Cue text after the XML decode: HTML-decoded once more, tags stripped, whitespace folded, control characters dropped. */
+export function cleanCueText(xmlDecoded: string): string {
+  const decoded = decodeHtmlEntities(xmlDecoded);
   return foldWhitespace(stripControlCharacters(decoded.replace(/<[^>]*>/g, "")));
 }

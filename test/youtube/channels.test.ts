@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { parseChannelFeed } from "../../pipeline/youtube/channel-feed.js";
 import { parseViewCount, type ChannelVideo, type YouTubeClient } from "../../pipeline/youtube/index.js";
 import { COOKING_CHANNEL, LARGE_CHANNEL } from "./helpers/records.js";
 import { useHarness, type StandinHarness } from "./helpers/setup.js";
@@ -86,6 +87,38 @@ describe("channelFeed", () => {
 
   it("fails with channel_not_found for an unknown channel", async () => {
     await expect(client.channelFeed("UCzzzzzzzzzzzzzzzzzzzzzz")).rejects.toMatchObject({ code: "channel_not_found" });
+  });
+});
+
+describe("parseChannelFeed", () => {
+  const entry = (id: string, published: string, title: string, views: string) => `
+  <entry>
+    <id>yt:video:${id}</id>
+    <yt:videoId>${id}</yt:videoId>
+    <title>${title}</title>
+    <published>${published}</published>
+    <media:group>
+      <media:title>the media title, not the entry's</media:title>
+      <media:community><media:statistics views="${views}"/></media:community>
+    </media:group>
+  </entry>`;
+  const feed = (entries: string) =>
+    `<?xml version="1.0" encoding="UTF-8"?><feed xmlns:yt="http://www.youtube.com/xml/schemas/2015" xmlns:media="http://search.yahoo.com/mrss/" xmlns="http://www.w3.org/2005/Atom"><title>Channel</title>${entries}</feed>`;
+
+  it("reads each entry's own id, title, date and views; an entry without a date is left out", () => {
+    const xml = feed(entry("aaaaaaaaaaa", "2024-05-01T10:00:00+02:00", " Salt &amp; Pepper ", "1234") + entry("bbbbbbbbbbb", "", "no date", "5") + entry("ccccccccccc", "2024-04-01T00:00:00+00:00", "x", "n/a"));
+    expect(parseChannelFeed(xml)).toEqual([
+      { videoId: "aaaaaaaaaaa", title: "Salt & Pepper", publishedAt: "2024-05-01T08:00:00Z", viewCount: 1234 },
+      { videoId: "ccccccccccc", title: "x", publishedAt: "2024-04-01T00:00:00Z", viewCount: undefined },
+    ]);
+  });
+
+  it.each([
+    ["not a feed", "<rss><channel/></rss>"],
+    ["truncated", feed(entry("aaaaaaaaaaa", "2024-05-01T10:00:00Z", "t", "1")).slice(0, 200)],
+    ["HTML", "<!DOCTYPE html><html><body><p>Error 404</p></body></html>"],
+  ])("rejects %s as upstream_unparsable", (_label, xml) => {
+    expect(() => parseChannelFeed(xml)).toThrow(expect.objectContaining({ code: "upstream_unparsable" }));
   });
 });
 

@@ -88,8 +88,23 @@ describe("timedtext parsing", () => {
     expect(parseTimedtext(xml)[0]?.text).toBe("ab");
   });
 
+  it("reads past an HTML entity written into the XML and decodes it as HTML, as YouTube's own double escaping is", () => {
+    const xml = `<transcript><text start="0" dur="1">a&nbsp;b&amp;nbsp;c</text><text start="1" dur="1">d</text></transcript>`;
+    expect(parseTimedtext(xml).map((s) => s.text)).toEqual(["a b c", "d"]);
+  });
+
+  it("takes a cue's text from nested elements and CDATA, and ignores elements outside the cue path", () => {
+    const srv3 = `<timedtext format="3"><head><p t="0">not a cue</p></head><body><p t="1500" d="2000"><s>one</s><s t="500"> two</s><![CDATA[ & three]]></p></body></timedtext>`;
+    expect(parseTimedtext(srv3)).toEqual([{ start: 1.5, duration: 2, text: "one two & three" }]);
+  });
+
   it.each([
     ["truncated", `<transcript><text start="0" dur="1">hello</text><text sta`],
+    ["unclosed", `<transcript><text start="0" dur="1">hello</text>`],
+    ["a bare <", `<transcript><text start="0" dur="1">a < b</text></transcript>`],
+    ["a bare &", `<transcript><text start="0" dur="1">a & b</text></transcript>`],
+    ["text after the root", `<transcript></transcript>more`],
+    ["empty", ""],
     ["HTML", "<!DOCTYPE html><html><body>nope</body></html>"],
     ["not XML at all", "{}"],
   ])("rejects a %s document as upstream_unparsable", (_label, xml) => {
