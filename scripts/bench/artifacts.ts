@@ -18,7 +18,7 @@ import { readJsonlFiles } from "../../pipeline/read-jsonl.js";
 import type { CorpusFiles } from "./corpus.js";
 import { loadAverage } from "./machine.js";
 import { REPO_ROOT, tsxArgs } from "./paths.js";
-import { rssOf } from "./server-process.js";
+import { treeRssOf } from "./server-process.js";
 
 export interface BuildRecord {
   size: number;
@@ -43,6 +43,8 @@ export interface BuildRecord {
   fetched?: number;
   fetchFailures?: number;
   standinPeakRssMiB?: number;
+  /** Processes the stand-in ran as (absent: one, before it could run as several). */
+  standinWorkers?: number;
   databaseBytes: number;
   titleIndexBytes: number;
   peakRssMiB: number;
@@ -126,10 +128,10 @@ export async function buildDirect(
 export async function buildViaPipeline(
   dataDir: string,
   recordPath: string,
-  options: { size: number; seed: number; logsDir: string; concurrency: number; log: (line: string) => void },
+  options: { size: number; seed: number; logsDir: string; concurrency: number; standinWorkers: number; log: (line: string) => void },
 ): Promise<BuildRecord> {
   const channelsFile = join(options.logsDir, "channels.txt");
-  const standin = spawn(process.execPath, tsxArgs("scripts/bench/standin-process.ts", ["--videos", String(options.size), "--seed", String(options.seed), "--channels-file", channelsFile]), {
+  const standin = spawn(process.execPath, tsxArgs("scripts/bench/standin-process.ts", ["--videos", String(options.size), "--seed", String(options.seed), "--channels-file", channelsFile, "--workers", String(options.standinWorkers)]), {
     cwd: REPO_ROOT,
     stdio: ["ignore", "pipe", openSync(join(options.logsDir, "standin.log"), "a")],
   });
@@ -141,7 +143,7 @@ export async function buildViaPipeline(
     const started = performance.now();
     const sampler = setInterval(() => {
       try {
-        peakStandinRss = Math.max(peakStandinRss, rssOf(standin.pid!));
+        peakStandinRss = Math.max(peakStandinRss, treeRssOf(standin.pid!));
       } catch {
         // exited
       }
@@ -185,6 +187,7 @@ export async function buildViaPipeline(
       fetched: summary.transcripts.fetched,
       fetchFailures: Object.values(summary.transcripts.failed).reduce((a, b) => a + b, 0) + Object.values(summary.transcripts.permanent).reduce((a, b) => a + b, 0),
       standinPeakRssMiB: Math.round(peakStandinRss / 2 ** 20),
+      standinWorkers: options.standinWorkers,
       databaseBytes: statSync(join(artifacts, ARTIFACT_FILES.database)).size,
       titleIndexBytes: statSync(join(artifacts, ARTIFACT_FILES.titleIndex)).size,
       peakRssMiB: Number.NaN,

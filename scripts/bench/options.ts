@@ -36,7 +36,7 @@ export interface BenchOptions {
   peerBudgetSeconds: number;
   /** Markdown file the results are written to; "" for none. */
   report: string;
-  /** Corpus generator processes. */
+  /** Corpus generator processes; on the pipeline path, the stand-in's worker processes. */
   jobs: number;
   /** Progress lines to stderr. */
   quiet: boolean;
@@ -66,7 +66,7 @@ export const OPTION_TABLE: readonly OptionSpec[] = [
   { name: "flex-max-docs", default: "20000", help: "Most transcripts the in-memory FlexSearch peer indexes." },
   { name: "peer-budget", default: "600", help: "Seconds each peer may spend on the query set." },
   { name: "report", default: "BENCHMARKS.md", help: "Markdown file to update (\"\" for none)." },
-  { name: "jobs", default: "<cores>", help: "Corpus generator processes." },
+  { name: "jobs", default: "<cores>", help: "Corpus generator processes; on the pipeline path, the stand-in's worker processes." },
   { name: "quiet", default: "off", help: "No progress lines." },
   { name: "report-only", default: "off", help: "Print and write the report of the last run in --out (results.json), measuring nothing." },
 ];

@@ -44,7 +44,8 @@ export function resultRows(r: BenchResults): Row[] {
       rows.push({ section: s, metric: "whole build incl. checksums", value: `${b.buildSeconds.toFixed(1)} s = ${num(b.transcripts / Math.max(b.buildSeconds, 1e-9))} transcripts/s stored; peak RSS ${num(b.peakRssMiB)} MiB [load ${b.loadAverage} at end]`, target: "", verdict: "" });
     } else {
       const fetchSeconds = b.fetchSeconds ?? Number.NaN;
-      rows.push({ section: s, metric: "crawl + fetch through the stand-in (npm run pipeline -- run, concurrency 8)", value: `${fetchSeconds.toFixed(1)} s: ${num(b.fetched ?? 0)} transcripts fetched and stored = ${((b.fetched ?? 0) / fetchSeconds).toFixed(1)}/s; ${b.fetchFailures ?? 0} failures; stand-in peak RSS ${b.standinPeakRssMiB ?? "?"} MiB`, target: "", verdict: "" });
+      const standin = `stand-in ${b.standinWorkers ?? 1} process${(b.standinWorkers ?? 1) === 1 ? "" : "es"}, peak RSS ${b.standinPeakRssMiB ?? "?"} MiB`;
+      rows.push({ section: s, metric: "crawl + fetch through the stand-in (npm run pipeline -- run, concurrency 8)", value: `${fetchSeconds.toFixed(1)} s: ${num(b.fetched ?? 0)} transcripts fetched and stored = ${((b.fetched ?? 0) / fetchSeconds).toFixed(1)}/s; ${b.fetchFailures ?? 0} failures; ${standin}`, target: "", verdict: "" });
       rows.push({ section: s, metric: "build + publish (inside the run)", value: `${b.buildSeconds.toFixed(1)} s = ${num(b.transcripts / Math.max(b.buildSeconds, 1e-9))} transcripts/s [load ${b.loadAverage} at end]`, target: "", verdict: "" });
     }
     rows.push({ section: s, metric: "artifact sizes", value: `transcripts.db ${mib(b.databaseBytes)}, titles ${mib(b.titleIndexBytes)}`, target: "", verdict: "" });

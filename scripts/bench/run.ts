@@ -226,6 +226,7 @@ async function ensureArtifactSet(
       seed: options.seed,
       logsDir: layout.logs,
       concurrency: 8,
+      standinWorkers: options.jobs,
       log,
     });
     return { ...record, reused: false };

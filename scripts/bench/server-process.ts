@@ -5,7 +5,7 @@
  * measures search and serving, not stdout throughput of the access log.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { openSync, closeSync, readFileSync } from "node:fs";
+import { openSync, closeSync, readFileSync, readdirSync } from "node:fs";
 import { createServer } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { request } from "undici";
@@ -33,6 +33,31 @@ export async function freePort(): Promise<number> {
 }
 
 /** Resident set size of a process from /proc (Linux), in bytes. */
+/** RSS of a process and all its descendants (a cluster's workers), in bytes. */
+export function treeRssOf(pid: number): number {
+  let total = rssOf(pid);
+  for (const child of childrenOf(pid)) {
+    try {
+      total += treeRssOf(child);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return total;
+}
+
+function childrenOf(pid: number): number[] {
+  const children: number[] = [];
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      children.push(...readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").split(" ").filter(Boolean).map(Number));
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return children;
+}
+
 export function rssOf(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const match = /^VmRSS:\s+(\d+) kB/m.exec(status);
