@@ -14,8 +14,17 @@ export interface ChannelListing {
   videoIds: string[];
 }
 
+/** What a channel listing (Videos tab, feed) shows of a video: its record's fields of those names. */
+export type VideoListing = Pick<VideoRecord, "videoId" | "title" | "viewCount" | "publishedAt" | "thumbnail" | "lengthSeconds">;
+
 export interface CorpusLookup {
   video(videoId: string): VideoRecord | undefined;
+  /**
+   * The listing fields of a video, equal to those of `video(videoId)`. A corpus
+   * that can give them without building the whole record (its transcript) says
+   * so by having this; without it, listings look the whole video up.
+   */
+  listing?(videoId: string): VideoListing | undefined;
   channel(channelId: string): ChannelListing | undefined;
   /** Accepts the handle with or without the leading `@`, in any case (handles are case-insensitive). */
   channelByHandle(handle: string): ChannelListing | undefined;

@@ -12,7 +12,7 @@
  */
 import type { ChapterRecord, TranscriptRecord, VideoRecord } from "../contract.js";
 import { layoutChannels, type ChannelLayout } from "./channel-layout.js";
-import type { ChannelListing, CorpusLookup } from "./corpus-lookup.js";
+import type { ChannelListing, CorpusLookup, VideoListing } from "./corpus-lookup.js";
 import { englishSource } from "./english-source.js";
 import { FOREIGN_LANGUAGES } from "./foreign-words.js";
 import { channelIdFor, decodeVideoId, encodeVideoId, videoIdKey } from "./ids.js";
@@ -61,6 +61,8 @@ export interface SyntheticCorpus extends CorpusLookup {
   readonly videoCount: number;
   /** Biggest first. */
   readonly channels: readonly SyntheticChannel[];
+  /** Always present here: a listing costs a few random draws, not a transcript. */
+  listing(videoId: string): VideoListing | undefined;
   /** The record of video `index` (0 ≤ index < videoCount). */
   videoAt(index: number): VideoRecord;
   videoIdAt(index: number): string;
@@ -114,6 +116,42 @@ export function createSyntheticCorpus(options: SyntheticCorpusOptions): Syntheti
     }
   };
 
+  /**
+   * How long a video runs, from its plan and its timing stream's first draws
+   * alone (pace, opening music, outro), so a listing needs no text. Speech
+   * lasts the planned words at the speaker's pace; the generated words are
+   * then timed to fill exactly that.
+   */
+  const planTiming = (index: number, p: VideoPlan) => {
+    const timing = createRandom(seed, index, STREAM.timing);
+    // Per-speaker pace: 1 is about 150 words a minute; 0.85 brisk, 1.2 deliberate.
+    const pace = 0.85 + 0.35 * timing.float();
+    if (p.tracks === "none") return { timing, lengthSeconds: Math.round((p.words / 2.5) * pace) + 5, speech: undefined };
+    // Most videos start talking at once; some open with a few seconds of music.
+    const music = timing.chance(0.12);
+    const offset = music ? 3 + 12 * timing.float() : 0.2 + 1.5 * timing.float();
+    // Room after the last word for an outro.
+    const outro = 2 + 20 * timing.float();
+    const seconds = p.words * SPEECH_SECONDS_PER_WORD * pace;
+    return { timing, lengthSeconds: Math.ceil(offset + seconds + outro), speech: { pace, music, offset, seconds } };
+  };
+
+  /** What a channel's Videos tab and feed show of a video, without generating its text. */
+  const listingAt = (index: number): VideoListing => {
+    checkIndex(index);
+    const videoId = encodeVideoId(idKey, index);
+    const p = plan(index);
+    const source = p.tracks === "foreign" ? (FOREIGN_LANGUAGES[p.language]?.source ?? english) : english;
+    return {
+      videoId,
+      title: generateTitle(source, createRandom(seed, index, STREAM.meta), 3, 9),
+      viewCount: p.viewCount,
+      publishedAt: isoSeconds(p.publishedAt),
+      thumbnail: thumbnailOf(videoId),
+      lengthSeconds: planTiming(index, p).lengthSeconds,
+    };
+  };
+
   const videoIdAt = (index: number): string => {
     checkIndex(index);
     return encodeVideoId(idKey, index);
@@ -133,20 +171,14 @@ export function createSyntheticCorpus(options: SyntheticCorpusOptions): Syntheti
     const source = foreign?.source ?? english;
 
     const transcripts: TranscriptRecord[] = [];
-    let lengthSeconds: number;
-    const timing = createRandom(seed, index, STREAM.timing);
-    // Per-speaker pace: 1 is about 150 words a minute; 0.85 brisk, 1.2 deliberate.
-    const pace = 0.85 + 0.35 * timing.float();
-    if (p.tracks === "none") {
-      lengthSeconds = Math.round((p.words / 2.5) * pace) + 5;
-    } else {
+    const { timing, lengthSeconds, speech } = planTiming(index, p);
+    if (speech !== undefined) {
       const text = createRandom(seed, index, STREAM.text);
       tokens.clear();
       for (let words = 0; words < p.words; ) words += source.generateSentence(text, tokens);
-      // Most videos start talking at once; some open with a few seconds of music.
-      const music = timing.chance(0.12);
-      const offset = music ? 3 + 12 * timing.float() : 0.2 + 1.5 * timing.float();
-      timeline.fill(source.vocabulary, tokens, timing, offset, pace);
+      const { music, offset } = speech;
+      timeline.fill(source.vocabulary, tokens, timing, offset, speech.pace);
+      timeline.stretchTo(offset + speech.seconds, tokens.length);
       const manual = p.tracks === "manual" || p.tracks === "both" || (foreign !== undefined && !p.foreignGenerated);
       const generated = p.tracks === "generated" || p.tracks === "both" || (foreign !== undefined && p.foreignGenerated);
       const name = foreign?.name ?? "English";
@@ -161,8 +193,6 @@ export function createSyntheticCorpus(options: SyntheticCorpusOptions): Syntheti
         if (music) segments.unshift({ start: 0, duration: Math.round(offset * 1000) / 1000, text: "[Music]" });
         transcripts.push({ language: `${name} (auto-generated)`, languageCode: code, isGenerated: true, segments });
       }
-      // Room after the last word for an outro.
-      lengthSeconds = Math.ceil(timeline.end + 2 + 20 * timing.float());
     }
 
     const meta = createRandom(seed, index, STREAM.meta);
@@ -176,7 +206,7 @@ export function createSyntheticCorpus(options: SyntheticCorpusOptions): Syntheti
       title,
       viewCount: p.viewCount,
       publishedAt: isoSeconds(p.publishedAt),
-      thumbnail: `https://i.ytimg.com/vi/${videoId}/hqdefault.jpg`,
+      thumbnail: thumbnailOf(videoId),
       lengthSeconds,
       description: makeDescription(source, meta, channel, chapters),
       ...(chapters ? { chapters } : {}),
@@ -218,9 +248,20 @@ export function createSyntheticCorpus(options: SyntheticCorpusOptions): Syntheti
       const index = indexOfVideoId(videoId);
       return index === undefined ? undefined : videoAt(index);
     },
+    listing: (videoId) => {
+      const index = indexOfVideoId(videoId);
+      return index === undefined ? undefined : listingAt(index);
+    },
     channel: (channelId) => listing(channelIndex.get(channelId)),
     channelByHandle: (handle) => listing(handleIndex.get((handle.startsWith("@") ? handle : `@${handle}`).toLowerCase())),
   };
+}
+
+/** Seconds of speech per planned word at pace 1: 150 words a minute. */
+const SPEECH_SECONDS_PER_WORD = 0.4;
+
+function thumbnailOf(videoId: string): string {
+  return `https://i.ytimg.com/vi/${videoId}/hqdefault.jpg`;
 }
 
 function share(value: number | undefined, fallback: number, name: string): number {

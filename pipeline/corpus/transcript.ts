@@ -60,7 +60,27 @@ export class SpeechTimeline {
       }
       ends[i] = isWord[id] === 1 ? t : starts[i] as number;
     }
+    this.offset = offset;
     this.end = lastWordEnd;
+  }
+
+  /** Start of the first token, as given to `fill`. */
+  offset = 0;
+
+  /**
+   * Stretches (or squeezes) the filled times so the last word ends at `end`,
+   * keeping the start: a video's length can then be planned without its text.
+   */
+  stretchTo(end: number, count: number): void {
+    const span = this.end - this.offset;
+    if (!(span > 0)) return;
+    const factor = (end - this.offset) / span;
+    const { starts, ends, offset } = this;
+    for (let i = 0; i < count; i++) {
+      starts[i] = offset + ((starts[i] as number) - offset) * factor;
+      ends[i] = offset + ((ends[i] as number) - offset) * factor;
+    }
+    this.end = end;
   }
 }
 

@@ -34,6 +34,8 @@ export function withVideoCache(corpus: StandinCorpus, capacity = DEFAULT_VIDEO_C
       return video;
     },
     channel,
+    // Listings are cheap to build (or come from the cached record): not cached, so they push no video out.
+    ...(corpus.listing ? { listing: (videoId: string) => cache.get(videoId) ?? corpus.listing!(videoId) } : {}),
     channelByHandle: (handle) => {
       const listing = corpus.channelByHandle(handle);
       return listing === undefined ? undefined : channel(listing.channelId);

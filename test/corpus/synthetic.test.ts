@@ -34,6 +34,15 @@ describe("a synthetic corpus", () => {
     for (const i of [299, 3, 150, 0, 77, 298, 3]) expect(fresh.videoAt(i)).toEqual(records[i]);
   });
 
+  it("gives each video's listing fields without its text, equal to those of its record", () => {
+    const fresh = createSyntheticCorpus({ seed: 1, videos: SIZE, channels: 12 });
+    for (const record of records) {
+      const { videoId, title, viewCount, publishedAt, thumbnail, lengthSeconds } = record;
+      expect(fresh.listing(record.videoId)).toEqual({ videoId, title, viewCount, publishedAt, thumbnail, lengthSeconds });
+    }
+    expect(fresh.listing("zzzzzzzzzzz")).toBeUndefined();
+  });
+
   it("makes records that pass the contract schema", () => {
     for (const record of records) expect(() => VideoRecord.parse(record)).not.toThrow();
   });

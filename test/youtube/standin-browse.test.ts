@@ -4,6 +4,7 @@ import { BROWSE_PAGE_SIZE, browsePage, decodeContinuation } from "../../scripts/
 import { inMemoryCorpus, type StandinCorpus } from "../../scripts/youtube-standin/corpus.js";
 import { FEED_SIZE, renderFeed } from "../../scripts/youtube-standin/render-feed.js";
 import { withVideoCache } from "../../scripts/youtube-standin/video-cache.js";
+import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
 import { LARGE_CHANNEL, testCorpus } from "./helpers/records.js";
 
 function counting(corpus: StandinCorpus): { corpus: StandinCorpus; lookups: { videos: number; channels: number } } {
@@ -45,6 +46,22 @@ describe("the stand-in's Videos tab", () => {
     expect(lookups.videos).toBe(big.videoIds.length);
     const published = seen.map((id) => videos.find((v) => v.videoId === id)!.publishedAt);
     expect(published).toEqual([...published].sort().reverse());
+  });
+
+  it("takes its items from the corpus's listings where it has them, building no whole video", () => {
+    const synthetic = createSyntheticCorpus({ seed: 3, videos: 200, channels: 3 });
+    const lookups = { videos: 0, listings: 0 };
+    const corpus: StandinCorpus = {
+      video: (id) => (lookups.videos++, synthetic.video(id)),
+      listing: (id) => (lookups.listings++, synthetic.listing(id)),
+      channel: (id) => synthetic.channel(id),
+      channelByHandle: (handle) => synthetic.channelByHandle(handle),
+    };
+    const channel = synthetic.channels[0]!;
+    const page = browsePage(withVideoCache(corpus), corpus.channel(channel.channelId)!, 0, Date.UTC(2026, 0, 1));
+    const first = synthetic.video(read(page).ids[0]!)!;
+    expect(JSON.stringify(page)).toContain(JSON.stringify(first.title));
+    expect(lookups).toEqual({ videos: 0, listings: Math.min(BROWSE_PAGE_SIZE, channel.videoCount) });
   });
 
   it("remembers channel listings in front of a corpus that builds them on each call", () => {
