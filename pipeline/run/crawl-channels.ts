@@ -10,13 +10,15 @@ import PQueue from "p-queue";
 import { isYouTubeError, type FeedEntry, type YouTubeClient } from "../youtube/index.js";
 import { approximatePublishedAt } from "./approximate-date.js";
 import type { CrawledVideo, PipelineState } from "./open-state.js";
+import type { CrawlWrites } from "./record-writer.js";
 import type { ChannelListEntry } from "./read-channel-list.js";
 
 export interface CrawlOptions {
   client: YouTubeClient;
-  /** Written to; `readonly` for a dry run (then nothing is written and "new" is judged against it). */
+  /** Read: when channels were crawled; in a dry run, which videos are known. */
   state: PipelineState | undefined;
-  readonly: boolean;
+  /** Where the crawl's pages go; undefined for a dry run (then nothing is written and "new" is judged against `state`). */
+  writes: CrawlWrites | undefined;
   channels: readonly ChannelListEntry[];
   /** Channels crawled at once. */
   concurrency: number;
@@ -74,7 +76,7 @@ export async function crawlChannels(options: CrawlOptions): Promise<CrawlResult>
           return;
         }
         result.channelFailures.push({ input: entry.input, code: error.code, message: error.message });
-        if (entry.channelId && !options.readonly) options.state?.markChannelFailed(entry.channelId, error.code);
+        if (entry.channelId) await options.writes?.saveChannelFailed(entry.channelId, error.code);
         options.log(`channel ${entry.input} (line ${entry.line}): ${error.code}: ${error.message}`);
       } finally {
         options.onChannel?.(++done, options.channels.length, result.videosSeen);
@@ -113,25 +115,26 @@ async function crawlOne(entry: ChannelListEntry, options: CrawlOptions, result: 
   let batch: CrawledVideo[] = [];
   let count = 0;
   let channelSaved = false;
-  const flush = (): void => {
+  const { writes } = options;
+  const flush = async (): Promise<void> => {
     if (!channelSaved) {
       const metadata = stream.metadata;
       handle ??= /\/(@[^/?#]+)/.exec(metadata?.vanityChannelUrl ?? "")?.[1];
       title ??= metadata?.title;
-      if (!options.readonly) {
-        state?.upsertChannel({ channelId: channelId!, input: entry.input, ...(title ? { title } : {}), ...(handle ? { handle } : {}) }, options.now());
-      }
+      await writes?.saveChannel({ channelId: channelId!, input: entry.input, ...(title ? { title } : {}), ...(handle ? { handle } : {}) }, options.now());
       channelSaved = true;
     }
     if (batch.length === 0) return;
-    result.videosSeen += batch.length;
-    if (options.readonly) result.videosNew += batch.filter((v) => !state?.isKnownVideo(v.videoId)).length;
-    else if (state) {
-      const fresh = state.upsertVideos(batch, options.now());
+    const page = batch;
+    batch = [];
+    result.videosSeen += page.length;
+    if (writes === undefined) {
+      result.videosNew += page.filter((v) => !state?.isKnownVideo(v.videoId)).length;
+    } else {
+      const fresh = await writes.saveVideos(page, options.now());
       result.videosNew += fresh;
       options.onVideos?.(fresh);
     }
-    batch = [];
   };
   const nowMs = options.now().getTime();
   for await (const item of stream) {
@@ -146,9 +149,9 @@ async function crawlOne(entry: ChannelListEntry, options: CrawlOptions, result: 
       approximate: exact === undefined,
     });
     count++;
-    if (batch.length >= PAGE) flush();
+    if (batch.length >= PAGE) await flush();
   }
-  flush();
-  if (!options.readonly) state?.markChannelCrawled(channelId, count, options.now());
+  await flush();
+  await writes?.saveChannelCrawled(channelId, count, options.now());
   return true;
 }

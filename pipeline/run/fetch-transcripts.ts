@@ -21,6 +21,8 @@ export interface FetchOptions {
   state: PipelineState;
   /** Commits a fetched record durably; resolves once it is on disk. */
   saveRecord: (record: VideoRecord, now: Date) => Promise<void>;
+  /** Records a failed fetch (permanent: `failed`; transient: still `pending`). */
+  saveFailure: (videoId: string, failure: { permanent: boolean; code: string; message: string }, now: Date) => Promise<void>;
   /** Only count what would be fetched. */
   dryRun: boolean;
   /** At most this many videos this run (undefined: all). */
@@ -146,7 +148,7 @@ async function fetchOne(candidate: FetchCandidate, options: FetchOptions, result
         continue;
       }
       const permanent = error.kind === "permanent";
-      options.state.saveFailure(videoId, { permanent, code: error.code, message: error.message }, options.now());
+      await options.saveFailure(videoId, { permanent, code: error.code, message: error.message }, options.now());
       const bucket = permanent ? result.permanent : result.failed;
       bucket[error.code] = (bucket[error.code] ?? 0) + 1;
       return { videoId, kind: permanent ? "permanent" : "failed", code: error.code };

@@ -65,6 +65,55 @@ export const MARK_FETCHED_SQL = `UPDATE videos SET status = 'fetched', attempts 
     view_count = @viewCount, title = @title
   WHERE video_id = @videoId`;
 
+/** A crawled video: inserted when new; a known one gets views and title refreshed, and an exact date never gives way to an approximate one. */
+export const KNOWN_VIDEO_SQL = "SELECT 1 FROM videos WHERE video_id = ?";
+export const UPSERT_VIDEO_SQL = `INSERT INTO videos (video_id, channel_id, title, view_count, published_at, published_approx, first_seen_at, last_seen_at)
+  VALUES (@videoId, @channelId, @title, @viewCount, @publishedAt, @approx, @now, @now)
+  ON CONFLICT (video_id) DO UPDATE SET
+    title = excluded.title,
+    view_count = coalesce(excluded.view_count, view_count),
+    published_at = CASE WHEN published_approx = 1 OR published_at IS NULL
+                        THEN coalesce(excluded.published_at, published_at) ELSE published_at END,
+    published_approx = CASE WHEN published_approx = 1 OR published_at IS NULL
+                            THEN excluded.published_approx ELSE published_approx END,
+    last_seen_at = excluded.last_seen_at`;
+/** A failed fetch: `failed` (permanent) or still `pending` (transient). */
+export const MARK_FAILED_SQL = `UPDATE videos SET status = @status, attempts = attempts + 1, last_error = @code, last_error_message = @message,
+    last_attempt_at = @now
+  WHERE video_id = @videoId`;
+
+/** The parameters of UPSERT_VIDEO_SQL for each video of a crawled page. */
+export function videoRows(videos: readonly CrawledVideo[], now: Date) {
+  const stamp = now.toISOString();
+  return videos.map((video) => ({
+    videoId: video.videoId,
+    channelId: video.channelId,
+    title: video.title,
+    viewCount: video.viewCount ?? null,
+    publishedAt: video.publishedAt ?? null,
+    approx: video.approximate ? 1 : 0,
+    now: stamp,
+  }));
+}
+
+/** The parameters of MARK_FAILED_SQL. */
+export function failureRow(videoId: string, failure: { permanent: boolean; code: string; message: string }, now: Date) {
+  return {
+    videoId,
+    status: failure.permanent ? "failed" : "pending",
+    code: failure.code,
+    message: failure.message.slice(0, 500),
+    now: now.toISOString(),
+  };
+}
+
+/** A channel of the list: added, or its input, title and handle refreshed. */
+export const UPSERT_CHANNEL_SQL = `INSERT INTO channels (channel_id, input, title, handle, first_seen_at) VALUES (@channelId, @input, @title, @handle, @now)
+  ON CONFLICT (channel_id) DO UPDATE SET input = excluded.input,
+    title = coalesce(excluded.title, title), handle = coalesce(excluded.handle, handle)`;
+export const CHANNEL_CRAWLED_SQL = "UPDATE channels SET crawled_at = @now, video_count = @videoCount, last_error = NULL WHERE channel_id = @channelId";
+export const CHANNEL_FAILED_SQL = "UPDATE channels SET last_error = @code WHERE channel_id = @channelId";
+
 export type VideoStatus = "pending" | "fetched" | "failed";
 
 export interface CrawledVideo {
@@ -134,29 +183,8 @@ export class PipelineState {
   private constructor(db: Database.Database) {
     this.db = db;
     this.#sql = {
-      upsertChannel: db.prepare(
-        `INSERT INTO channels (channel_id, input, title, handle, first_seen_at) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (channel_id) DO UPDATE SET input = excluded.input,
-           title = coalesce(excluded.title, title), handle = coalesce(excluded.handle, handle)`,
-      ),
-      channelCrawled: db.prepare("UPDATE channels SET crawled_at = ?, video_count = ?, last_error = NULL WHERE channel_id = ?"),
-      channelFailed: db.prepare("UPDATE channels SET last_error = ? WHERE channel_id = ?"),
       channelCrawledAt: db.prepare("SELECT crawled_at FROM channels WHERE channel_id = ?").pluck(),
-      // New videos are inserted; known ones get views and title refreshed, and an exact date
-      // never gives way to an approximate one.
-      upsertVideo: db.prepare(
-        `INSERT INTO videos (video_id, channel_id, title, view_count, published_at, published_approx, first_seen_at, last_seen_at)
-         VALUES (@videoId, @channelId, @title, @viewCount, @publishedAt, @approx, @now, @now)
-         ON CONFLICT (video_id) DO UPDATE SET
-           title = excluded.title,
-           view_count = coalesce(excluded.view_count, view_count),
-           published_at = CASE WHEN published_approx = 1 OR published_at IS NULL
-                               THEN coalesce(excluded.published_at, published_at) ELSE published_at END,
-           published_approx = CASE WHEN published_approx = 1 OR published_at IS NULL
-                                   THEN excluded.published_approx ELSE published_approx END,
-           last_seen_at = excluded.last_seen_at`,
-      ),
-      knownVideo: db.prepare("SELECT 1 FROM videos WHERE video_id = ?").pluck(),
+      knownVideo: db.prepare(KNOWN_VIDEO_SQL).pluck(),
       candidates: db.prepare(
         `SELECT id, video_id AS videoId, attempts FROM videos
          WHERE id > ? AND (status = 'pending' OR (status = 'failed' AND last_attempt_at < ?))
@@ -165,11 +193,6 @@ export class PipelineState {
       countCandidates: db.prepare(
         "SELECT count(*) FROM videos WHERE id > ? AND (status = 'pending' OR (status = 'failed' AND last_attempt_at < ?))",
       ).pluck(),
-      markFailed: db.prepare(
-        `UPDATE videos SET status = @status, attempts = attempts + 1, last_error = @code, last_error_message = @message,
-           last_attempt_at = @now
-         WHERE video_id = @videoId`,
-      ),
       records: db.prepare(
         `SELECT r.record, v.view_count AS viewCount, v.last_seen_at > r.fetched_at AS refreshed
          FROM records r JOIN videos v ON v.video_id = r.video_id ORDER BY v.id`,
@@ -180,46 +203,8 @@ export class PipelineState {
     };
   }
 
-  upsertChannel(channel: { channelId: string; input: string; title?: string; handle?: string }, now: Date): void {
-    this.#sql.upsertChannel.run(channel.channelId, channel.input, channel.title ?? null, channel.handle ?? null, now.toISOString());
-  }
-
   channelCrawledAt(channelId: string): string | undefined {
     return (this.#sql.channelCrawledAt.get(channelId) as string | null | undefined) ?? undefined;
-  }
-
-  markChannelCrawled(channelId: string, videoCount: number, now: Date): void {
-    this.#sql.channelCrawled.run(now.toISOString(), videoCount, channelId);
-  }
-
-  markChannelFailed(channelId: string, code: string): void {
-    this.#sql.channelFailed.run(code, channelId);
-  }
-
-  /**
-   * One transaction for a whole browse page: returns how many of the videos were new.
-   * IMMEDIATE: it reads before it writes, and the record writer commits beside it while the
-   * fetch runs; a deferred transaction could not upgrade past such a commit (SQLITE_BUSY at
-   * once, no busy wait), an immediate one waits for the write lock first.
-   */
-  upsertVideos(videos: readonly CrawledVideo[], now: Date): number {
-    const stamp = now.toISOString();
-    let fresh = 0;
-    this.db.transaction(() => {
-      for (const video of videos) {
-        if (this.#sql.knownVideo.get(video.videoId) === undefined) fresh++;
-        this.#sql.upsertVideo.run({
-          videoId: video.videoId,
-          channelId: video.channelId,
-          title: video.title,
-          viewCount: video.viewCount ?? null,
-          publishedAt: video.publishedAt ?? null,
-          approx: video.approximate ? 1 : 0,
-          now: stamp,
-        });
-      }
-    }).immediate();
-    return fresh;
   }
 
   isKnownVideo(videoId: string): boolean {
@@ -238,17 +223,6 @@ export class PipelineState {
   /** Candidates (as `candidates()` would return them) after `afterId`. */
   countCandidatesAfter(afterId: number, retryBefore: Date): number {
     return this.#sql.countCandidates.get(afterId, retryBefore.toISOString()) as number;
-  }
-
-  /** A failed fetch: `failed` (permanent, retried after an age) or still `pending` (a later run retries). */
-  saveFailure(videoId: string, failure: { permanent: boolean; code: string; message: string }, now: Date): void {
-    this.#sql.markFailed.run({
-      videoId,
-      status: failure.permanent ? "failed" : "pending",
-      code: failure.code,
-      message: failure.message.slice(0, 500),
-      now: now.toISOString(),
-    });
   }
 
   /** Every fetched record, one at a time, with view counts refreshed by crawls after the fetch. */

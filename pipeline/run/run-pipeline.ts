@@ -151,7 +151,7 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
     const crawlOptions = {
       client,
       state,
-      readonly: dryRun,
+      writes: writer,
       channels,
       concurrency: Math.min(concurrency, 4),
       recrawlAfterMs: options.recrawlAfterMs ?? 30 * 60_000,
@@ -162,6 +162,8 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
     const fetchOptions = {
       client,
       saveRecord: (record: VideoRecord, at: Date) => (writer ? writer.save(record, at) : Promise.reject(new Error("no record writer in a dry run"))),
+      saveFailure: (videoId: string, failure: { permanent: boolean; code: string; message: string }, at: Date) =>
+        writer ? writer.saveFailure(videoId, failure, at) : Promise.reject(new Error("no record writer in a dry run")),
       dryRun,
       limit: options.limit,
       concurrency,
