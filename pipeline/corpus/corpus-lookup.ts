@@ -25,6 +25,12 @@ export interface CorpusLookup {
    * so by having this; without it, listings look the whole video up.
    */
   listing?(videoId: string): VideoListing | undefined;
+  /**
+   * The video's record with every transcript's `segments` empty, all else
+   * equal to `video(videoId)`: enough for a watch page or a player answer.
+   * Optional, like `listing`, for a corpus that can skip building the text.
+   */
+  videoMetadata?(videoId: string): VideoRecord | undefined;
   channel(channelId: string): ChannelListing | undefined;
   /** Accepts the handle with or without the leading `@`, in any case (handles are case-insensitive). */
   channelByHandle(handle: string): ChannelListing | undefined;

@@ -63,6 +63,8 @@ export interface SyntheticCorpus extends CorpusLookup {
   readonly channels: readonly SyntheticChannel[];
   /** Always present here: a listing costs a few random draws, not a transcript. */
   listing(videoId: string): VideoListing | undefined;
+  /** Always present here: the record without its transcripts' text. */
+  videoMetadata(videoId: string): VideoRecord | undefined;
   /** The record of video `index` (0 ≤ index < videoCount). */
   videoAt(index: number): VideoRecord;
   videoIdAt(index: number): string;
@@ -161,7 +163,8 @@ export function createSyntheticCorpus(options: SyntheticCorpusOptions): Syntheti
     return index !== undefined && index < videos ? index : undefined;
   };
 
-  const videoAt = (index: number): VideoRecord => {
+  /** Video `index`; without `withText`, its tracks are listed with no segments (the text is what costs). */
+  const buildVideo = (index: number, withText: boolean): VideoRecord => {
     checkIndex(index);
     const videoId = encodeVideoId(idKey, index);
     const p = plan(index);
@@ -173,25 +176,30 @@ export function createSyntheticCorpus(options: SyntheticCorpusOptions): Syntheti
     const transcripts: TranscriptRecord[] = [];
     const { timing, lengthSeconds, speech } = planTiming(index, p);
     if (speech !== undefined) {
-      const text = createRandom(seed, index, STREAM.text);
-      tokens.clear();
-      for (let words = 0; words < p.words; ) words += source.generateSentence(text, tokens);
-      const { music, offset } = speech;
-      timeline.fill(source.vocabulary, tokens, timing, offset, speech.pace);
-      timeline.stretchTo(offset + speech.seconds, tokens.length);
       const manual = p.tracks === "manual" || p.tracks === "both" || (foreign !== undefined && !p.foreignGenerated);
       const generated = p.tracks === "generated" || p.tracks === "both" || (foreign !== undefined && p.foreignGenerated);
       const name = foreign?.name ?? "English";
       const code = foreign?.code ?? "en";
-      if (manual) {
-        const segments = cutSegments(source.vocabulary, tokens, timeline, createRandom(seed, index, STREAM.manual), "manual");
-        transcripts.push({ language: name, languageCode: code, isGenerated: false, segments });
-      }
-      if (generated) {
-        const segments = cutSegments(source.vocabulary, tokens, timeline, createRandom(seed, index, STREAM.generated), "generated");
-        // Speech recognition labels the opening music, as YouTube's auto-captions do.
-        if (music) segments.unshift({ start: 0, duration: Math.round(offset * 1000) / 1000, text: "[Music]" });
-        transcripts.push({ language: `${name} (auto-generated)`, languageCode: code, isGenerated: true, segments });
+      if (!withText) {
+        if (manual) transcripts.push({ language: name, languageCode: code, isGenerated: false, segments: [] });
+        if (generated) transcripts.push({ language: `${name} (auto-generated)`, languageCode: code, isGenerated: true, segments: [] });
+      } else {
+        const text = createRandom(seed, index, STREAM.text);
+        tokens.clear();
+        for (let words = 0; words < p.words; ) words += source.generateSentence(text, tokens);
+        const { music, offset } = speech;
+        timeline.fill(source.vocabulary, tokens, timing, offset, speech.pace);
+        timeline.stretchTo(offset + speech.seconds, tokens.length);
+        if (manual) {
+          const segments = cutSegments(source.vocabulary, tokens, timeline, createRandom(seed, index, STREAM.manual), "manual");
+          transcripts.push({ language: name, languageCode: code, isGenerated: false, segments });
+        }
+        if (generated) {
+          const segments = cutSegments(source.vocabulary, tokens, timeline, createRandom(seed, index, STREAM.generated), "generated");
+          // Speech recognition labels the opening music, as YouTube's auto-captions do.
+          if (music) segments.unshift({ start: 0, duration: Math.round(offset * 1000) / 1000, text: "[Music]" });
+          transcripts.push({ language: `${name} (auto-generated)`, languageCode: code, isGenerated: true, segments });
+        }
       }
     }
 
@@ -216,6 +224,8 @@ export function createSyntheticCorpus(options: SyntheticCorpusOptions): Syntheti
     };
     return record;
   };
+
+  const videoAt = (index: number): VideoRecord => buildVideo(index, true);
 
   const channelVideoIds = (channelId: string): string[] => {
     const c = channelIndex.get(channelId);
@@ -247,6 +257,10 @@ export function createSyntheticCorpus(options: SyntheticCorpusOptions): Syntheti
     video: (videoId) => {
       const index = indexOfVideoId(videoId);
       return index === undefined ? undefined : videoAt(index);
+    },
+    videoMetadata: (videoId) => {
+      const index = indexOfVideoId(videoId);
+      return index === undefined ? undefined : buildVideo(index, false);
     },
     listing: (videoId) => {
       const index = indexOfVideoId(videoId);

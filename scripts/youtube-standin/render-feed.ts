@@ -9,7 +9,7 @@ export const FEED_SIZE = 15;
 export function renderFeed(corpus: StandinCorpus, channel: StandinChannel): string {
   const videos = channel.videoIds
     .slice(0, FEED_SIZE)
-    .map((id) => corpus.video(id))
+    .map((id) => (corpus.videoMetadata ? corpus.videoMetadata(id) : corpus.video(id)))
     .filter((v): v is VideoRecord => v !== undefined);
   const atomDate = (iso: string) => new Date(iso).toISOString().replace(/\.\d{3}Z$/, "+00:00");
   const entries = videos.map(

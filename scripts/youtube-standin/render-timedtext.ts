@@ -47,16 +47,29 @@ export function cuesOfXml(xml: string): SegmentRecord[] {
   return out;
 }
 
+/** Seconds to at most three decimals, as YouTube writes them ("12.5", "3.04", "7"); integer formatting only. */
 function decimal(seconds: number): string {
-  return String(Math.round(seconds * 1000) / 1000);
+  const ms = Math.round(seconds * 1000);
+  const whole = Math.trunc(ms / 1000);
+  let fraction = ms - whole * 1000;
+  if (fraction === 0) return String(whole);
+  let digits = 3;
+  while (fraction % 10 === 0) {
+    fraction /= 10;
+    digits--;
+  }
+  return `${whole}.${String(fraction).padStart(digits, "0")}`;
 }
 
+const HTML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+const XML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
+
 function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+  return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] as string);
 }
 
 export function escapeXml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  return text.replace(/[&<>"]/g, (c) => XML_ESCAPES[c] as string);
 }
 
 function unescapeXml(text: string): string {

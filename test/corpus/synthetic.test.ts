@@ -43,6 +43,14 @@ describe("a synthetic corpus", () => {
     expect(fresh.listing("zzzzzzzzzzz")).toBeUndefined();
   });
 
+  it("gives each video's record without caption text, all else equal to the full record", () => {
+    const fresh = createSyntheticCorpus({ seed: 1, videos: SIZE, channels: 12 });
+    for (const record of records) {
+      const withoutText = { ...record, transcripts: record.transcripts.map((t) => ({ ...t, segments: [] })) };
+      expect(fresh.videoMetadata(record.videoId)).toEqual(withoutText);
+    }
+  });
+
   it("makes records that pass the contract schema", () => {
     for (const record of records) expect(() => VideoRecord.parse(record)).not.toThrow();
   });
