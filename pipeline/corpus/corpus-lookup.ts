@@ -14,21 +14,13 @@ export interface ChannelListing {
   videoIds: string[];
 }
 
-/** What a channel listing (Videos tab, feed) shows of a video: its record's fields of those names. */
-export type VideoListing = Pick<VideoRecord, "videoId" | "title" | "viewCount" | "publishedAt" | "thumbnail" | "lengthSeconds">;
-
 export interface CorpusLookup {
   video(videoId: string): VideoRecord | undefined;
   /**
-   * The listing fields of a video, equal to those of `video(videoId)`. A corpus
-   * that can give them without building the whole record (its transcript) says
-   * so by having this; without it, listings look the whole video up.
-   */
-  listing?(videoId: string): VideoListing | undefined;
-  /**
    * The video's record with every transcript's `segments` empty, all else
-   * equal to `video(videoId)`: enough for a watch page or a player answer.
-   * Optional, like `listing`, for a corpus that can skip building the text.
+   * equal to `video(videoId)`: enough for a channel's Videos tab and feed, a
+   * watch page or a player answer. A corpus that can skip building the text
+   * has it; without it, those look the whole video up.
    */
   videoMetadata?(videoId: string): VideoRecord | undefined;
   channel(channelId: string): ChannelListing | undefined;

@@ -12,7 +12,7 @@
  */
 import type { ChapterRecord, TranscriptRecord, VideoRecord } from "../contract.js";
 import { layoutChannels, type ChannelLayout } from "./channel-layout.js";
-import type { ChannelListing, CorpusLookup, VideoListing } from "./corpus-lookup.js";
+import type { ChannelListing, CorpusLookup } from "./corpus-lookup.js";
 import { englishSource } from "./english-source.js";
 import { FOREIGN_LANGUAGES } from "./foreign-words.js";
 import { channelIdFor, decodeVideoId, encodeVideoId, videoIdKey } from "./ids.js";
@@ -61,8 +61,6 @@ export interface SyntheticCorpus extends CorpusLookup {
   readonly videoCount: number;
   /** Biggest first. */
   readonly channels: readonly SyntheticChannel[];
-  /** Always present here: a listing costs a few random draws, not a transcript. */
-  listing(videoId: string): VideoListing | undefined;
   /** Always present here: the record without its transcripts' text. */
   videoMetadata(videoId: string): VideoRecord | undefined;
   /** The record of video `index` (0 ≤ index < videoCount). */
@@ -120,7 +118,7 @@ export function createSyntheticCorpus(options: SyntheticCorpusOptions): Syntheti
 
   /**
    * How long a video runs, from its plan and its timing stream's first draws
-   * alone (pace, opening music, outro), so a listing needs no text. Speech
+   * alone (pace, opening music, outro), so a record without text needs none. Speech
    * lasts the planned words at the speaker's pace; the generated words are
    * then timed to fill exactly that.
    */
@@ -136,22 +134,6 @@ export function createSyntheticCorpus(options: SyntheticCorpusOptions): Syntheti
     const outro = 2 + 20 * timing.float();
     const seconds = p.words * SPEECH_SECONDS_PER_WORD * pace;
     return { timing, lengthSeconds: Math.ceil(offset + seconds + outro), speech: { pace, music, offset, seconds } };
-  };
-
-  /** What a channel's Videos tab and feed show of a video, without generating its text. */
-  const listingAt = (index: number): VideoListing => {
-    checkIndex(index);
-    const videoId = encodeVideoId(idKey, index);
-    const p = plan(index);
-    const source = p.tracks === "foreign" ? (FOREIGN_LANGUAGES[p.language]?.source ?? english) : english;
-    return {
-      videoId,
-      title: generateTitle(source, createRandom(seed, index, STREAM.meta), 3, 9),
-      viewCount: p.viewCount,
-      publishedAt: isoSeconds(p.publishedAt),
-      thumbnail: thumbnailOf(videoId),
-      lengthSeconds: planTiming(index, p).lengthSeconds,
-    };
   };
 
   const videoIdAt = (index: number): string => {
@@ -214,7 +196,7 @@ export function createSyntheticCorpus(options: SyntheticCorpusOptions): Syntheti
       title,
       viewCount: p.viewCount,
       publishedAt: isoSeconds(p.publishedAt),
-      thumbnail: thumbnailOf(videoId),
+      thumbnail: `https://i.ytimg.com/vi/${videoId}/hqdefault.jpg`,
       lengthSeconds,
       description: makeDescription(source, meta, channel, chapters),
       ...(chapters ? { chapters } : {}),
@@ -262,10 +244,6 @@ export function createSyntheticCorpus(options: SyntheticCorpusOptions): Syntheti
       const index = indexOfVideoId(videoId);
       return index === undefined ? undefined : buildVideo(index, false);
     },
-    listing: (videoId) => {
-      const index = indexOfVideoId(videoId);
-      return index === undefined ? undefined : listingAt(index);
-    },
     channel: (channelId) => listing(channelIndex.get(channelId)),
     channelByHandle: (handle) => listing(handleIndex.get((handle.startsWith("@") ? handle : `@${handle}`).toLowerCase())),
   };
@@ -273,10 +251,6 @@ export function createSyntheticCorpus(options: SyntheticCorpusOptions): Syntheti
 
 /** Seconds of speech per planned word at pace 1: 150 words a minute. */
 const SPEECH_SECONDS_PER_WORD = 0.4;
-
-function thumbnailOf(videoId: string): string {
-  return `https://i.ytimg.com/vi/${videoId}/hqdefault.jpg`;
-}
 
 function share(value: number | undefined, fallback: number, name: string): number {
   const v = value ?? fallback;

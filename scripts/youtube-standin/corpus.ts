@@ -33,3 +33,8 @@ export function inMemoryCorpus(videos: readonly VideoRecord[], givenChannels: re
     channelByHandle: (handle) => byHandle.get(handleKey(handle)),
   };
 }
+
+/** A video as listed or shown before its captions (Videos tab, feed, watch page, player): without caption text where the corpus can skip it. */
+export function videoWithoutText(corpus: StandinCorpus, videoId: string): VideoRecord | undefined {
+  return corpus.videoMetadata ? corpus.videoMetadata(videoId) : corpus.video(videoId);
+}

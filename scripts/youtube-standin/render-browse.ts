@@ -2,11 +2,11 @@
  * `navigation/resolve_url` and the Videos tab of `browse`: 30 items a page,
  * newest first, continuation tokens, and pages alternating between the
  * current `lockupViewModel` shape and the older `videoRenderer` shape so a
- * client has to read both. Items need only a video's listing fields, which a
- * generated corpus gives without generating the transcript. View counts and ages are text, as on YouTube.
+ * client has to read both. Items need no caption text, which a generated
+ * corpus can skip generating. View counts and ages are text, as on YouTube.
  */
-import type { VideoListing } from "../../pipeline/corpus/corpus-lookup.js";
-import type { StandinChannel, StandinCorpus } from "./corpus.js";
+import type { VideoRecord } from "../../pipeline/contract.js";
+import { videoWithoutText, type StandinChannel, type StandinCorpus } from "./corpus.js";
 import { channelMetadata } from "./render-watch.js";
 
 export const BROWSE_PAGE_SIZE = 30;
@@ -76,8 +76,8 @@ export function browsePage(corpus: StandinCorpus, channel: StandinChannel, offse
   const videos = channel.videoIds;
   const slice = videos
     .slice(offset, offset + BROWSE_PAGE_SIZE)
-    .map((id): VideoListing | undefined => (corpus.listing ? corpus.listing(id) : corpus.video(id)))
-    .filter((v): v is VideoListing => v !== undefined);
+    .map((id) => videoWithoutText(corpus, id))
+    .filter((v): v is VideoRecord => v !== undefined);
   const pageIndex = Math.floor(offset / BROWSE_PAGE_SIZE);
   const items: object[] = slice.map((v) =>
     pageIndex % 2 === 0 ? { richItemRenderer: { content: lockup(v, nowMs) } } : { richItemRenderer: { content: videoRenderer(v, nowMs) } },
@@ -108,7 +108,7 @@ export function browsePage(corpus: StandinCorpus, channel: StandinChannel, offse
   };
 }
 
-function lockup(video: VideoListing, nowMs: number): object {
+function lockup(video: VideoRecord, nowMs: number): object {
   return {
     lockupViewModel: {
       contentImage: {
@@ -134,7 +134,7 @@ function lockup(video: VideoListing, nowMs: number): object {
   };
 }
 
-function videoRenderer(video: VideoListing, nowMs: number): object {
+function videoRenderer(video: VideoRecord, nowMs: number): object {
   return {
     videoRenderer: {
       videoId: video.videoId,

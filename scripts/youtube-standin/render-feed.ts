@@ -1,6 +1,6 @@
 /** A channel's Atom feed: its newest 15 uploads with exact dates and view counts. */
 import type { VideoRecord } from "../../pipeline/contract.js";
-import type { StandinChannel, StandinCorpus } from "./corpus.js";
+import { videoWithoutText, type StandinChannel, type StandinCorpus } from "./corpus.js";
 import { escapeXml } from "./render-timedtext.js";
 
 export const FEED_SIZE = 15;
@@ -9,7 +9,7 @@ export const FEED_SIZE = 15;
 export function renderFeed(corpus: StandinCorpus, channel: StandinChannel): string {
   const videos = channel.videoIds
     .slice(0, FEED_SIZE)
-    .map((id) => (corpus.videoMetadata ? corpus.videoMetadata(id) : corpus.video(id)))
+    .map((id) => videoWithoutText(corpus, id))
     .filter((v): v is VideoRecord => v !== undefined);
   const atomDate = (iso: string) => new Date(iso).toISOString().replace(/\.\d{3}Z$/, "+00:00");
   const entries = videos.map(

@@ -2,8 +2,7 @@
  * The stand-in's endpoints as plain functions from a parsed request to a
  * reply; the server around them adds counting, faults and the origin rewrite.
  */
-import type { VideoRecord } from "../../pipeline/contract.js";
-import type { StandinCorpus } from "./corpus.js";
+import { videoWithoutText, type StandinCorpus } from "./corpus.js";
 import type { Endpoint } from "./faults.js";
 import { fixtureCaptions } from "./fixture-captions.js";
 import { FIXTURE_FILES, type FixtureFiles } from "./fixtures.js";
@@ -83,7 +82,7 @@ function watch(ctx: RouteContext, videoId: string): Reply {
   if (ctx.files.isFixtureVideo(videoId)) {
     return { status: 200, contentType: HTML, body: ctx.files.read(FIXTURE_FILES.watchPage) };
   }
-  return { status: 200, contentType: HTML, body: renderWatchPage(metadataOf(ctx.corpus, videoId), videoId, ctx.origin, ctx.nowMs) };
+  return { status: 200, contentType: HTML, body: renderWatchPage(videoWithoutText(ctx.corpus, videoId), videoId, ctx.origin, ctx.nowMs) };
 }
 
 function player(ctx: RouteContext, request: ParsedRequest): Reply {
@@ -93,7 +92,7 @@ function player(ctx: RouteContext, request: ParsedRequest): Reply {
   const recorded = ctx.files.playerResponse(videoId);
   if (recorded !== undefined) return { status: 200, contentType: JSON_TYPE, body: recorded };
   const client = body?.context?.client?.clientName === "WEB" ? "WEB" : "ANDROID";
-  return json(200, renderPlayer(metadataOf(ctx.corpus, videoId), videoId, { origin: ctx.origin, client, nowMs: ctx.nowMs }));
+  return json(200, renderPlayer(videoWithoutText(ctx.corpus, videoId), videoId, { origin: ctx.origin, client, nowMs: ctx.nowMs }));
 }
 
 /**
@@ -151,9 +150,4 @@ function channelPage(ctx: RouteContext, pathname: string): Reply {
           : undefined;
   if (!channel) return { status: 404, contentType: HTML, body: "<!DOCTYPE html><title>404 Not Found</title>" };
   return { status: 200, contentType: HTML, body: renderChannelPage(channel) };
-}
-
-/** What a watch page or a player answer shows: the record without its caption text, where the corpus can give that for less. */
-function metadataOf(corpus: StandinCorpus, videoId: string): VideoRecord | undefined {
-  return corpus.videoMetadata ? corpus.videoMetadata(videoId) : corpus.video(videoId);
 }

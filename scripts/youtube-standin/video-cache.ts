@@ -34,8 +34,7 @@ export function withVideoCache(corpus: StandinCorpus, capacity = DEFAULT_VIDEO_C
       return video;
     },
     channel,
-    // Listings are cheap to build (or come from the cached record): not cached, so they push no video out.
-    ...(corpus.listing ? { listing: (videoId: string) => cache.get(videoId) ?? corpus.listing!(videoId) } : {}),
+    // Records without text are cheap to build (or come from a cached record): not cached, so they push no video out.
     ...(corpus.videoMetadata ? { videoMetadata: (videoId: string) => cache.get(videoId) ?? corpus.videoMetadata!(videoId) } : {}),
     channelByHandle: (handle) => {
       const listing = corpus.channelByHandle(handle);

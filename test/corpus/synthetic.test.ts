@@ -34,15 +34,6 @@ describe("a synthetic corpus", () => {
     for (const i of [299, 3, 150, 0, 77, 298, 3]) expect(fresh.videoAt(i)).toEqual(records[i]);
   });
 
-  it("gives each video's listing fields without its text, equal to those of its record", () => {
-    const fresh = createSyntheticCorpus({ seed: 1, videos: SIZE, channels: 12 });
-    for (const record of records) {
-      const { videoId, title, viewCount, publishedAt, thumbnail, lengthSeconds } = record;
-      expect(fresh.listing(record.videoId)).toEqual({ videoId, title, viewCount, publishedAt, thumbnail, lengthSeconds });
-    }
-    expect(fresh.listing("zzzzzzzzzzz")).toBeUndefined();
-  });
-
   it("gives each video's record without caption text, all else equal to the full record", () => {
     const fresh = createSyntheticCorpus({ seed: 1, videos: SIZE, channels: 12 });
     for (const record of records) {

@@ -48,12 +48,12 @@ describe("the stand-in's Videos tab", () => {
     expect(published).toEqual([...published].sort().reverse());
   });
 
-  it("takes its items from the corpus's listings where it has them, building no whole video", () => {
+  it("takes its items from records without caption text where the corpus has them, generating no text", () => {
     const synthetic = createSyntheticCorpus({ seed: 3, videos: 200, channels: 3 });
-    const lookups = { videos: 0, listings: 0 };
+    const lookups = { videos: 0, withoutText: 0 };
     const corpus: StandinCorpus = {
       video: (id) => (lookups.videos++, synthetic.video(id)),
-      listing: (id) => (lookups.listings++, synthetic.listing(id)),
+      videoMetadata: (id) => (lookups.withoutText++, synthetic.videoMetadata(id)),
       channel: (id) => synthetic.channel(id),
       channelByHandle: (handle) => synthetic.channelByHandle(handle),
     };
@@ -61,7 +61,7 @@ describe("the stand-in's Videos tab", () => {
     const page = browsePage(withVideoCache(corpus), corpus.channel(channel.channelId)!, 0, Date.UTC(2026, 0, 1));
     const first = synthetic.video(read(page).ids[0]!)!;
     expect(JSON.stringify(page)).toContain(JSON.stringify(first.title));
-    expect(lookups).toEqual({ videos: 0, listings: Math.min(BROWSE_PAGE_SIZE, channel.videoCount) });
+    expect(lookups).toEqual({ videos: 0, withoutText: Math.min(BROWSE_PAGE_SIZE, channel.videoCount) });
   });
 
   it("remembers channel listings in front of a corpus that builds them on each call", () => {
