@@ -76,8 +76,9 @@ export async function crawlChannels(options: CrawlOptions): Promise<CrawlResult>
           return;
         }
         result.channelFailures.push({ input: entry.input, code: error.code, message: error.message });
-        if (entry.channelId) await options.writes?.saveChannelFailed(entry.channelId, error.code);
         options.log(`channel ${entry.input} (line ${entry.line}): ${error.code}: ${error.message}`);
+        // Noting the failure in the state can fail too (the writer thread); that is fatal, like any other write.
+        if (entry.channelId) await options.writes?.saveChannelFailed(entry.channelId, error.code).catch((writeError: unknown) => (fatal ??= writeError));
       } finally {
         options.onChannel?.(++done, options.channels.length, result.videosSeen);
       }
