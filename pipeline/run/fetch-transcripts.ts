@@ -3,8 +3,9 @@
  * permanent failures old enough to try again), through the shared YouTube
  * client, `concurrency` at a time and at most `rate` started per interval.
  * Transient failures are retried with backoff; whatever the outcome, it is
- * written to the state as soon as it is known, one transaction per video,
- * so a killed run repeats none of the finished work.
+ * written to the state as soon as it is known (the writer thread commits it,
+ * with whatever else has arrived, before the video counts as done), so a
+ * killed run repeats none of the finished work.
  *
  * It can run beside the crawl (`crawl`): videos are taken in discovery order
  * as the crawl writes them, and the stage ends when it has run out of

@@ -1,9 +1,10 @@
 /**
  * The pipeline's own state, `<DATA_DIR>/pipeline/state.db`: which channels
  * were crawled, every video seen with its fetch status, and the fetched
- * records themselves. WAL; each fetched record is one synchronous=FULL
- * transaction (record-writer.ts) that is on disk before the video is counted
- * as done, so a run killed at any instant loses nothing it reported as fetched.
+ * records themselves. WAL; during a run every write goes through the writer
+ * thread (record-writer.ts), whose synchronous=FULL commit holding a record is
+ * on disk before the video is counted as done, so a run killed at any instant
+ * loses nothing it reported as fetched.
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
@@ -160,9 +161,9 @@ export class PipelineState {
       db.pragma("busy_timeout = 10000");
       if (!options.readonly) {
         db.pragma("journal_mode = WAL");
-        // This connection writes what a later run can rebuild (crawl pages, failure notes): in WAL,
-        // NORMAL survives a killed process and only a power cut may drop its last commits.
-        // Fetched records are committed with FULL by RecordWriter's connection.
+        // This connection writes only the schema and the runs table: in WAL, NORMAL survives a
+        // killed process and only a power cut may drop its last commits. Everything a run
+        // crawls and fetches is committed with FULL by RecordWriter's connection.
         db.pragma("synchronous = NORMAL");
         const version = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'meta'").get()
           ? (db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get() as string | undefined)
