@@ -24,6 +24,8 @@ const SENTENCE_BREAK_WORDS = 4;
 export class SpeechTimeline {
   starts = new Float64Array(4096);
   ends = new Float64Array(4096);
+  /** Start of the first token, as given to `fill`. */
+  offset = 0;
   /** End of the last word, in seconds. */
   end = 0;
 
@@ -63,9 +65,6 @@ export class SpeechTimeline {
     this.offset = offset;
     this.end = lastWordEnd;
   }
-
-  /** Start of the first token, as given to `fill`. */
-  offset = 0;
 
   /**
    * Stretches (or squeezes) the filled times so the last word ends at `end`,

@@ -34,8 +34,8 @@ export function withVideoCache(corpus: StandinCorpus, capacity = DEFAULT_VIDEO_C
       return video;
     },
     channel,
-    // Records without text are cheap to build (or come from a cached record): not cached, so they push no video out.
-    ...(corpus.videoMetadata ? { videoMetadata: (videoId: string) => cache.get(videoId) ?? corpus.videoMetadata!(videoId) } : {}),
+    // Records without text are cheap to build: passed through, not cached, so they push no video out.
+    ...(corpus.videoMetadata ? { videoMetadata: (videoId: string) => corpus.videoMetadata!(videoId) } : {}),
     channelByHandle: (handle) => {
       const listing = corpus.channelByHandle(handle);
       return listing === undefined ? undefined : channel(listing.channelId);
