@@ -77,7 +77,7 @@ export function createApp(options: AppOptions): http.Server {
       ctx.key = key;
       const now = clock();
       const decision = await rateLimiter.consume(key.keyId, now);
-      for (const [name, value] of Object.entries(rateLimitHeaders(decision))) ctx.res.setHeader(name, value);
+      Object.assign(ctx.headers, rateLimitHeaders(decision));
       if (!decision.allowed) {
         throw new HttpError(429, "rate_limited", `Rate limit of ${decision.limit} requests per minute exceeded.`, {
           headers: { "Retry-After": String(retryAfterSeconds(decision, now)) },
@@ -114,8 +114,8 @@ export function createApp(options: AppOptions): http.Server {
       return;
     }
     // Headers meant for the success response (ETag, caching) must not leak onto a problem.
-    ctx.res.removeHeader("ETag");
-    ctx.res.setHeader("Cache-Control", "no-store");
+    delete ctx.headers["ETag"];
+    ctx.headers["Cache-Control"] = "no-store";
     await sendJson(ctx, {
       status: error.status,
       body: problemBody(error, ctx.requestId),
@@ -133,29 +133,21 @@ export function createApp(options: AppOptions): http.Server {
     res.on("close", () => {
       if (!res.writableFinished) (abort ??= new AbortController()).abort(new Error("client closed the connection"));
     });
-    let url: URL;
-    try {
-      url = new URL(req.url ?? "/", "http://localhost");
-    } catch {
-      url = new URL("http://localhost/");
-    }
+    const { path, query } = splitTarget(req.url);
     const ctx: RequestContext = {
       req,
       res,
       requestId,
       method,
-      path: url.pathname,
-      query: url.searchParams,
+      path,
+      query,
       params: {},
       startedAt,
       get signal() {
         return (abort ??= new AbortController()).signal;
       },
+      headers: { "X-Request-Id": requestId, ...SECURITY_HEADERS, "Cache-Control": "no-store" },
     };
-
-    res.setHeader("X-Request-Id", requestId);
-    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
-    res.setHeader("Cache-Control", "no-store");
     if (config.accessLog) {
       res.on("close", () => {
         log.info("request", {
@@ -219,6 +211,34 @@ export function createApp(options: AppOptions): http.Server {
   server.keepAliveTimeout = config.keepAliveTimeoutMs;
   server.maxConnections = config.maxConnections;
   return server;
+}
+
+/**
+ * A request target that needs no normalising: non-empty segments of letters,
+ * digits, `_` and `-` (no dot segments, escapes, backslashes, or a leading
+ * `//` that URL parsing would read as a host), then an optional query of
+ * printable ASCII without `#` (URL parsing trims spaces and encodes the rest).
+ */
+const PLAIN_TARGET = /^\/(?:[A-Za-z0-9_-]+\/?)*(?:\?[!"$-~]*)?$/;
+
+/**
+ * The path and query of a request target. The common plain target is split
+ * as it is; anything else goes through WHATWG URL parsing (dot segments,
+ * backslashes, escapes), which gives the same result for a plain one.
+ */
+export function splitTarget(target: string | undefined): { path: string; query: URLSearchParams } {
+  const raw = target ?? "/";
+  if (PLAIN_TARGET.test(raw)) {
+    const mark = raw.indexOf("?");
+    return mark === -1 ? { path: raw, query: new URLSearchParams() } : { path: raw.slice(0, mark), query: new URLSearchParams(raw.slice(mark)) }; // it drops the one leading "?"
+  }
+  let url: URL;
+  try {
+    url = new URL(raw, "http://localhost");
+  } catch {
+    url = new URL("http://localhost/");
+  }
+  return { path: url.pathname, query: url.searchParams };
 }
 
 function catalogProvider(catalog: Catalog | CatalogProvider<Catalog>): CatalogProvider<Catalog> {

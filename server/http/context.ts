@@ -19,4 +19,9 @@ export interface RequestContext {
   readonly signal: AbortSignal;
   /** Set once the API key is verified. */
   key?: KeyRecord;
+  /**
+   * Response headers gathered while the request is handled, written in one
+   * `writeHead` with the response (nothing calls `res.setHeader`).
+   */
+  readonly headers: Record<string, string | number>;
 }

@@ -3,7 +3,6 @@
  * client allows it and the body is worth it, and leaves the body off for
  * HEAD and 304.
  */
-import type { ServerResponse } from "node:http";
 import { COMPRESS_MIN_BYTES, chooseEncoding, compress } from "./compression.js";
 import type { RequestContext } from "./context.js";
 
@@ -38,10 +37,11 @@ export interface JsonResponse {
 export async function sendJson(ctx: RequestContext, response: JsonResponse): Promise<void> {
   const { res } = ctx;
   if (res.headersSent || res.destroyed) return;
-  applyHeaders(res, response.headers);
-  res.setHeader("Vary", "Accept-Encoding");
+  const headers = ctx.headers;
+  if (response.headers !== undefined) Object.assign(headers, response.headers);
+  headers["Vary"] = "Accept-Encoding";
   if (response.body === undefined) {
-    res.statusCode = response.status;
+    res.writeHead(response.status, headers);
     res.end();
     return;
   }
@@ -53,13 +53,14 @@ export async function sendJson(ctx: RequestContext, response: JsonResponse): Pro
   if (encoding !== undefined) {
     const compressed = await compress(parts.length === 1 ? parts[0]! : Buffer.concat(parts, length), encoding);
     if (res.headersSent || res.destroyed) return;
-    res.setHeader("Content-Encoding", encoding);
+    headers["Content-Encoding"] = encoding;
     parts = [compressed];
     length = compressed.length;
   }
-  res.statusCode = response.status;
-  res.setHeader("Content-Type", response.contentType ?? JSON_CONTENT_TYPE);
-  res.setHeader("Content-Length", length);
+  headers["Content-Type"] = response.contentType ?? JSON_CONTENT_TYPE;
+  headers["Content-Length"] = length;
+  // One writeHead with every header: node validates and serialises them once (setHeader would store each first).
+  res.writeHead(response.status, headers);
   if (ctx.method === "HEAD") {
     res.end();
     return;
@@ -81,9 +82,4 @@ const HTML_SIGNIFICANT = /[<>&\u2028\u2029]/g;
 export function safeJson(value: unknown): string {
   const text = JSON.stringify(value);
   return text.replace(HTML_SIGNIFICANT, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
-
-function applyHeaders(res: ServerResponse, headers: Record<string, string> | undefined): void {
-  if (headers === undefined) return;
-  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
 }
