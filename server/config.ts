@@ -47,7 +47,12 @@ export const SETTINGS: readonly Setting[] = [
   {
     name: "DB_CACHE_MB",
     default: "64",
-    help: "SQLite page cache of the artifact database (1 to 65536): keeps the index pages hot while search reads transcripts to rank them.",
+    help: "SQLite page cache of the artifact database's main connection (1 to 65536): videos and transcripts, and the full-text index too when SEARCH_INDEX_MB is 0.",
+  },
+  {
+    name: "SEARCH_INDEX_MB",
+    default: "4096",
+    help: "Memory for the full-text index (0 to 65536): read into its own SQLite page cache at start, so search never waits on storage for it; an index larger than this is held in part. 0: read from storage as needed.",
   },
   { name: "BULK_FETCH_CONCURRENCY", default: "4", help: "Missing transcripts a bulk request fetches from the source at once." },
   { name: "YOUTUBE_ORIGIN", default: "https://www.youtube.com", help: "Scheme and host every YouTube URL is built on; point it at the local stand-in for tests and demos." },
@@ -115,6 +120,7 @@ const EnvSchema = z.object({
   BULK_FETCH_CONCURRENCY: integer("BULK_FETCH_CONCURRENCY", 1, 64),
   RESPONSE_CACHE_MB: integer("RESPONSE_CACHE_MB", 0, 65536),
   DB_CACHE_MB: integer("DB_CACHE_MB", 1, 65536),
+  SEARCH_INDEX_MB: integer("SEARCH_INDEX_MB", 0, 65536),
   YOUTUBE_ORIGIN: z.string().trim().refine(isOrigin, "YOUTUBE_ORIGIN must be an http(s) scheme and host only, like https://www.youtube.com"),
   YOUTUBE_PROXY_URLS: z
     .string()
@@ -162,6 +168,7 @@ export interface Config {
   bulkFetchConcurrency: number;
   responseCacheMb: number;
   dbCacheMb: number;
+  searchIndexMb: number;
   youtubeOrigin: string;
   /** May hold credentials: never log them. */
   youtubeProxyUrls: readonly string[];
@@ -220,6 +227,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bulkFetchConcurrency: v.BULK_FETCH_CONCURRENCY,
     responseCacheMb: v.RESPONSE_CACHE_MB,
     dbCacheMb: v.DB_CACHE_MB,
+    searchIndexMb: v.SEARCH_INDEX_MB,
     youtubeOrigin: new URL(v.YOUTUBE_ORIGIN).origin,
     youtubeProxyUrls: v.YOUTUBE_PROXY_URLS,
     youtubeTimeoutMs: v.YOUTUBE_TIMEOUT_MS,

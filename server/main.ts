@@ -11,7 +11,7 @@ import { openKeyStore } from "./auth/key-store.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { createLogger, errorFields } from "./log.js";
 import { createMemoryRateLimiter } from "./rate-limit/memory-rate-limiter.js";
-import { openRuntime, reloadOnSighup } from "./runtime.js";
+import { openRuntime, reloadOnSighup, warmLogged } from "./runtime.js";
 import { closeGracefully } from "./shutdown.js";
 
 export const DEMO_KEY_NAME = "demo";
@@ -32,6 +32,8 @@ async function main(): Promise<void> {
 
   const runtime = openRuntime(config, { log });
   const catalog = runtime.catalogs.current;
+  // Before listening: the first searches should not wait on storage for the index.
+  await warmLogged(catalog, log);
   const keyStore = openKeyStore({ dataDir: config.dataDir });
 
   let demoKey: string | undefined;

@@ -15,7 +15,7 @@ import type { Config } from "./config.js";
 import { openCatalog, type ArtifactCatalog } from "./data/artifact-catalog.js";
 import { LiveStore } from "./data/live-store.js";
 import { createLiveFetcher, type LiveFetcher } from "./live/live-fetcher.js";
-import type { Logger } from "./log.js";
+import { errorFields, type Logger } from "./log.js";
 
 export const LIVE_STORE_FILE = "live.db";
 
@@ -45,13 +45,20 @@ export function openRuntime(config: Config, options: RuntimeOptions): Runtime {
   const { log } = options;
   const live = LiveStore.open(join(config.dataDir, LIVE_STORE_FILE));
   try {
-    const open = (dir: string): ArtifactCatalog => openCatalog({ dir, live, cacheBytes: config.dbCacheMb * 1024 * 1024 });
+    const open = (dir: string): ArtifactCatalog =>
+      openCatalog({ dir, live, cacheBytes: config.dbCacheMb * 1024 * 1024, indexBytes: config.searchIndexMb * 1024 * 1024 });
+    // A set switched to while serving warms its index in the background; the first one is warmed before listening (main.ts).
+    const openAndWarm = (dir: string): ArtifactCatalog => {
+      const catalog = open(dir);
+      void warmLogged(catalog, log);
+      return catalog;
+    };
     // Opened by its resolved path: the set stays the same files whatever `current` does next.
     const servedDir = realpathSync(currentArtifactsDir(config.dataDir));
     const catalogs = new CatalogHolder(open(servedDir), {
       onClosed: (catalog) => log.info("old artifact set released", { builtAt: catalog.manifest.builtAt }),
     });
-    const artifactSwitch = new ArtifactSwitch({ dataDir: config.dataDir, holder: catalogs, open, servedDir, log });
+    const artifactSwitch = new ArtifactSwitch({ dataDir: config.dataDir, holder: catalogs, open: openAndWarm, servedDir, log });
     const watcher = new CurrentWatcher({
       dataDir: config.dataDir,
       onChange: (trigger) => artifactSwitch.check(trigger),
@@ -96,6 +103,19 @@ export function openRuntime(config: Config, options: RuntimeOptions): Runtime {
   } catch (error) {
     live.close();
     throw error;
+  }
+}
+
+/** Warms a catalog's full-text index and logs how it went; never rejects. */
+export async function warmLogged(catalog: ArtifactCatalog, log: Logger): Promise<void> {
+  try {
+    const warmth = await catalog.warmIndex();
+    if (warmth === undefined) return;
+    const fields = { builtAt: catalog.manifest.builtAt, mb: Math.round(warmth.bytes / 2 ** 20), ms: Math.round(warmth.ms) };
+    if (warmth.outcome === "complete") log.info("search index in memory", fields);
+    else if (warmth.outcome === "budget") log.warn("search index larger than SEARCH_INDEX_MB; the rest is read from storage as needed", fields);
+  } catch (error) {
+    log.error("search index could not be read into memory", errorFields(error));
   }
 }
 

@@ -16,6 +16,7 @@ import type { LiveStore, Placement } from "./live-store.js";
 import { SEARCH_DEFAULTS, TranscriptSearch, type SearchOptions, type SearchShard } from "./search.js";
 import { ShardSearch, type DocumentFrequencies } from "./shard.js";
 import { TranscriptTables } from "./transcript-tables.js";
+import { openIndexConnection, warmIndex, type IndexWarmth } from "./index-memory.js";
 
 export { ArtifactError };
 
@@ -34,6 +35,12 @@ export interface CatalogOptions {
    * for scoring and read again for the next row, several times slower.
    */
   cacheBytes?: number;
+  /**
+   * Memory for the full-text index (index-memory.ts): a second connection
+   * whose page cache `warmIndex()` fills. 0 (the default): full-text queries
+   * share the main connection and read the index from storage as needed.
+   */
+  indexBytes?: number;
 }
 
 /** The live store is small and in insertion order: its matches are all scored, up to this many. */
@@ -46,6 +53,7 @@ const LIVE_CANDIDATES = 1000;
 export function openCatalog(options: CatalogOptions): ArtifactCatalog {
   const manifest = readManifest(options.dir);
   const db = new Database(join(options.dir, ARTIFACT_FILES.database), { readonly: true, fileMustExist: true });
+  let index: Database.Database | undefined;
   try {
     db.pragma(`mmap_size = ${options.mmapBytes ?? 256 * 1024 * 1024}`);
     db.pragma(`cache_size = -${Math.ceil((options.cacheBytes ?? 64 * 1024 * 1024) / 1024)}`);
@@ -54,10 +62,13 @@ export function openCatalog(options: CatalogOptions): ArtifactCatalog {
       throw new ArtifactError(`${options.dir}: the database does not belong to this manifest (built ${String(builtAt)}, manifest says ${manifest.builtAt})`);
     }
     const titles = importTitleIndex(readFileSync(join(options.dir, ARTIFACT_FILES.titleIndex), "utf8"));
-    const catalog = new ArtifactCatalog(db, manifest, titles, options);
+    const indexBytes = options.indexBytes ?? 0;
+    index = indexBytes > 0 ? openIndexConnection(join(options.dir, ARTIFACT_FILES.database), indexBytes) : undefined;
+    const catalog = new ArtifactCatalog(db, manifest, titles, options, index);
     options.live?.reconcile(manifest.liveSeq, (record) => catalog.placement(record));
     return catalog;
   } catch (error) {
+    index?.close();
     db.close();
     throw error;
   }
@@ -66,19 +77,30 @@ export function openCatalog(options: CatalogOptions): ArtifactCatalog {
 export class ArtifactCatalog implements Catalog {
   readonly manifest: Manifest;
   readonly #db: Database.Database;
+  /** The connection holding the full-text index in memory, when there is one. */
+  readonly #index: Database.Database | undefined;
+  readonly #indexBytes: number;
   readonly #tables: TranscriptTables;
   readonly #live: LiveStore | undefined;
   readonly #liveTables: TranscriptTables | undefined;
   readonly #search: TranscriptSearch;
 
-  constructor(db: Database.Database, manifest: Manifest, titles: ReturnType<typeof importTitleIndex>, options: CatalogOptions) {
+  constructor(
+    db: Database.Database,
+    manifest: Manifest,
+    titles: ReturnType<typeof importTitleIndex>,
+    options: CatalogOptions,
+    index?: Database.Database,
+  ) {
     this.#db = db;
+    this.#index = index;
+    this.#indexBytes = options.indexBytes ?? 0;
     this.manifest = manifest;
     this.#tables = new TranscriptTables(db);
     this.#live = options.live;
     this.#liveTables = options.live ? new TranscriptTables(options.live.db) : undefined;
     const settings = { ...SEARCH_DEFAULTS, ...options.search };
-    const dfStatement = db.prepare("SELECT df FROM term_stats WHERE term = ?").pluck();
+    const dfStatement = (index ?? db).prepare("SELECT df FROM term_stats WHERE term = ?").pluck();
     const { transcripts, totalWords } = manifest.counts;
     const live = options.live;
     // One set of statistics for both shards, so their scores compare.
@@ -90,7 +112,7 @@ export class ArtifactCatalog implements Catalog {
       }),
     };
     const shards: SearchShard[] = [
-      { search: new ShardSearch(db, titles, frequencies, { ...settings, popularityOrdered: true }), generation: () => 0 },
+      { search: new ShardSearch(db, titles, frequencies, { ...settings, popularityOrdered: true }, index), generation: () => 0 },
     ];
     if (live) {
       shards.push({
@@ -169,7 +191,18 @@ export class ArtifactCatalog implements Catalog {
     };
   }
 
+  /**
+   * Reads the full-text index into memory (see index-memory.ts), a slice per
+   * turn of the event loop; undefined when the catalog holds no index in
+   * memory. Searches answer meanwhile, reading what is not there yet.
+   */
+  async warmIndex(): Promise<IndexWarmth | undefined> {
+    if (!this.#index) return undefined;
+    return warmIndex(this.#index, { budgetBytes: this.#indexBytes });
+  }
+
   close(): void {
+    if (this.#index?.open) this.#index.close();
     if (this.#db.open) this.#db.close();
   }
 }

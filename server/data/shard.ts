@@ -88,7 +88,18 @@ export class ShardSearch {
   readonly #frequencies: DocumentFrequencies;
   readonly #sql;
 
-  constructor(db: Database.Database, titles: TitleIndex | undefined, frequencies: DocumentFrequencies, options: ShardOptions) {
+  /**
+   * `index` answers the full-text queries (FTS5 and its vocabulary); `db`
+   * everything else. They are two connections to one file when the index is
+   * held in its own page cache (artifact-catalog.ts), or the same one.
+   */
+  constructor(
+    db: Database.Database,
+    titles: TitleIndex | undefined,
+    frequencies: DocumentFrequencies,
+    options: ShardOptions,
+    index: Database.Database = db,
+  ) {
     this.#titles = titles;
     this.#options = options;
     this.#frequencies = frequencies;
@@ -99,11 +110,11 @@ export class ShardSearch {
       : `SELECT f.rowid FROM transcript_fts f JOIN videos v ON v.id = f.rowid
          WHERE transcript_fts MATCH ? AND f.rowid <= ? AND v.view_count >= ? ORDER BY f.rowid LIMIT ? OFFSET ?`;
     // Each occurrence of a term, by document: term frequencies straight from the index (temp: nothing is written to the file).
-    db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.transcript_fts_instances USING fts5vocab(main, transcript_fts, instance)");
+    index.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.transcript_fts_instances USING fts5vocab(main, transcript_fts, instance)");
     this.#sql = {
-      instances: db.prepare("SELECT doc FROM temp.transcript_fts_instances WHERE term = ? AND col = 'script'").pluck(),
-      matches: db.prepare(matchesSql).pluck(),
-      count: db.prepare(`SELECT count(*) FROM (${matchesSql})`).pluck(),
+      instances: index.prepare("SELECT doc FROM temp.transcript_fts_instances WHERE term = ? AND col = 'script'").pluck(),
+      matches: index.prepare(matchesSql).pluck(),
+      count: index.prepare(`SELECT count(*) FROM (${matchesSql})`).pluck(),
       // The text as a BLOB: UTF-8 bytes, counted without decoding (term-counts.ts).
       scoring: db.prepare(
         `SELECT t.word_count AS words, CAST(t.script AS BLOB) AS bytes, v.view_count AS views

@@ -125,6 +125,8 @@ describe("hot switch under load", () => {
     expect(openPathsUnder(oldDir)).toEqual([]);
     expect(server.logs.find((l) => l.msg === "artifact set switched")).toMatchObject({ trigger: "watch", to: realpathSync(dir) });
     expect(server.logs.some((l) => l.msg === "old artifact set released")).toBe(true);
+    // The new set's full-text index was read into memory while it served.
+    await waitFor(async () => server.logs.some((l) => l.msg === "search index in memory" && l.builtAt === manifest.builtAt));
     console.log(`hot switch: ${requests} requests, 0 failed, switched ${switchMs} ms after publish (${Date.now() - published} ms total)`);
   });
 });

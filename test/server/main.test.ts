@@ -68,6 +68,10 @@ describe("npm start", () => {
     expect(health.body).toMatchObject({ status: "ok", schemaVersion: 1 });
     expect(await stop(first.child)).toBe(0);
     expect(first.output()).toContain('"msg":"stopped"');
+    // The full-text index was read into memory before the server listened.
+    const warmed = first.output().indexOf('"msg":"search index in memory"');
+    expect(warmed).toBeGreaterThan(-1);
+    expect(warmed).toBeLessThan(first.output().indexOf('"msg":"listening"'));
 
     const second = await startMain();
     expect(second.key).not.toBe(first.key);
