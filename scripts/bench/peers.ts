@@ -1,7 +1,9 @@
 /**
  * Phase 6: the same queries, same result count, in-process (no HTTP on any
  * side, so the comparison is like for like):
- *   - ours: the server's catalog (`openCatalog`), a fresh one, result cache empty;
+ *   - ours: the server's catalog (`openCatalog`), a fresh one opened as the
+ *     server opens it (its cache settings from the environment, the search
+ *     index read into memory first), result cache empty;
  *   - plain SQLite FTS5: `ORDER BY rank` (bm25) + `snippet()` over the same index;
  *   - FlexSearch holding the most-viewed `flexMaxDocs` transcripts in memory,
  *     stop words filtered, snippets by the server's own snippet code.
@@ -11,6 +13,7 @@ import Database from "better-sqlite3";
 import { Charset, Encoder, Index } from "flexsearch";
 import { join } from "node:path";
 import { ARTIFACT_FILES } from "../../pipeline/contract.js";
+import { loadConfig } from "../../server/config.js";
 import { openCatalog } from "../../server/data/artifact-catalog.js";
 import { findOccurrences } from "../../server/data/occurrences.js";
 import { parseSearchQuery } from "../../server/data/query.js";
@@ -76,10 +79,16 @@ export async function comparePeers(options: {
   const runs: PeerRun[] = [];
   const timings: Timed[] = [];
 
-  // Ours, in-process, fresh catalog.
-  const catalog = openCatalog({ dir: options.artifactsDir });
+  // Ours, in-process, fresh catalog, as the server opens it (server/runtime.ts, server/main.ts).
+  const config = loadConfig({ ...process.env, DATA_DIR: options.artifactsDir });
+  const catalog = openCatalog({
+    dir: options.artifactsDir,
+    cacheBytes: config.dbCacheMb * 2 ** 20,
+    indexBytes: config.searchIndexMb * 2 ** 20,
+  });
   const transcripts = catalog.manifest.counts.transcripts;
   try {
+    await catalog.warmIndex();
     const ours = timeEngine(
       (q) => catalog.search({ q: q.q, limit: q.limit, offset: q.offset, channel: q.channel, minViews: q.minViews }).results.length,
       queries,
