@@ -54,6 +54,11 @@ export const SETTINGS: readonly Setting[] = [
     default: "4096",
     help: "Memory for the full-text index (0 to 65536): read into its own SQLite page cache at start, so search never waits on storage for it; an index larger than this is held in part. 0: read from storage as needed.",
   },
+  {
+    name: "SEARCH_TEXT_MB",
+    default: "512",
+    help: "Memory for the text of the most viewed transcripts (0 to 65536), read at start from rank 1 down: ranking and snippets read those from memory. 0: every text is read from the database.",
+  },
   { name: "BULK_FETCH_CONCURRENCY", default: "4", help: "Missing transcripts a bulk request fetches from the source at once." },
   { name: "YOUTUBE_ORIGIN", default: "https://www.youtube.com", help: "Scheme and host every YouTube URL is built on; point it at the local stand-in for tests and demos." },
   { name: "YOUTUBE_PROXY_URLS", default: "", help: "Comma-separated http(s) proxy URLs for upstream calls, rotated per request on a fresh connection; empty: direct." },
@@ -121,6 +126,7 @@ const EnvSchema = z.object({
   RESPONSE_CACHE_MB: integer("RESPONSE_CACHE_MB", 0, 65536),
   DB_CACHE_MB: integer("DB_CACHE_MB", 1, 65536),
   SEARCH_INDEX_MB: integer("SEARCH_INDEX_MB", 0, 65536),
+  SEARCH_TEXT_MB: integer("SEARCH_TEXT_MB", 0, 65536),
   YOUTUBE_ORIGIN: z.string().trim().refine(isOrigin, "YOUTUBE_ORIGIN must be an http(s) scheme and host only, like https://www.youtube.com"),
   YOUTUBE_PROXY_URLS: z
     .string()
@@ -169,6 +175,7 @@ export interface Config {
   responseCacheMb: number;
   dbCacheMb: number;
   searchIndexMb: number;
+  searchTextMb: number;
   youtubeOrigin: string;
   /** May hold credentials: never log them. */
   youtubeProxyUrls: readonly string[];
@@ -228,6 +235,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     responseCacheMb: v.RESPONSE_CACHE_MB,
     dbCacheMb: v.DB_CACHE_MB,
     searchIndexMb: v.SEARCH_INDEX_MB,
+    searchTextMb: v.SEARCH_TEXT_MB,
     youtubeOrigin: new URL(v.YOUTUBE_ORIGIN).origin,
     youtubeProxyUrls: v.YOUTUBE_PROXY_URLS,
     youtubeTimeoutMs: v.YOUTUBE_TIMEOUT_MS,

@@ -46,7 +46,13 @@ export function openRuntime(config: Config, options: RuntimeOptions): Runtime {
   const live = LiveStore.open(join(config.dataDir, LIVE_STORE_FILE));
   try {
     const open = (dir: string): ArtifactCatalog =>
-      openCatalog({ dir, live, cacheBytes: config.dbCacheMb * 1024 * 1024, indexBytes: config.searchIndexMb * 1024 * 1024 });
+      openCatalog({
+        dir,
+        live,
+        cacheBytes: config.dbCacheMb * 2 ** 20,
+        indexBytes: config.searchIndexMb * 2 ** 20,
+        hotTextBytes: config.searchTextMb * 2 ** 20,
+      });
     // A set switched to while serving warms its index in the background; the first one is warmed before listening (main.ts).
     const openAndWarm = (dir: string): ArtifactCatalog => {
       const catalog = open(dir);
@@ -106,16 +112,21 @@ export function openRuntime(config: Config, options: RuntimeOptions): Runtime {
   }
 }
 
-/** Warms a catalog's full-text index and logs how it went; never rejects. */
+/** Warms a catalog's search memory (index, then the most viewed transcripts' text) and logs how it went; never rejects. */
 export async function warmLogged(catalog: ArtifactCatalog, log: Logger): Promise<void> {
   try {
-    const warmth = await catalog.warmIndex();
-    if (warmth === undefined) return;
-    const fields = { builtAt: catalog.manifest.builtAt, mb: Math.round(warmth.bytes / 2 ** 20), ms: Math.round(warmth.ms) };
-    if (warmth.outcome === "complete") log.info("search index in memory", fields);
-    else if (warmth.outcome === "budget") log.warn("search index larger than SEARCH_INDEX_MB; the rest is read from storage as needed", fields);
+    const { index, texts } = await catalog.warm();
+    const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
+    const builtAt = catalog.manifest.builtAt;
+    if (index?.outcome === "complete") log.info("search index in memory", { builtAt, mb: mb(index.bytes), ms: Math.round(index.ms) });
+    else if (index?.outcome === "budget") {
+      log.warn("search index larger than SEARCH_INDEX_MB; the rest is read from storage as needed", { builtAt, mb: mb(index.bytes), ms: Math.round(index.ms) });
+    }
+    if (texts !== undefined && texts.outcome !== "closed") {
+      log.info("most viewed transcripts in memory", { builtAt, transcripts: texts.transcripts, mb: mb(texts.bytes), ms: Math.round(texts.ms) });
+    }
   } catch (error) {
-    log.error("search index could not be read into memory", errorFields(error));
+    log.error("search memory could not be filled", errorFields(error));
   }
 }
 

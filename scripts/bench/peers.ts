@@ -3,7 +3,8 @@
  * side, so the comparison is like for like):
  *   - ours: the server's catalog (`openCatalog`), a fresh one opened as the
  *     server opens it (its cache settings from the environment, the search
- *     index read into memory first), result cache empty;
+ *     index and the most viewed transcripts read into memory first), result
+ *     cache empty;
  *   - plain SQLite FTS5: `ORDER BY rank` (bm25) + `snippet()` over the same index;
  *   - FlexSearch holding the most-viewed `flexMaxDocs` transcripts in memory,
  *     stop words filtered, snippets by the server's own snippet code.
@@ -85,10 +86,11 @@ export async function comparePeers(options: {
     dir: options.artifactsDir,
     cacheBytes: config.dbCacheMb * 2 ** 20,
     indexBytes: config.searchIndexMb * 2 ** 20,
+    hotTextBytes: config.searchTextMb * 2 ** 20,
   });
   const transcripts = catalog.manifest.counts.transcripts;
   try {
-    await catalog.warmIndex();
+    await catalog.warm();
     const ours = timeEngine(
       (q) => catalog.search({ q: q.q, limit: q.limit, offset: q.offset, channel: q.channel, minViews: q.minViews }).results.length,
       queries,

@@ -16,6 +16,7 @@ import type { LiveStore, Placement } from "./live-store.js";
 import { SEARCH_DEFAULTS, TranscriptSearch, type SearchOptions, type SearchShard } from "./search.js";
 import { ShardSearch, type DocumentFrequencies } from "./shard.js";
 import { TranscriptTables } from "./transcript-tables.js";
+import { HotTranscripts, type HotWarmth } from "./hot-transcripts.js";
 import { openIndexConnection, warmIndex, type IndexWarmth } from "./index-memory.js";
 
 export { ArtifactError };
@@ -37,10 +38,21 @@ export interface CatalogOptions {
   cacheBytes?: number;
   /**
    * Memory for the full-text index (index-memory.ts): a second connection
-   * whose page cache `warmIndex()` fills. 0 (the default): full-text queries
+   * whose page cache `warm()` fills. 0 (the default): full-text queries
    * share the main connection and read the index from storage as needed.
    */
   indexBytes?: number;
+  /**
+   * Memory for the text of the most viewed transcripts (hot-transcripts.ts),
+   * filled by `warm()`. 0 (the default): every text is read from the database.
+   */
+  hotTextBytes?: number;
+}
+
+/** What `warm()` read into memory; a part is undefined when its memory is 0. */
+export interface CatalogWarmth {
+  index?: IndexWarmth;
+  texts?: HotWarmth;
 }
 
 /** The live store is small and in insertion order: its matches are all scored, up to this many. */
@@ -80,6 +92,8 @@ export class ArtifactCatalog implements Catalog {
   /** The connection holding the full-text index in memory, when there is one. */
   readonly #index: Database.Database | undefined;
   readonly #indexBytes: number;
+  readonly #hot: HotTranscripts | undefined;
+  readonly #hotTextBytes: number;
   readonly #tables: TranscriptTables;
   readonly #live: LiveStore | undefined;
   readonly #liveTables: TranscriptTables | undefined;
@@ -95,6 +109,8 @@ export class ArtifactCatalog implements Catalog {
     this.#db = db;
     this.#index = index;
     this.#indexBytes = options.indexBytes ?? 0;
+    this.#hotTextBytes = options.hotTextBytes ?? 0;
+    this.#hot = this.#hotTextBytes > 0 ? new HotTranscripts() : undefined;
     this.manifest = manifest;
     this.#tables = new TranscriptTables(db);
     this.#live = options.live;
@@ -112,7 +128,10 @@ export class ArtifactCatalog implements Catalog {
       }),
     };
     const shards: SearchShard[] = [
-      { search: new ShardSearch(db, titles, frequencies, { ...settings, popularityOrdered: true }, index), generation: () => 0 },
+      {
+        search: new ShardSearch(db, titles, frequencies, { ...settings, popularityOrdered: true }, { index, hot: this.#hot }),
+        generation: () => 0,
+      },
     ];
     if (live) {
       shards.push({
@@ -192,13 +211,16 @@ export class ArtifactCatalog implements Catalog {
   }
 
   /**
-   * Reads the full-text index into memory (see index-memory.ts), a slice per
-   * turn of the event loop; undefined when the catalog holds no index in
-   * memory. Searches answer meanwhile, reading what is not there yet.
+   * Reads into memory the full-text index (index-memory.ts), then the text
+   * of the most viewed transcripts (hot-transcripts.ts), a slice per turn
+   * of the event loop. Searches answer meanwhile, reading from storage what
+   * is not in memory yet, with the same results.
    */
-  async warmIndex(): Promise<IndexWarmth | undefined> {
-    if (!this.#index) return undefined;
-    return warmIndex(this.#index, { budgetBytes: this.#indexBytes });
+  async warm(): Promise<CatalogWarmth> {
+    const warmth: CatalogWarmth = {};
+    if (this.#index) warmth.index = await warmIndex(this.#index, { budgetBytes: this.#indexBytes });
+    if (this.#hot && this.#db.open) warmth.texts = await this.#hot.load(this.#db, { budgetBytes: this.#hotTextBytes });
+    return warmth;
   }
 
   close(): void {

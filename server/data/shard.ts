@@ -10,6 +10,7 @@ import { channelToken } from "../../pipeline/contract.js";
 import type { TitleIndex } from "../../pipeline/title-index.js";
 import type { SearchHit, SearchParams } from "./catalog.js";
 import { bm25, inverseDocumentFrequency, type CorpusStats } from "./bm25.js";
+import type { HotTranscripts } from "./hot-transcripts.js";
 import { findOccurrences } from "./occurrences.js";
 import { containsPhrase } from "./phrase.js";
 import { countTerms } from "./term-counts.js";
@@ -86,20 +87,25 @@ export class ShardSearch {
   readonly #titles: TitleIndex | undefined;
   readonly #options: ShardOptions;
   readonly #frequencies: DocumentFrequencies;
+  readonly #hot: HotTranscripts | undefined;
   readonly #sql;
 
   /**
-   * `index` answers the full-text queries (FTS5 and its vocabulary); `db`
-   * everything else. They are two connections to one file when the index is
-   * held in its own page cache (artifact-catalog.ts), or the same one.
+   * `memory.index` answers the full-text queries (FTS5 and its vocabulary),
+   * `db` everything else: two connections to one file when the index is held
+   * in its own page cache (index-memory.ts), else the same one.
+   * `memory.hot` holds the text of the most viewed transcripts
+   * (hot-transcripts.ts), read instead of the database where it has them.
    */
   constructor(
     db: Database.Database,
     titles: TitleIndex | undefined,
     frequencies: DocumentFrequencies,
     options: ShardOptions,
-    index: Database.Database = db,
+    memory: { index?: Database.Database; hot?: HotTranscripts } = {},
   ) {
+    const index = memory.index ?? db;
+    this.#hot = memory.hot;
     this.#titles = titles;
     this.#options = options;
     this.#frequencies = frequencies;
@@ -210,9 +216,9 @@ export class ShardSearch {
       const frequencies = new Array<number>(terms.length).fill(1);
       for (const [i, counts] of fromIndex) frequencies[i] = Math.max(1, counts.get(id) ?? 1);
       let row: { words: number; views: number; bytes?: Buffer };
-      if (inText.length === 0) row = confirmed?.get(id) ?? (this.#sql.scoringWithoutText.get(id) as typeof row);
+      if (inText.length === 0) row = confirmed?.get(id) ?? this.#hot?.get(id) ?? (this.#sql.scoringWithoutText.get(id) as typeof row);
       else {
-        row = confirmed?.get(id) ?? (this.#sql.scoring.get(id) as typeof row);
+        row = confirmed?.get(id) ?? this.#scoringRow(id);
         countTerms(row.bytes!, inTextTerms).forEach((tf, j) => (frequencies[inText[j]!] = Math.max(1, tf)));
       }
       const base = bm25(frequencies, idf, row.words, corpus);
@@ -271,7 +277,7 @@ export class ShardSearch {
     let failures = 0;
     for (const id of candidates) {
       if (confirmed.size === k) break;
-      const row = this.#sql.scoring.get(id) as { words: number; views: number; bytes: Buffer };
+      const row = this.#scoringRow(id);
       if (containsPhrase(row.bytes, terms, rarest.position)) confirmed.set(id, row);
       else if (++failures > maxFailures) return undefined;
     }
@@ -297,12 +303,17 @@ export class ShardSearch {
     const row = this.#sql.hit.get(id) as Omit<SearchHit, "snippet">;
     let snippet = snippets.get(id);
     if (snippet === undefined) {
-      const script = this.#sql.script.get(id) as string;
+      const script = this.#hot?.get(id)?.bytes.toString("utf8") ?? (this.#sql.script.get(id) as string);
       snippet = makeSnippet(script, findOccurrences(script, parsed.terms, SNIPPET_SPANS), { maxChars: this.#options.snippetChars });
       // Bounded: a page is at most 100 hits, and a query's head is evicted with its cache entry.
       if (snippets.size < 1000) snippets.set(id, snippet);
     }
     return { ...row, snippet };
+  }
+
+  /** Word count, views and text of a transcript, from memory when it is held there. */
+  #scoringRow(id: number): { words: number; views: number; bytes: Buffer } {
+    return this.#hot?.get(id) ?? (this.#sql.scoring.get(id) as { words: number; views: number; bytes: Buffer });
   }
 
   get candidates(): number {

@@ -72,6 +72,7 @@ describe("npm start", () => {
     const warmed = first.output().indexOf('"msg":"search index in memory"');
     expect(warmed).toBeGreaterThan(-1);
     expect(warmed).toBeLessThan(first.output().indexOf('"msg":"listening"'));
+    expect(first.output()).toMatch(/"msg":"most viewed transcripts in memory".*"transcripts":[1-9]/);
 
     const second = await startMain();
     expect(second.key).not.toBe(first.key);

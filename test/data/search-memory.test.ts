@@ -1,0 +1,149 @@
+import Database from "better-sqlite3";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
+import { ARTIFACT_FILES } from "../../pipeline/contract.js";
+import { openCatalog } from "../../server/data/artifact-catalog.js";
+import type { SearchParams } from "../../server/data/catalog.js";
+import { HotTranscripts } from "../../server/data/hot-transcripts.js";
+import { openIndexConnection, warmIndex } from "../../server/data/index-memory.js";
+import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
+
+const VIDEOS = 300;
+
+describe("search memory: the full-text index and the most viewed transcripts", () => {
+  let set: TempArtifacts;
+  let channelId: string;
+  let indexBytes: number;
+  beforeAll(async () => {
+    const corpus = createSyntheticCorpus({ seed: 7, videos: VIDEOS, channels: 6 });
+    const records = Array.from({ length: VIDEOS }, (_, i) => corpus.videoAt(i));
+    channelId = corpus.channels[0]!.channelId;
+    set = await buildTempArtifacts(records);
+    const db = new Database(join(set.dir, ARTIFACT_FILES.database), { readonly: true });
+    indexBytes = db.prepare("SELECT sum(length(block)) FROM transcript_fts_data").pluck().get() as number;
+    db.close();
+  }, 60_000);
+  afterAll(() => set?.cleanup());
+
+  it("reads the whole index into its connection's cache, a slice per turn of the event loop", async () => {
+    const db = openIndexConnection(join(set.dir, ARTIFACT_FILES.database), 64 * 2 ** 20);
+    try {
+      let pauses = 0;
+      const warmth = await warmIndex(db, { budgetBytes: 64 * 2 ** 20, sliceRows: 16, pause: async () => void pauses++ });
+      expect(warmth.outcome).toBe("complete");
+      expect(warmth.bytes).toBe(indexBytes);
+      expect(pauses).toBeGreaterThan(2);
+      // Not memory-mapped: pages read are copies in SQLite's cache.
+      expect(db.pragma("mmap_size", { simple: true })).toBe(0);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("stops at the budget and says so", async () => {
+    const db = openIndexConnection(join(set.dir, ARTIFACT_FILES.database), 1);
+    try {
+      const warmth = await warmIndex(db, { budgetBytes: 1, sliceRows: 16 });
+      expect(warmth.outcome).toBe("budget");
+      expect(warmth.bytes).toBeGreaterThan(0);
+      expect(warmth.bytes).toBeLessThan(indexBytes);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("stops when the connection is closed while it warms (a set switched away)", async () => {
+    const db = openIndexConnection(join(set.dir, ARTIFACT_FILES.database), 64 * 2 ** 20);
+    let pauses = 0;
+    const warmth = await warmIndex(db, {
+      budgetBytes: 64 * 2 ** 20,
+      sliceRows: 16,
+      pause: async () => {
+        if (++pauses === 2) db.close();
+      },
+    });
+    expect(warmth.outcome).toBe("closed");
+    expect(warmth.bytes).toBeLessThan(indexBytes);
+  });
+
+  it("holds the most viewed transcripts' rows as the database has them, in rank order, up to the budget", async () => {
+    const db = new Database(join(set.dir, ARTIFACT_FILES.database), { readonly: true });
+    try {
+      const expected = db
+        .prepare(
+          `SELECT v.id AS id, t.word_count AS words, v.view_count AS views, CAST(t.script AS BLOB) AS bytes
+           FROM videos v JOIN transcripts t ON t.id = v.transcript ORDER BY v.id`,
+        )
+        .all() as { id: number; words: number; views: number; bytes: Buffer }[];
+      const all = new HotTranscripts();
+      const full = await all.load(db, { budgetBytes: 1e9, sliceRows: 32 });
+      expect(full).toMatchObject({ outcome: "complete", transcripts: expected.length });
+      for (const row of expected) {
+        const held = all.get(row.id);
+        expect({ words: held?.words, views: held?.views, same: held?.bytes.equals(row.bytes) }).toEqual({ words: row.words, views: row.views, same: true });
+      }
+
+      const budget = (full.bytes / expected.length) * 20;
+      const some = new HotTranscripts();
+      const part = await some.load(db, { budgetBytes: budget, sliceRows: 32 });
+      expect(part.outcome).toBe("budget");
+      expect(part.bytes).toBeLessThanOrEqual(budget);
+      expect(part.transcripts).toBeGreaterThan(10);
+      expect(part.transcripts).toBeLessThan(30);
+      // The most viewed first: exactly the first `transcripts` rows are held.
+      expected.forEach((row, i) => expect(some.get(row.id) !== undefined).toBe(i < part.transcripts));
+
+      const closing = new HotTranscripts();
+      const other = new Database(join(set.dir, ARTIFACT_FILES.database), { readonly: true });
+      let pauses = 0;
+      const closed = await closing.load(other, { budgetBytes: 1e9, sliceRows: 32, pause: async () => void (++pauses === 2 && other.close()) });
+      expect(closed.outcome).toBe("closed");
+    } finally {
+      db.close();
+    }
+  });
+
+  it("answers every search exactly as the database alone does, before, during and after warming", async () => {
+    const plain = openCatalog({ dir: set.dir });
+    const held = openCatalog({ dir: set.dir, indexBytes: 64 * 2 ** 20, hotTextBytes: 64 * 2 ** 20 });
+    // Only part of the text fits: the rest is read from the database, side by side with what is held.
+    const partly = openCatalog({ dir: set.dir, indexBytes: 64 * 2 ** 20, hotTextBytes: 256 * 1024 });
+    try {
+      const queries: SearchParams[] = [
+        { q: "the", limit: 20, offset: 0 },
+        { q: "said the", limit: 10, offset: 15 },
+        { q: '"of the" people', limit: 10, offset: 0 },
+        { q: "time", limit: 5, offset: 0, channel: channelId },
+        { q: "would have been", limit: 10, offset: 0, minViews: 1000 },
+        { q: "house", limit: 100, offset: 100 },
+        { q: "zzzznotaword", limit: 10, offset: 0 },
+      ];
+      const expected = queries.map((q) => plain.search(q));
+      expect(queries.map((q) => held.search(q))).toEqual(expected);
+      const warmth = await held.warm();
+      expect(warmth.index).toMatchObject({ outcome: "complete", bytes: indexBytes });
+      expect(warmth.texts).toMatchObject({ outcome: "complete" });
+      const fresh = openCatalog({ dir: set.dir, indexBytes: 64 * 2 ** 20, hotTextBytes: 64 * 2 ** 20 });
+      const reads = vi.spyOn(HotTranscripts.prototype, "get");
+      try {
+        await fresh.warm();
+        expect(queries.map((q) => fresh.search(q))).toEqual(expected);
+        // Ranking and snippets took their rows from memory.
+        expect(reads.mock.results.filter((r) => r.value !== undefined).length).toBeGreaterThan(100);
+      } finally {
+        reads.mockRestore();
+        fresh.close();
+      }
+      expect((await partly.warm()).texts?.outcome).toBe("budget");
+      expect(queries.map((q) => partly.search(q))).toEqual(expected);
+      expect(expected[0]!.results.length).toBe(20);
+      expect(expected.slice(1, -1).every((page) => page.total > 0)).toBe(true);
+      expect(await plain.warm()).toEqual({});
+    } finally {
+      plain.close();
+      held.close();
+      partly.close();
+    }
+  });
+});
