@@ -18,6 +18,7 @@ import { ShardSearch, type DocumentFrequencies } from "./shard.js";
 import { TranscriptTables } from "./transcript-tables.js";
 import { HotTranscripts, type HotWarmth } from "./hot-transcripts.js";
 import { openIndexConnection, warmIndex, type IndexWarmth } from "./index-memory.js";
+import { indexPrimeJobs, primeInWorkers, textPrimeJobs } from "./prime.js";
 
 export { ArtifactError };
 
@@ -55,6 +56,9 @@ export interface CatalogWarmth {
   texts?: HotWarmth;
 }
 
+/** Worker threads reading ahead for `warm()` (prime.ts): I/O-bound, so more than the cores. */
+const PRIME_THREADS = 4;
+
 /** The live store is small and in insertion order: its matches are all scored, up to this many. */
 const LIVE_CANDIDATES = 1000;
 
@@ -76,7 +80,7 @@ export function openCatalog(options: CatalogOptions): ArtifactCatalog {
     const titles = importTitleIndex(readFileSync(join(options.dir, ARTIFACT_FILES.titleIndex), "utf8"));
     const indexBytes = options.indexBytes ?? 0;
     index = indexBytes > 0 ? openIndexConnection(join(options.dir, ARTIFACT_FILES.database), indexBytes) : undefined;
-    const catalog = new ArtifactCatalog(db, manifest, titles, options, index);
+    const catalog = new ArtifactCatalog(db, manifest, titles, { ...options, file: join(options.dir, ARTIFACT_FILES.database) }, index);
     options.live?.reconcile(manifest.liveSeq, (record) => catalog.placement(record));
     return catalog;
   } catch (error) {
@@ -89,6 +93,7 @@ export function openCatalog(options: CatalogOptions): ArtifactCatalog {
 export class ArtifactCatalog implements Catalog {
   readonly manifest: Manifest;
   readonly #db: Database.Database;
+  readonly #file: string;
   /** The connection holding the full-text index in memory, when there is one. */
   readonly #index: Database.Database | undefined;
   readonly #indexBytes: number;
@@ -103,10 +108,11 @@ export class ArtifactCatalog implements Catalog {
     db: Database.Database,
     manifest: Manifest,
     titles: ReturnType<typeof importTitleIndex>,
-    options: CatalogOptions,
+    options: CatalogOptions & { file: string },
     index?: Database.Database,
   ) {
     this.#db = db;
+    this.#file = options.file;
     this.#index = index;
     this.#indexBytes = options.indexBytes ?? 0;
     this.#hotTextBytes = options.hotTextBytes ?? 0;
@@ -218,9 +224,25 @@ export class ArtifactCatalog implements Catalog {
    */
   async warm(): Promise<CatalogWarmth> {
     const warmth: CatalogWarmth = {};
+    // Worker threads read ahead what the two steps below read one page at a time.
+    const jobs = [
+      ...(this.#index ? indexPrimeJobs(this.#index, PRIME_THREADS) : []),
+      ...(this.#hot ? textPrimeJobs(this.#hotRanksEstimate(), PRIME_THREADS) : []),
+    ];
+    const readAhead = jobs.length > 0 ? primeInWorkers(this.#file, jobs, PRIME_THREADS) : Promise.resolve();
     if (this.#index) warmth.index = await warmIndex(this.#index, { budgetBytes: this.#indexBytes });
     if (this.#hot && this.#db.open) warmth.texts = await this.#hot.load(this.#db, { budgetBytes: this.#hotTextBytes });
+    await readAhead;
     return warmth;
+  }
+
+  /** How many of the most viewed transcripts SEARCH_TEXT_MB holds, from the mean size of the first 200. */
+  #hotRanksEstimate(): number {
+    const mean = this.#db
+      .prepare("SELECT avg(length(CAST(t.script AS BLOB))) FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id <= 200")
+      .pluck()
+      .get() as number | null;
+    return Math.ceil(this.#hotTextBytes / Math.max(1024, mean ?? 0));
   }
 
   close(): void {

@@ -1,0 +1,86 @@
+/**
+ * Read-ahead for the search memory: worker threads read, in parallel, the
+ * parts of the database that `warm()` is about to read one page at a time,
+ * so that those reads find them in the operating system's cache.
+ *
+ * The FTS5 index's pages are scattered over the file (its final segment is
+ * written into pages freed by the segments it replaced), and one reader
+ * waiting on each page in turn got about 80 MB/s from this machine's disk;
+ * several readers at once keep more requests in flight. What the workers
+ * read is a hint and nothing else: if they are slow, fail or read the wrong
+ * pages, the warm-up still reads everything itself.
+ */
+import { createRequire } from "node:module";
+import { Worker } from "node:worker_threads";
+import type Database from "better-sqlite3";
+
+/** One statement run to its end in a worker, its rows discarded. */
+export interface PrimeJob {
+  sql: string;
+  args: number[];
+}
+
+/** Plain CommonJS evaluated in the worker, so it runs the same under tsx, vitest and node. */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+const Database = require(workerData.driver);
+const db = new Database(workerData.path, { readonly: true, fileMustExist: true });
+db.pragma("mmap_size = 0");
+db.pragma("cache_size = 64");
+for (const job of workerData.jobs) for (const row of db.prepare(job.sql).raw().iterate(...job.args)) void row;
+db.close();
+parentPort.postMessage("done");
+`;
+
+/**
+ * Jobs that read the FTS5 segment pages (`transcript_fts_data` rows with the
+ * rowids FTS5 gives a segment's leaf pages: the segment id above bit 37, the
+ * page number below) in `parts` ranges per segment, from the segment index.
+ */
+export function indexPrimeJobs(db: Database.Database, parts: number): PrimeJob[] {
+  const segments = db.prepare("SELECT segid, max(pgno) AS pages FROM transcript_fts_idx GROUP BY segid").all() as { segid: number; pages: number }[];
+  const jobs: PrimeJob[] = [];
+  const sql = "SELECT length(block) FROM transcript_fts_data WHERE id BETWEEN ? AND ?";
+  for (const { segid, pages } of segments) {
+    const base = segid * 2 ** 37;
+    const step = Math.ceil((pages + 1) / parts);
+    for (let from = 0; from <= pages; from += step) {
+      // The last range runs to the end of the segment's leaf ids (its doclist-index pages start at bit 36).
+      const to = from + step > pages ? 2 ** 36 - 1 : from + step - 1;
+      jobs.push({ sql, args: [base + from, base + to] });
+    }
+  }
+  return jobs;
+}
+
+/** Jobs that read the text of videos `1..lastRank` (the most viewed), in `parts` ranges. */
+export function textPrimeJobs(lastRank: number, parts: number): PrimeJob[] {
+  const sql = "SELECT length(substr(t.script, -1)) FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id BETWEEN ? AND ?";
+  const step = Math.max(1, Math.ceil(lastRank / parts));
+  const jobs: PrimeJob[] = [];
+  for (let from = 1; from <= lastRank; from += step) jobs.push({ sql, args: [from, Math.min(lastRank, from + step - 1)] });
+  return jobs;
+}
+
+/**
+ * Runs the jobs over `threads` workers, round robin, and resolves when all
+ * have finished; never rejects (a failed read-ahead is only a slower warm-up).
+ */
+export async function primeInWorkers(file: string, jobs: readonly PrimeJob[], threads: number): Promise<void> {
+  const shares = Array.from({ length: Math.max(1, threads) }, (): PrimeJob[] => []);
+  jobs.forEach((job, i) => shares[i % shares.length]!.push(job));
+  const driver = createRequire(import.meta.url).resolve("better-sqlite3");
+  await Promise.all(
+    shares
+      .filter((share) => share.length > 0)
+      .map(
+        (share) =>
+          new Promise<void>((resolve) => {
+            const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path: file, driver, jobs: share } });
+            worker.once("message", () => resolve());
+            worker.once("error", () => resolve());
+            worker.once("exit", () => resolve());
+          }),
+      ),
+  );
+}
