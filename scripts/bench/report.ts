@@ -168,13 +168,15 @@ What the rows measure:
 - **1 corpus+artifacts**: the synthetic corpus (seeded, \`pipeline/corpus\`) as JSONL, then the
   pipeline's own build and publish stages. "records/s" counts parsed, validated and staged records.
 - **2 server**: \`server/main.ts\` as a child process (rate limit raised, access log off);
-  start = spawn until the first 200 from /healthz (the catalog is open by then); RSS from /proc.
+  start = spawn until the first 200 from /healthz (the catalog is open and its search memory
+  filled by then); RSS from /proc.
   Mixed load: 4 clients, 60% search, 25% transcript, 5% bulk, 5% channel listing, 5% stats.
 - **3 search**: a fixed, seeded set of queries derived from the corpus (1-4 words; frequent, mid,
   rare and stop words; word runs sampled from transcripts; 1/8 with a channel filter, 1/8 with
   minViews, 1/8 with offsets 100-990), 10 results each, timed from request to last body byte over
-  keep-alive connections. FIRST pass = a freshly started server (empty result cache; the OS page
-  cache is warm from earlier phases); repeated pass = the same set again (cached ranked heads).
+  keep-alive connections. FIRST pass = a freshly started server (empty result cache; its search
+  memory filled at start; the OS page cache holds whatever earlier phases and DAMON reclaim left);
+  repeated pass = the same set again (cached ranked heads).
 - **4 quality**: known items = sampled transcripts and a run of 2-4 consecutive words of each that
   occurs as a phrase in no other transcript (FTS5 phrase query), sent unquoted; hit = in the top 10.
 - **5 serving**: autocannon, 64 connections, real server and a bare node:http process serving the
