@@ -13,6 +13,7 @@
  * The rows are what the database holds, so answers do not change.
  */
 import type Database from "better-sqlite3";
+import type { Warmth, WarmOptions } from "./index-memory.js";
 
 export interface HotRow {
   words: number;
@@ -21,21 +22,8 @@ export interface HotRow {
   bytes: Buffer;
 }
 
-export interface HotWarmth {
+export interface HotWarmth extends Warmth {
   transcripts: number;
-  /** Bytes of text held. */
-  bytes: number;
-  /** "budget": the budget ran out before the last transcript; "closed": the database was closed meanwhile. */
-  outcome: "complete" | "budget" | "closed";
-  ms: number;
-}
-
-export interface HotLoadOptions {
-  budgetBytes: number;
-  /** Rows read per slice (default 512, a few MiB). */
-  sliceRows?: number;
-  /** Awaited before each slice; default: the next turn of the event loop. */
-  pause?: () => Promise<void>;
 }
 
 /** What a Buffer and its row cost beside their bytes. */
@@ -61,10 +49,10 @@ export class HotTranscripts {
 
   /**
    * Reads the primary transcripts of the artifact set in rank order, a
-   * slice per turn of the event loop (searches answer meanwhile, reading
+   * slice (512 rows, a few MiB) per turn of the event loop (searches answer meanwhile, reading
    * from the database what is not here yet), until the budget is spent.
    */
-  async load(db: Database.Database, options: HotLoadOptions): Promise<HotWarmth> {
+  async load(db: Database.Database, options: WarmOptions): Promise<HotWarmth> {
     const { budgetBytes, sliceRows = 512, pause = () => new Promise<void>((resolve) => setImmediate(resolve)) } = options;
     const started = performance.now();
     const done = (outcome: HotWarmth["outcome"]): HotWarmth => ({ transcripts: this.#count, bytes: this.#bytes, outcome, ms: performance.now() - started });

@@ -14,18 +14,21 @@
  */
 import Database from "better-sqlite3";
 
-export interface IndexWarmth {
-  /** Bytes of index read into the cache. */
+/** How a warm-up in slices ended (this one and hot-transcripts.ts). */
+export interface Warmth {
+  /** Bytes read into memory. */
   bytes: number;
-  /** "budget": the budget ran out before the whole index was read; "closed": the catalog was closed meanwhile. */
+  /** "budget": the budget ran out before everything was read; "closed": the database was closed meanwhile. */
   outcome: "complete" | "budget" | "closed";
   ms: number;
 }
 
+export type IndexWarmth = Warmth;
+
 export interface WarmOptions {
-  /** Stop once this many bytes of index pages are read. */
+  /** Stop once this many bytes are read. */
   budgetBytes: number;
-  /** Index rows (pages) read per slice; default 2048, about 8 MiB, a few milliseconds between two requests. */
+  /** Rows read per slice, a few milliseconds of work between two requests (default: the warm-up's own). */
   sliceRows?: number;
   /** Awaited before each slice; default: the next turn of the event loop. */
   pause?: () => Promise<void>;
@@ -48,7 +51,7 @@ export function openIndexConnection(file: string, budgetBytes: number): Database
 /**
  * Reads the index into the connection's page cache: the vocabulary and the
  * segment index whole, then the segment pages (`transcript_fts_data`, one
- * FTS5 page per row) until `budgetBytes`. Slices of rows are read between
+ * FTS5 page per row, 2048 per slice, about 8 MiB) until `budgetBytes`. Slices of rows are read between
  * turns of the event loop (`pause`), so a server can warm a set while it
  * serves; stops early when the connection is closed.
  */
