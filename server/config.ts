@@ -56,7 +56,7 @@ export const SETTINGS: readonly Setting[] = [
   },
   {
     name: "SEARCH_TEXT_MB",
-    default: "512",
+    default: "1024",
     help: "Memory for the text of the most viewed transcripts (0 to 65536), read at start from rank 1 down: ranking and snippets read those from memory. 0: every text is read from the database.",
   },
   { name: "BULK_FETCH_CONCURRENCY", default: "4", help: "Missing transcripts a bulk request fetches from the source at once." },
