@@ -68,7 +68,8 @@ const LIVE_CANDIDATES = 1000;
  */
 export function openCatalog(options: CatalogOptions): ArtifactCatalog {
   const manifest = readManifest(options.dir);
-  const db = new Database(join(options.dir, ARTIFACT_FILES.database), { readonly: true, fileMustExist: true });
+  const file = join(options.dir, ARTIFACT_FILES.database);
+  const db = new Database(file, { readonly: true, fileMustExist: true });
   let index: Database.Database | undefined;
   try {
     db.pragma(`mmap_size = ${options.mmapBytes ?? 256 * 1024 * 1024}`);
@@ -79,8 +80,8 @@ export function openCatalog(options: CatalogOptions): ArtifactCatalog {
     }
     const titles = importTitleIndex(readFileSync(join(options.dir, ARTIFACT_FILES.titleIndex), "utf8"));
     const indexBytes = options.indexBytes ?? 0;
-    index = indexBytes > 0 ? openIndexConnection(join(options.dir, ARTIFACT_FILES.database), indexBytes) : undefined;
-    const catalog = new ArtifactCatalog(db, manifest, titles, { ...options, file: join(options.dir, ARTIFACT_FILES.database) }, index);
+    index = indexBytes > 0 ? openIndexConnection(file, indexBytes) : undefined;
+    const catalog = new ArtifactCatalog(db, manifest, titles, { ...options, file }, index);
     options.live?.reconcile(manifest.liveSeq, (record) => catalog.placement(record));
     return catalog;
   } catch (error) {
@@ -218,9 +219,10 @@ export class ArtifactCatalog implements Catalog {
 
   /**
    * Reads into memory the full-text index (index-memory.ts), then the text
-   * of the most viewed transcripts (hot-transcripts.ts), a slice per turn
-   * of the event loop. Searches answer meanwhile, reading from storage what
-   * is not in memory yet, with the same results.
+   * of the most viewed transcripts (hot-transcripts.ts), then touches the
+   * videos table, a slice per turn of the event loop. Searches answer
+   * meanwhile, reading from storage what is not in memory yet, with the
+   * same results.
    */
   async warm(): Promise<CatalogWarmth> {
     const warmth: CatalogWarmth = {};
