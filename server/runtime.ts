@@ -12,7 +12,7 @@ import { ArtifactSwitch, type SwitchOutcome, type SwitchTrigger } from "./artifa
 import { CatalogHolder } from "./artifact-set/catalog-holder.js";
 import { CurrentWatcher } from "./artifact-set/current-watcher.js";
 import type { Config } from "./config.js";
-import { openCatalog, type ArtifactCatalog } from "./data/artifact-catalog.js";
+import { openCatalog, type ArtifactCatalog, type CatalogOptions } from "./data/artifact-catalog.js";
 import { LiveStore } from "./data/live-store.js";
 import { createLiveFetcher, type LiveFetcher } from "./live/live-fetcher.js";
 import { errorFields, type Logger } from "./log.js";
@@ -45,14 +45,7 @@ export function openRuntime(config: Config, options: RuntimeOptions): Runtime {
   const { log } = options;
   const live = LiveStore.open(join(config.dataDir, LIVE_STORE_FILE));
   try {
-    const open = (dir: string): ArtifactCatalog =>
-      openCatalog({
-        dir,
-        live,
-        cacheBytes: config.dbCacheMb * 2 ** 20,
-        indexBytes: config.searchIndexMb * 2 ** 20,
-        hotTextBytes: config.searchTextMb * 2 ** 20,
-      });
+    const open = (dir: string): ArtifactCatalog => openCatalog({ dir, live, ...catalogMemory(config) });
     // A set switched to while serving warms its index in the background; the first one is warmed before listening (main.ts).
     const openAndWarm = (dir: string): ArtifactCatalog => {
       const catalog = open(dir);
@@ -110,6 +103,15 @@ export function openRuntime(config: Config, options: RuntimeOptions): Runtime {
     live.close();
     throw error;
   }
+}
+
+/** The memory settings of an artifact set's catalog, as the server opens it. */
+export function catalogMemory(config: Config): Pick<CatalogOptions, "cacheBytes" | "indexBytes" | "hotTextBytes"> {
+  return {
+    cacheBytes: config.dbCacheMb * 2 ** 20,
+    indexBytes: config.searchIndexMb * 2 ** 20,
+    hotTextBytes: config.searchTextMb * 2 ** 20,
+  };
 }
 
 /** Warms a catalog's search memory (index, then the most viewed transcripts' text) and logs how it went; never rejects. */
