@@ -59,6 +59,11 @@ export const SETTINGS: readonly Setting[] = [
     default: "1024",
     help: "Memory for the text of the most viewed transcripts (0 to 65536), read at start from rank 1 down: ranking and snippets read those from memory. 0: every text is read from the database.",
   },
+  {
+    name: "SEARCH_READ_THREADS",
+    default: "4",
+    help: "Worker threads (0 to 64) that read in parallel the transcripts a search is about to read from the database one by one (those not in SEARCH_TEXT_MB). 0: each is read when needed.",
+  },
   { name: "BULK_FETCH_CONCURRENCY", default: "4", help: "Missing transcripts a bulk request fetches from the source at once." },
   { name: "YOUTUBE_ORIGIN", default: "https://www.youtube.com", help: "Scheme and host every YouTube URL is built on; point it at the local stand-in for tests and demos." },
   { name: "YOUTUBE_PROXY_URLS", default: "", help: "Comma-separated http(s) proxy URLs for upstream calls, rotated per request on a fresh connection; empty: direct." },
@@ -127,6 +132,7 @@ const EnvSchema = z.object({
   DB_CACHE_MB: integer("DB_CACHE_MB", 1, 65536),
   SEARCH_INDEX_MB: integer("SEARCH_INDEX_MB", 0, 65536),
   SEARCH_TEXT_MB: integer("SEARCH_TEXT_MB", 0, 65536),
+  SEARCH_READ_THREADS: integer("SEARCH_READ_THREADS", 0, 64),
   YOUTUBE_ORIGIN: z.string().trim().refine(isOrigin, "YOUTUBE_ORIGIN must be an http(s) scheme and host only, like https://www.youtube.com"),
   YOUTUBE_PROXY_URLS: z
     .string()
@@ -176,6 +182,7 @@ export interface Config {
   dbCacheMb: number;
   searchIndexMb: number;
   searchTextMb: number;
+  searchReadThreads: number;
   youtubeOrigin: string;
   /** May hold credentials: never log them. */
   youtubeProxyUrls: readonly string[];
@@ -236,6 +243,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbCacheMb: v.DB_CACHE_MB,
     searchIndexMb: v.SEARCH_INDEX_MB,
     searchTextMb: v.SEARCH_TEXT_MB,
+    searchReadThreads: v.SEARCH_READ_THREADS,
     youtubeOrigin: new URL(v.YOUTUBE_ORIGIN).origin,
     youtubeProxyUrls: v.YOUTUBE_PROXY_URLS,
     youtubeTimeoutMs: v.YOUTUBE_TIMEOUT_MS,

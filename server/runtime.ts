@@ -45,7 +45,7 @@ export function openRuntime(config: Config, options: RuntimeOptions): Runtime {
   const { log } = options;
   const live = LiveStore.open(join(config.dataDir, LIVE_STORE_FILE));
   try {
-    const open = (dir: string): ArtifactCatalog => openCatalog({ dir, live, ...catalogMemory(config) });
+    const open = (dir: string): ArtifactCatalog => openCatalog({ dir, live, ...catalogSettings(config) });
     // A set switched to while serving warms its index in the background; the first one is warmed before listening (main.ts).
     const openAndWarm = (dir: string): ArtifactCatalog => {
       const catalog = open(dir);
@@ -105,12 +105,13 @@ export function openRuntime(config: Config, options: RuntimeOptions): Runtime {
   }
 }
 
-/** The memory settings of an artifact set's catalog, as the server opens it. */
-export function catalogMemory(config: Config): Pick<CatalogOptions, "cacheBytes" | "indexBytes" | "hotTextBytes"> {
+/** The memory and read-thread settings of an artifact set's catalog, as the server opens it. */
+export function catalogSettings(config: Config): Pick<CatalogOptions, "cacheBytes" | "indexBytes" | "hotTextBytes" | "readThreads"> {
   return {
     cacheBytes: config.dbCacheMb * 2 ** 20,
     indexBytes: config.searchIndexMb * 2 ** 20,
     hotTextBytes: config.searchTextMb * 2 ** 20,
+    readThreads: config.searchReadThreads,
   };
 }
 

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { ARTIFACT_FILES } from "../../pipeline/contract.js";
 import { loadConfig } from "../../server/config.js";
 import { openCatalog } from "../../server/data/artifact-catalog.js";
-import { catalogMemory } from "../../server/runtime.js";
+import { catalogSettings } from "../../server/runtime.js";
 import { findOccurrences } from "../../server/data/occurrences.js";
 import { parseSearchQuery } from "../../server/data/query.js";
 import { makeSnippet } from "../../server/data/snippet.js";
@@ -83,7 +83,7 @@ export async function comparePeers(options: {
 
   // Ours, in-process, fresh catalog, as the server opens it (server/runtime.ts, server/main.ts).
   const config = loadConfig({ ...process.env, DATA_DIR: options.artifactsDir });
-  const catalog = openCatalog({ dir: options.artifactsDir, ...catalogMemory(config) });
+  const catalog = openCatalog({ dir: options.artifactsDir, ...catalogSettings(config) });
   const transcripts = catalog.manifest.counts.transcripts;
   try {
     await catalog.warm();

@@ -19,6 +19,7 @@ import { TranscriptTables } from "./transcript-tables.js";
 import { HotTranscripts, type HotWarmth } from "./hot-transcripts.js";
 import { openIndexConnection, warmIndex, type IndexWarmth } from "./index-memory.js";
 import { indexPrimeJobs, primeInWorkers, textPrimeJobs } from "./prime.js";
+import { TextPrefetch } from "./text-prefetch.js";
 
 export { ArtifactError };
 
@@ -48,6 +49,12 @@ export interface CatalogOptions {
    * filled by `warm()`. 0 (the default): every text is read from the database.
    */
   hotTextBytes?: number;
+  /**
+   * Worker threads that read ahead, in parallel, the texts a search is about
+   * to read from the database one by one (text-prefetch.ts). 0 (the
+   * default): none, each is read when it is needed.
+   */
+  readThreads?: number;
 }
 
 /** What `warm()` read into memory; a part is undefined when its memory is 0. */
@@ -100,6 +107,7 @@ export class ArtifactCatalog implements Catalog {
   readonly #indexBytes: number;
   readonly #hot: HotTranscripts | undefined;
   readonly #hotTextBytes: number;
+  readonly #prefetch: TextPrefetch | undefined;
   readonly #tables: TranscriptTables;
   readonly #live: LiveStore | undefined;
   readonly #liveTables: TranscriptTables | undefined;
@@ -118,6 +126,7 @@ export class ArtifactCatalog implements Catalog {
     this.#indexBytes = options.indexBytes ?? 0;
     this.#hotTextBytes = options.hotTextBytes ?? 0;
     this.#hot = this.#hotTextBytes > 0 ? new HotTranscripts() : undefined;
+    this.#prefetch = (options.readThreads ?? 0) > 0 ? new TextPrefetch(options.file, options.readThreads!) : undefined;
     this.manifest = manifest;
     this.#tables = new TranscriptTables(db);
     this.#live = options.live;
@@ -136,7 +145,7 @@ export class ArtifactCatalog implements Catalog {
     };
     const shards: SearchShard[] = [
       {
-        search: new ShardSearch(db, titles, frequencies, { ...settings, popularityOrdered: true }, { index, hot: this.#hot }),
+        search: new ShardSearch(db, titles, frequencies, { ...settings, popularityOrdered: true }, { index, hot: this.#hot, prefetch: this.#prefetch }),
         generation: () => 0,
       },
     ];
@@ -220,7 +229,8 @@ export class ArtifactCatalog implements Catalog {
   /**
    * Reads into memory the full-text index (index-memory.ts), then the text
    * of the most viewed transcripts (hot-transcripts.ts), then touches the
-   * videos table, a slice per turn of the event loop. Searches answer
+   * videos table, a slice per turn of the event loop, and waits for the
+   * text read-ahead threads to start (text-prefetch.ts). Searches answer
    * meanwhile, reading from storage what is not in memory yet, with the
    * same results.
    */
@@ -236,6 +246,7 @@ export class ArtifactCatalog implements Catalog {
     if (this.#hot && this.#db.open) warmth.texts = await this.#hot.load(this.#db, { budgetBytes: this.#hotTextBytes });
     if (this.#index || this.#hot) await this.#touchVideos();
     await readAhead;
+    await this.#prefetch?.ready();
     return warmth;
   }
 
@@ -267,6 +278,7 @@ export class ArtifactCatalog implements Catalog {
   }
 
   close(): void {
+    this.#prefetch?.close();
     if (this.#index?.open) this.#index.close();
     if (this.#db.open) this.#db.close();
   }

@@ -125,6 +125,10 @@ export class TranscriptSearch {
     });
     const hasMore = page.length > params.limit;
     page.length = Math.min(page.length, params.limit);
+    // The page's texts are read for snippets: the ones not read yet are read ahead together, per source.
+    for (const source of new Set(page.map((p) => p.source))) {
+      source.shard.search.prefetch(page.filter((p) => p.source === source).map((p) => p.id), this.#head(source).snippets);
+    }
     const results = page.map(({ source, id }) => source.shard.search.hit(id, parsed, this.#head(source).snippets));
     const totalExact = counts.every((c) => c.totalExact);
     const counted = counts.reduce((sum, c) => sum + c.total, 0);

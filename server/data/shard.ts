@@ -16,6 +16,7 @@ import { containsPhrase } from "./phrase.js";
 import { countTerms } from "./term-counts.js";
 import type { ParsedQuery } from "./query.js";
 import { makeSnippet } from "./snippet.js";
+import type { TextPrefetch } from "./text-prefetch.js";
 
 /** Occurrences per term considered for a snippet window: the best window among the first few dozen is good enough. */
 const SNIPPET_SPANS = 64;
@@ -88,6 +89,7 @@ export class ShardSearch {
   readonly #options: ShardOptions;
   readonly #frequencies: DocumentFrequencies;
   readonly #hot: HotTranscripts | undefined;
+  readonly #prefetch: TextPrefetch | undefined;
   readonly #sql;
 
   /**
@@ -96,16 +98,19 @@ export class ShardSearch {
    * in its own page cache (index-memory.ts), else the same one.
    * `memory.hot` holds the text of the most viewed transcripts
    * (hot-transcripts.ts), read instead of the database where it has them.
+   * `memory.prefetch` reads in parallel the other texts a query is about to
+   * read one by one (text-prefetch.ts).
    */
   constructor(
     db: Database.Database,
     titles: TitleIndex | undefined,
     frequencies: DocumentFrequencies,
     options: ShardOptions,
-    memory: { index?: Database.Database; hot?: HotTranscripts } = {},
+    memory: { index?: Database.Database; hot?: HotTranscripts; prefetch?: TextPrefetch } = {},
   ) {
     const index = memory.index ?? db;
     this.#hot = memory.hot;
+    this.#prefetch = memory.prefetch;
     this.#titles = titles;
     this.#options = options;
     this.#frequencies = frequencies;
@@ -212,6 +217,7 @@ export class ShardSearch {
     }
     const inText = counted.filter((i) => !fromIndex.has(i));
     const inTextTerms = inText.map((i) => terms[i]!);
+    if (inText.length > 0 && !confirmed) this.prefetch(candidates);
     const scored = candidates.map((id) => {
       const frequencies = new Array<number>(terms.length).fill(1);
       for (const [i, counts] of fromIndex) frequencies[i] = Math.max(1, counts.get(id) ?? 1);
@@ -275,8 +281,11 @@ export class ShardSearch {
     const candidates = this.#sql.matches.all(near, query.maxRank, query.minViews, k + maxFailures + 1, 0) as number[];
     const confirmed = new Map<number, { words: number; views: number; bytes: Buffer }>();
     let failures = 0;
-    for (const id of candidates) {
+    // The first k are read whatever happens; the rest only as far as failures make room for them.
+    this.prefetch(candidates.slice(0, k));
+    for (const [at, id] of candidates.entries()) {
       if (confirmed.size === k) break;
+      if (at === k) this.prefetch(candidates.slice(k));
       const row = this.#scoringRow(id);
       if (containsPhrase(row.bytes, terms, rarest.position)) confirmed.set(id, row);
       else if (++failures > maxFailures) return undefined;
@@ -296,6 +305,15 @@ export class ShardSearch {
   stream(query: ShardQuery, from: number, count: number): number[] {
     if (count <= 0) return [];
     return this.#sql.matches.all(query.expression, query.maxRank, query.minViews, count, from) as number[];
+  }
+
+  /**
+   * Has the text of those of `ids` not held in memory read ahead in parallel
+   * (text-prefetch.ts).
+   */
+  prefetch(ids: readonly number[], snippets?: ReadonlyMap<number, string>): void {
+    if (!this.#prefetch) return;
+    this.#prefetch.read(ids.filter((id) => !this.#hot?.get(id) && !snippets?.has(id)));
   }
 
   /** A result row, with its snippet made once per query and kept in `snippets`. */

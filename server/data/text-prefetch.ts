@@ -1,0 +1,125 @@
+/**
+ * Parallel reads of the transcript texts a search is about to read one by
+ * one: the candidates it scores by counting terms in their text, the ones
+ * it confirms a phrase in, and the page it cuts snippets from.
+ *
+ * Those that are not held in memory (hot-transcripts.ts) are read from the
+ * database, and where the operating system's cache no longer holds them,
+ * from disk: one reader waiting on each text in turn. Here a few worker
+ * threads, each with its own read-only connection, read them at once, which
+ * keeps several requests in flight; the search waits for them (bounded by a
+ * deadline) and then reads the rows itself, from the operating system's
+ * cache. What the workers read is a hint and nothing else: if they are
+ * slow, fail or are gone, the search reads everything itself, with the
+ * same results.
+ *
+ * The search is synchronous (better-sqlite3), so the wait is too: the
+ * thread blocks on a shared counter (Atomics.wait), as it would on its own
+ * reads, for less time.
+ */
+import { createRequire } from "node:module";
+import { Worker } from "node:worker_threads";
+
+/** Below this many texts to read, the hand-off to the workers costs more than it saves. */
+export const MIN_PREFETCH = 4;
+
+/** Longest a search waits for the workers before it reads what is left itself. */
+const DEADLINE_MS = 100;
+
+/** Counters shared with the workers: batches done, rows read. */
+const DONE = 0;
+const ROWS = 1;
+
+/** Plain CommonJS evaluated in the worker, so it runs the same under tsx, vitest and node (as prime.ts). */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+const Database = require(workerData.driver);
+const counters = new Int32Array(workerData.counters);
+let db;
+try {
+  db = new Database(workerData.path, { readonly: true, fileMustExist: true });
+  db.pragma("mmap_size = 0");
+  db.pragma("cache_size = 64");
+} catch {
+  db = undefined;
+}
+const text = db && db.prepare("SELECT length(t.script) FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?").pluck();
+parentPort.postMessage("ready");
+parentPort.on("message", (ids) => {
+  let rows = 0;
+  try {
+    if (text) for (const id of ids) if (text.get(id) !== undefined) rows++;
+  } catch {}
+  Atomics.add(counters, ${ROWS}, rows);
+  Atomics.add(counters, ${DONE}, 1);
+  Atomics.notify(counters, ${DONE});
+});
+`;
+
+export class TextPrefetch {
+  readonly #workers: Worker[];
+  readonly #counters = new Int32Array(new SharedArrayBuffer(8));
+  /** Batches handed to the workers so far; each worker works through its own in order. */
+  #posted = 0;
+  #closed = false;
+  #started = 0;
+  readonly #ready: Promise<void>;
+
+  /** Starts `threads` workers reading `file` (an artifact database). */
+  constructor(file: string, threads: number) {
+    const driver = createRequire(import.meta.url).resolve("better-sqlite3");
+    let started: () => void;
+    this.#ready = new Promise((resolve) => (started = resolve));
+    this.#workers = Array.from({ length: Math.max(1, threads) }, () => {
+      const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path: file, driver, counters: this.#counters.buffer } });
+      worker.unref();
+      worker.once("message", () => {
+        if (++this.#started === this.#workers.length) started();
+      });
+      // A worker that dies takes its batches with it, and every later wait would run to the deadline: stop using them all.
+      worker.on("error", () => this.close());
+      worker.on("exit", () => {
+        this.close();
+        started();
+      });
+      return worker;
+    });
+  }
+
+  /** Resolves once every worker has started (or the prefetch has closed); until then `read` reads nothing. */
+  ready(): Promise<void> {
+    return this.#ready;
+  }
+
+  /**
+   * Has the workers read the texts of `ids` (video ids of the artifact set),
+   * and waits until they have, at most DEADLINE_MS. Returns the rows they read
+   * in that time (0 when too few ids to be worth it, before `ready()` or
+   * after `close()`).
+   */
+  read(ids: readonly number[]): number {
+    if (this.#closed || this.#started < this.#workers.length || ids.length < MIN_PREFETCH) return 0;
+    const rowsBefore = Atomics.load(this.#counters, ROWS);
+    const shares = this.#workers.map((): number[] => []);
+    ids.forEach((id, i) => shares[i % shares.length]!.push(id));
+    shares.forEach((share, i) => {
+      if (share.length === 0) return;
+      this.#workers[i]!.postMessage(share);
+      this.#posted++;
+    });
+    const deadline = performance.now() + DEADLINE_MS;
+    for (;;) {
+      const done = Atomics.load(this.#counters, DONE);
+      const left = deadline - performance.now();
+      if (done >= this.#posted || left <= 0) break;
+      Atomics.wait(this.#counters, DONE, done, left);
+    }
+    return Atomics.load(this.#counters, ROWS) - rowsBefore;
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const worker of this.#workers) void worker.terminate();
+  }
+}
