@@ -42,6 +42,8 @@ export interface BenchOptions {
   quiet: boolean;
   /** Print and write the report of the last run in `out` without measuring. */
   reportOnly: boolean;
+  /** Drop the database file from the page cache before the server's first start (page-cache.ts). */
+  dropCache: boolean;
 }
 
 interface OptionSpec {
@@ -57,6 +59,7 @@ export const OPTION_TABLE: readonly OptionSpec[] = [
   { name: "direct", default: "off", help: "Build straight from the generator's JSONL instead of crawling and fetching through the stand-in with `npm run pipeline -- run`." },
   { name: "pipeline", default: "on", help: "The full path (the default): stand-in + `npm run pipeline -- run`." },
   { name: "skip-pipeline", default: "off", help: "Use the artifact set already in --out." },
+  { name: "drop-cache", default: "off", help: "Drop the database file from the operating system's page cache (GNU dd iflag=nocache) before the server's first start." },
   { name: "phases", default: PHASES.join(","), help: "Comma-separated phases to run." },
   { name: "queries", default: "240", help: "Queries in the fixed search set." },
   { name: "known-items", default: "500", help: "Transcripts sampled for known-item recall@10." },
@@ -102,6 +105,7 @@ export function parseBenchArgs(argv: string[], cores: number): BenchOptions {
         direct: { type: "boolean" },
         pipeline: { type: "boolean" },
         "skip-pipeline": { type: "boolean" },
+        "drop-cache": { type: "boolean" },
         phases: { type: "string" },
         queries: { type: "string" },
         "known-items": { type: "string" },
@@ -146,5 +150,6 @@ export function parseBenchArgs(argv: string[], cores: number): BenchOptions {
     jobs: integer(values.jobs, Math.max(1, cores), "jobs", 1),
     quiet: values.quiet ?? false,
     reportOnly: values["report-only"] ?? false,
+    dropCache: values["drop-cache"] ?? false,
   };
 }

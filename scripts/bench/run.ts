@@ -27,6 +27,7 @@ import { measureRecall, type RecallResult } from "./recall.js";
 import { startServer, type ServerProcess } from "./server-process.js";
 import { measureServing, type ServingRow } from "./serving.js";
 import { soak, type SoakResult } from "./soak.js";
+import { dropFromPageCache } from "./page-cache.js";
 
 export interface SearchFigures {
   queries: number;
@@ -53,7 +54,7 @@ export interface BenchResults {
   load: Partial<Record<Phase | "end", number>>;
   build?: BuildRecord & { reused: boolean };
   /** Commit when the server was first started: others commit in the same tree, and a long build can span their commits. */
-  server?: { startMs: number; restartMs: number | undefined; rssAfterLoadMiB: number; commit: string };
+  server?: { startMs: number; restartMs: number | undefined; rssAfterLoadMiB: number; commit: string; pageCacheDropped?: boolean };
   search?: SearchFigures;
   recall?: RecallResult & { skipped: number };
   serving?: ServingRow[];
@@ -101,9 +102,13 @@ export async function runBench(options: BenchOptions, command: string, log: (lin
     const sample = sampleStored(databasePath, 500, options.seed);
 
     mark("server");
+    if (options.dropCache) {
+      dropFromPageCache(databasePath);
+      log("dropped the database from the page cache");
+    }
     log("starting the server");
     let server: ServerProcess = await start();
-    results.server = { startMs: server.startMs, restartMs: undefined, rssAfterLoadMiB: mib(server.rssBytes()), commit: machineInfo().commit };
+    results.server = { startMs: server.startMs, restartMs: undefined, rssAfterLoadMiB: mib(server.rssBytes()), commit: machineInfo().commit, pageCacheDropped: options.dropCache };
     log(`server answered after ${server.startMs.toFixed(0)} ms, RSS ${results.server.rssAfterLoadMiB} MiB`);
     await save();
     try {
