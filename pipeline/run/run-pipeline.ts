@@ -3,6 +3,7 @@
  * the exit code and the summary instead of exiting, so tests can call it
  * in-process and the CLI stays a thin shell around it.
  */
+import { setMaxListeners } from "node:events";
 import { existsSync } from "node:fs";
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -260,6 +261,9 @@ async function crawlAndFetch(
 ): Promise<{ crawl: CrawlResult; fetched: FetchResult }> {
   const stop = new AbortController();
   const both = AbortSignal.any([signal, stop.signal]);
+  // Each crawl or fetch call in flight listens on it until it ends (at most one per queue slot):
+  // past Node's default of 10 that is the configured concurrency, not a leak.
+  setMaxListeners(crawlOptions.concurrency + fetchOptions.concurrency, both);
   const feed = new CrawlProgress();
   const counts = { ok: 0, permanent: 0, failed: 0 };
   let channelsDone = 0;

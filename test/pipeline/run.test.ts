@@ -217,6 +217,26 @@ describe("the crawl and the fetch side by side", () => {
     }
   });
 
+  it("runs more calls at once than Node's default listener limit without a listener warning", async () => {
+    const fresh = tempDataDir();
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(warning);
+    process.on("warning", onWarning);
+    try {
+      // 16 fetches and 4 crawls in flight, each listening on the run's abort signal.
+      const list = writeChannelList(join(fresh.dir, "channels.txt"), world.corpus);
+      const summary = await run({ dataDir: fresh.dir, channelsFile: list, origin: world.standin.origin, concurrency: 16, build: false });
+      expect(summary.exitCode).toBe(EXIT.ok);
+      expect(summary.transcripts.fetched).toBe(150 - noTranscriptIds().length);
+      // Warnings are emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((w) => w.name === "MaxListenersExceededWarning").map((w) => w.message)).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+      fresh.cleanup();
+    }
+  });
+
   it("stops the fetch and fails the run when the crawl fails for a reason that is not YouTube's", async () => {
     const fresh = tempDataDir();
     try {
