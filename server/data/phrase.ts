@@ -7,10 +7,11 @@
  * rarer words.
  *
  * ASCII text and terms are checked around each occurrence of the anchor term
- * without tokenizing the whole text; anything else goes through `tokenize`.
+ * without tokenizing the whole text; anything else is tokenized as far as
+ * the phrase's first occurrence.
  */
 import { isAscii } from "node:buffer";
-import { tokenize } from "../../pipeline/text.js";
+import { foldedTokens } from "../../pipeline/text.js";
 
 const ASCII_TERM = /^[a-z0-9]+$/;
 
@@ -22,7 +23,7 @@ function isAsciiWord(code: number): boolean {
 export function containsPhrase(bytes: Buffer, terms: readonly string[], anchor: number): boolean {
   if (terms.length === 0) return false;
   if (terms.every((t) => ASCII_TERM.test(t)) && isAscii(bytes)) return containsAsciiPhrase(bytes.toString("latin1").toLowerCase(), terms, anchor);
-  return containsTokens(tokenize(bytes.toString("utf8")), terms);
+  return containsTokens(bytes.toString("utf8"), terms);
 }
 
 function containsAsciiPhrase(text: string, terms: readonly string[], anchor: number): boolean {
@@ -59,10 +60,13 @@ function matchesAfter(text: string, from: number, terms: readonly string[], anch
   return true;
 }
 
-function containsTokens(tokens: readonly string[], terms: readonly string[]): boolean {
-  outer: for (let i = 0; i + terms.length <= tokens.length; i++) {
-    for (let j = 0; j < terms.length; j++) if (tokens[i + j] !== terms[j]) continue outer;
-    return true;
+/** Tokenizes `text` only as far as the first occurrence of the phrase: the last terms.length tokens are compared after each one. */
+function containsTokens(text: string, terms: readonly string[]): boolean {
+  const window: string[] = [];
+  for (const token of foldedTokens(text)) {
+    window.push(token);
+    if (window.length > terms.length) window.shift();
+    if (window.length === terms.length && window.every((t, j) => t === terms[j])) return true;
   }
   return false;
 }

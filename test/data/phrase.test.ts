@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
-import { tokenize } from "../../pipeline/text.js";
+import { foldTerm, tokenize } from "../../pipeline/text.js";
 import { openCatalog, type ArtifactCatalog } from "../../server/data/artifact-catalog.js";
 import { containsPhrase } from "../../server/data/phrase.js";
 import { SCAN_BYTES } from "../../server/data/term-counts.js";
@@ -51,6 +51,23 @@ describe("containsPhrase", () => {
     expect(has("Die BRÜCKEN — über den Fluss", "brucken uber den")).toBe(true);
     expect(has("Die Brücken am Fluss", "brucken uber")).toBe(false);
     expect(has("naïve café society", "naive cafe")).toBe(true);
+  });
+
+  it("finds phrases that repeat a term in non-ASCII text, wherever they are", () => {
+    expect(has("über so so so good", "so so good")).toBe(true);
+    expect(has("über so good so so", "so so good")).toBe(false);
+    expect(has(`Größe ${"wort ".repeat(5000)}en la Recette`, "en la recette")).toBe(true);
+    expect(has("en la Größe recette", "en la recette")).toBe(false);
+  });
+
+  it("folds an ASCII token as the full Unicode fold does", () => {
+    const full = (token: string) => token.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase();
+    for (let code = 0; code < 128; code++) {
+      const token = `A${String.fromCharCode(code)}z9Q`;
+      expect(foldTerm(token)).toBe(full(token));
+    }
+    expect(foldTerm("BRÜCKEN")).toBe("brucken");
+    expect(tokenize("Die Brücken, ÜBER den Fluss")).toEqual(["die", "brucken", "uber", "den", "fluss"]);
   });
 });
 
