@@ -90,6 +90,8 @@ export class ShardSearch {
   readonly #frequencies: DocumentFrequencies;
   readonly #hot: HotTranscripts | undefined;
   readonly #prefetch: TextPrefetch | undefined;
+  /** The last title lookup and the query it was made for (#titleMatches). */
+  #lastTitles: { parsed: ParsedQuery; fields: { field: string; result: number[] }[] } | undefined;
   readonly #sql;
 
   /**
@@ -206,7 +208,7 @@ export class ShardSearch {
     const candidates = confirmed ? [...confirmed.keys()] : (this.#sql.matches.all(query.expression, query.maxRank, query.minViews, k, 0) as number[]);
     const idf = dfs.map((df) => inverseDocumentFrequency(df, corpus.documents));
     const titleTerms = terms.filter((_, i) => dfs[i]! <= corpus.documents * this.#options.titleTermMaxShare);
-    const boosts = this.#titleMatches(titleTerms, candidates);
+    const boosts = this.#titleMatches(query.parsed, titleTerms, candidates);
     // Every candidate contains every term (the tiers AND them), so tf ≥ 1. Terms in most transcripts
     // ("the", "i") carry almost no idf and are costly to count: they are scored as present, tf = 1.
     const counted = terms.flatMap((term, i) => (dfs[i]! <= corpus.documents * this.#options.countTermMaxShare ? [i] : []));
@@ -338,12 +340,20 @@ export class ShardSearch {
     return this.#options.candidates;
   }
 
-  /** Multipliers for candidates whose title or channel name matches the query (FlexSearch). */
-  #titleMatches(terms: string[], candidates: number[]): Map<number, number> {
+  /**
+   * Multipliers for candidates whose title or channel name matches the query
+   * (FlexSearch). The tiers of one query look up the same words: the lookup
+   * is kept for the query it was made for (one parsed query per search), since
+   * a prefix of a few letters ("en") can cost tens of milliseconds.
+   */
+  #titleMatches(parsed: ParsedQuery, terms: string[], candidates: number[]): Map<number, number> {
     const boosts = new Map<number, number>();
     if (candidates.length === 0 || terms.length === 0 || !this.#titles) return boosts;
     const wanted = new Set(candidates);
-    const fields = this.#titles.search(terms.join(" "), { limit: 1000 }) as unknown as { field: string; result: number[] }[];
+    if (this.#lastTitles?.parsed !== parsed) {
+      this.#lastTitles = { parsed, fields: this.#titles.search(terms.join(" "), { limit: 1000 }) as unknown as { field: string; result: number[] }[] };
+    }
+    const fields = this.#lastTitles.fields;
     for (const { field, result } of fields) {
       const factor = field === "title" ? this.#options.titleBoost : this.#options.channelBoost;
       for (const id of result) if (wanted.has(id)) boosts.set(id, (boosts.get(id) ?? 1) * factor);

@@ -3,7 +3,8 @@
  * exactly what FTS5's phrase query lists: same transcripts, same order, same
  * totals, on every page, with and without filters.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Document } from "flexsearch";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
 import { foldTerm, tokenize } from "../../pipeline/text.js";
 import { openCatalog, type ArtifactCatalog } from "../../server/data/artifact-catalog.js";
@@ -127,6 +128,21 @@ describe("the phrase tier through NEAR", () => {
     // The comparison is only worth something if many phrases occur and some do not.
     expect(phraseHits).toBeGreaterThan(phrases.length / 3);
     expect(phraseHits).toBeLessThan(phrases.length);
+  });
+
+  it("looks the titles up once per query, not once per tier", () => {
+    const lookups = vi.spyOn(Document.prototype, "search");
+    try {
+      const perQuery = phrases.map((q) => {
+        const before = lookups.mock.calls.length;
+        near.search({ q, limit: 100, offset: 0 });
+        return lookups.mock.calls.length - before;
+      });
+      expect(Math.max(...perQuery)).toBe(1);
+      expect(perQuery.filter((n) => n === 1).length).toBeGreaterThanOrEqual(phrases.length / 4);
+    } finally {
+      lookups.mockRestore();
+    }
   });
 });
 
