@@ -21,6 +21,9 @@ import type { TextPrefetch } from "./text-prefetch.js";
 /** Occurrences per term considered for a snippet window: the best window among the first few dozen is good enough. */
 const SNIPPET_SPANS = 64;
 
+/** What a FlexSearch Document search answers: the matching ids per field. */
+type TitleFields = { field: string; result: number[] }[];
+
 export interface ShardOptions {
   candidates: number;
   exactCountCap: number;
@@ -91,7 +94,7 @@ export class ShardSearch {
   readonly #hot: HotTranscripts | undefined;
   readonly #prefetch: TextPrefetch | undefined;
   /** The last title lookup and the query it was made for (#titleMatches). */
-  #lastTitles: { parsed: ParsedQuery; fields: { field: string; result: number[] }[] } | undefined;
+  #lastTitles: { parsed: ParsedQuery; fields: TitleFields } | undefined;
   readonly #sql;
 
   /**
@@ -351,7 +354,7 @@ export class ShardSearch {
     if (candidates.length === 0 || terms.length === 0 || !this.#titles) return boosts;
     const wanted = new Set(candidates);
     if (this.#lastTitles?.parsed !== parsed) {
-      this.#lastTitles = { parsed, fields: this.#titles.search(terms.join(" "), { limit: 1000 }) as unknown as { field: string; result: number[] }[] };
+      this.#lastTitles = { parsed, fields: this.#titles.search(terms.join(" "), { limit: 1000 }) as unknown as TitleFields };
     }
     const fields = this.#lastTitles.fields;
     for (const { field, result } of fields) {
