@@ -28,8 +28,18 @@ function answerFor(errorCode: string | undefined): ClientErrorAnswer {
   }
 }
 
+/**
+ * Whether the rejected request is a HEAD, whose answer carries no body. Known
+ * from the bytes node:http was parsing (`rawPacket`, the connection's first
+ * chunk when the request line came in one piece); when they do not say, the
+ * body is sent.
+ */
+function isHead(error: Error & { rawPacket?: unknown }): boolean {
+  return Buffer.isBuffer(error.rawPacket) && error.rawPacket.subarray(0, 5).toString("latin1") === "HEAD ";
+}
+
 /** A `clientError` listener for node:http servers. */
-export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+export function answerClientError(error: Error & { code?: string; rawPacket?: unknown }, socket: Duplex): void {
   // Nothing can be written to a connection that is gone or already carries a response.
   const written = (socket as Duplex & { bytesWritten?: number }).bytesWritten ?? 0;
   if (error.code === "ECONNRESET" || !socket.writable || written > 0) {
@@ -55,7 +65,7 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
     Connection: "close",
   };
   const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("");
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Error"}\r\n${head}\r\n${body}`);
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Error"}\r\n${head}\r\n${isHead(error) ? "" : body}`);
   // A client that stops reading must not keep the socket open.
   setTimeout(() => socket.destroy(), 1_000).unref();
 }

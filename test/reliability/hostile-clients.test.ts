@@ -91,6 +91,12 @@ describe("size limits", () => {
     expectSaneAnswer(res, "long request line");
     expect(res.status).toBe(431);
   });
+
+  test("a HEAD request line of 100 KB gets 431 with its headers and no body", async () => {
+    const res = await rawRequest(port, `HEAD /v1/transcript/${"a".repeat(100_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(res.status).toBe(431);
+    expect(res.body).toBe("");
+  });
 });
 
 describe("timeouts", () => {
