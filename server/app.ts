@@ -219,7 +219,9 @@ export function createApp(options: AppOptions): http.Server {
  * `//` that URL parsing would read as a host), then an optional query of
  * printable ASCII without `#` (URL parsing trims spaces and encodes the rest).
  */
-const PLAIN_TARGET = /^\/(?:[A-Za-z0-9_-]+\/?)*(?:\?[!"$-~]*)?$/;
+// Each repeated segment ends in its "/", so a long run of letters can be matched one way only:
+// `(?:[A-Za-z0-9_-]+\/?)*` backtracked exponentially on such a run followed by a character it refuses.
+const PLAIN_TARGET = /^\/(?:[A-Za-z0-9_-]+\/)*[A-Za-z0-9_-]*(?:\?[!"$-~]*)?$/;
 
 /**
  * The path and query of a request target. The common plain target is split

@@ -37,4 +37,11 @@ describe("splitTarget", () => {
     // A leading // is a host to URL parsing: never taken as a plain path.
     expect(splitTarget("//example.com/v1/stats").path).toBe(viaUrl("//example.com/v1/stats").path);
   });
+
+  it("splits a long run of letters followed by a character the plain form refuses (once took exponential time)", () => {
+    for (const target of [`/v1/transcript/${"a".repeat(100_000)} `, `/${"a".repeat(40)}%`, `/v1/${"ab-".repeat(20_000)}#x`]) {
+      const split = splitTarget(target);
+      expect({ path: split.path, query: [...split.query] }).toEqual(viaUrl(target));
+    }
+  }, 10_000);
 });
