@@ -62,21 +62,35 @@ export function textPrimeJobs(lastRank: number, parts: number): PrimeJob[] {
   return jobs;
 }
 
+/** `items` dealt round robin into `parts` lists (at least one). */
+export function roundRobin<T>(items: readonly T[], parts: number): T[][] {
+  const shares = Array.from({ length: Math.max(1, parts) }, (): T[] => []);
+  items.forEach((item, i) => shares[i % shares.length]!.push(item));
+  return shares;
+}
+
+/**
+ * A worker thread running `source`, plain CommonJS evaluated in the worker
+ * (so it runs the same under tsx, vitest and node), with `workerData.path`
+ * the database file and `workerData.driver` better-sqlite3's entry point.
+ */
+export function sqliteWorker(source: string, path: string, data: Record<string, unknown> = {}): Worker {
+  const driver = createRequire(import.meta.url).resolve("better-sqlite3");
+  return new Worker(source, { eval: true, workerData: { ...data, path, driver } });
+}
+
 /**
  * Runs the jobs over `threads` workers, round robin, and resolves when all
  * have finished; never rejects (a failed read-ahead is only a slower warm-up).
  */
 export async function primeInWorkers(file: string, jobs: readonly PrimeJob[], threads: number): Promise<void> {
-  const shares = Array.from({ length: Math.max(1, threads) }, (): PrimeJob[] => []);
-  jobs.forEach((job, i) => shares[i % shares.length]!.push(job));
-  const driver = createRequire(import.meta.url).resolve("better-sqlite3");
   await Promise.all(
-    shares
+    roundRobin(jobs, threads)
       .filter((share) => share.length > 0)
       .map(
         (share) =>
           new Promise<void>((resolve) => {
-            const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path: file, driver, jobs: share } });
+            const worker = sqliteWorker(WORKER_SOURCE, file, { jobs: share });
             worker.once("message", () => resolve());
             worker.once("error", () => resolve());
             worker.once("exit", () => resolve());

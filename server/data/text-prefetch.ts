@@ -17,8 +17,8 @@
  * thread blocks on a shared counter (Atomics.wait), as it would on its own
  * reads, for less time.
  */
-import { createRequire } from "node:module";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { roundRobin, sqliteWorker } from "./prime.js";
 
 /** Below this many texts to read, the hand-off to the workers costs more than it saves. */
 export const MIN_PREFETCH = 4;
@@ -67,11 +67,10 @@ export class TextPrefetch {
 
   /** Starts `threads` workers reading `file` (an artifact database). */
   constructor(file: string, threads: number) {
-    const driver = createRequire(import.meta.url).resolve("better-sqlite3");
     let started: () => void;
     this.#ready = new Promise((resolve) => (started = resolve));
     this.#workers = Array.from({ length: Math.max(1, threads) }, () => {
-      const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path: file, driver, counters: this.#counters.buffer } });
+      const worker = sqliteWorker(WORKER_SOURCE, file, { counters: this.#counters.buffer });
       worker.unref();
       worker.once("message", () => {
         if (++this.#started === this.#workers.length) started();
@@ -100,9 +99,7 @@ export class TextPrefetch {
   read(ids: readonly number[]): number {
     if (this.#closed || this.#started < this.#workers.length || ids.length < MIN_PREFETCH) return 0;
     const rowsBefore = Atomics.load(this.#counters, ROWS);
-    const shares = this.#workers.map((): number[] => []);
-    ids.forEach((id, i) => shares[i % shares.length]!.push(id));
-    shares.forEach((share, i) => {
+    roundRobin(ids, this.#workers.length).forEach((share, i) => {
       if (share.length === 0) return;
       this.#workers[i]!.postMessage(share);
       this.#posted++;
