@@ -7,19 +7,25 @@
  */
 
 const TOKEN = /[\p{L}\p{N}\p{M}]+/gu;
-const COMBINING = /\p{M}+/gu;
+/** Combining marks on a Latin letter: FTS5 removes diacritics from Latin script characters only. */
+const LATIN_DIACRITICS = /(?<=\p{Script=Latin})\p{M}+/gu;
+/** Where case folding (FTS5's) and lower-casing (JavaScript's) differ: final sigma, long s. */
+const CASE_FOLD_OF: Record<string, string> = { "ς": "σ", "ſ": "s" };
+const CASE_FOLDS = /[ςſ]/g;
 
 // eslint-disable-next-line no-control-regex
 const ASCII = /^[\x00-\x7f]*$/;
 
 /**
- * Lower-cases and removes diacritics, as the FTS5 tokenizer does. An ASCII
+ * Folds case and removes diacritics, as the FTS5 tokenizer does: diacritics
+ * from Latin letters only ("Brücken" is "brucken", "течёт" stays "течёт"),
+ * and case as folding does, not lower-casing ("Ἑλλάς" is "ἑλλάσ"). An ASCII
  * token has no diacritics to remove: it is only lower-cased, several times
  * faster (most tokens of most languages' text are ASCII).
  */
 export function foldTerm(token: string): string {
   if (ASCII.test(token)) return token.toLowerCase();
-  return token.normalize("NFD").replace(COMBINING, "").toLowerCase();
+  return token.normalize("NFD").replace(LATIN_DIACRITICS, "").normalize("NFC").toLowerCase().replace(CASE_FOLDS, (c) => CASE_FOLD_OF[c]!);
 }
 
 /** The folded tokens of `text`, in order, one at a time (as `tokenize`, without building the list). */

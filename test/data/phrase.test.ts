@@ -3,8 +3,10 @@
  * exactly what FTS5's phrase query lists: same transcripts, same order, same
  * totals, on every page, with and without filters.
  */
+import Database from "better-sqlite3";
 import { Document } from "flexsearch";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { FTS_TOKENIZER } from "../../pipeline/contract.js";
 import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
 import { foldTerm, tokenize } from "../../pipeline/text.js";
 import { openCatalog, type ArtifactCatalog } from "../../server/data/artifact-catalog.js";
@@ -52,6 +54,16 @@ describe("containsPhrase", () => {
     expect(has("Die BRÜCKEN — über den Fluss", "brucken uber den")).toBe(true);
     expect(has("Die Brücken am Fluss", "brucken uber")).toBe(false);
     expect(has("naïve café society", "naive cafe")).toBe(true);
+  });
+
+  it("tokenizes as FTS5's tokenizer does: diacritics leave Latin letters only", () => {
+    const db = new Database(":memory:");
+    db.exec(`CREATE VIRTUAL TABLE t USING fts5(x, tokenize = '${FTS_TOKENIZER}'); CREATE VIRTUAL TABLE v USING fts5vocab(t, row);`);
+    const text = "Die BRÜCKEN über den Fluss; naïve café, élèves d'été. Москва река течёт, Ёлка. Ἀθῆναι καὶ ἡ Ἑλλάς. Tiếng Việt, Größe, Øre, Ça va, ſoft";
+    db.prepare("INSERT INTO t (x) VALUES (?)").run(text);
+    const indexed = db.prepare("SELECT term FROM v ORDER BY term").pluck().all();
+    expect([...new Set(tokenize(text))].sort()).toEqual(indexed);
+    db.close();
   });
 
   it("finds phrases that repeat a term in non-ASCII text, wherever they are", () => {
