@@ -36,6 +36,8 @@ export interface SearchOptions {
   nearTermMaxShare?: number;
   /** Terms in at most this many transcripts are counted from the FTS5 index, not in each candidate's text (default 4000). */
   indexCountMaxDf?: number;
+  /** Phrase matches are found through the artifact set's phrase-pair index when it has one (default true). */
+  phrasePairs?: boolean;
 }
 
 export const SEARCH_DEFAULTS: Required<SearchOptions> = {
@@ -49,6 +51,7 @@ export const SEARCH_DEFAULTS: Required<SearchOptions> = {
   countTermMaxShare: 0.3,
   nearTermMaxShare: 0.3,
   indexCountMaxDf: 4000,
+  phrasePairs: true,
 };
 
 export interface SearchShard {
@@ -82,6 +85,13 @@ export class TranscriptSearch {
       shard.search.bind(parsed, params).map((query) => ({ shard, index, query })),
     );
     if (sources.length === 0) return empty;
+    // Each head once per search, even when the cache keeps none.
+    const headOf = new Map<Source, ShardHead>();
+    const head = (source: Source): ShardHead => {
+      let found = headOf.get(source);
+      if (!found) headOf.set(source, (found = this.#head(source)));
+      return found;
+    };
 
     // The result list, in order: per tier, the shards' heads merged by score, then each shard's
     // remaining matches in its own order. Walk it to cut out [offset, offset + limit], plus one to know hasMore.
@@ -92,7 +102,7 @@ export class TranscriptSearch {
     for (const tier of tiers) {
       if (want <= 0) break;
       const inTier = sources.filter((s) => s.query.tier === tier);
-      const heads = inTier.map((source) => ({ source, head: this.#head(source) }));
+      const heads = inTier.map((source) => ({ source, head: head(source) }));
       const merged = heads
         .flatMap(({ source, head }) => head.scored.map((scored) => ({ source, scored })))
         .sort((a, b) => compareScored(a.scored, b.scored) || a.source.index - b.source.index || a.scored.id - b.scored.id);
@@ -119,7 +129,7 @@ export class TranscriptSearch {
     // One count per shard covers all its tiers; when every tier's head holds all its matches, the heads are the count.
     const counts = [...new Set(sources.map((s) => s.index))].map((index) => {
       const tiers = sources.filter((s) => s.index === index);
-      const heads = tiers.map((s) => this.#heads.get(this.#key(s)));
+      const heads = tiers.map((s) => headOf.get(s) ?? this.#heads.get(this.#key(s)));
       if (heads.every((h) => h?.complete)) return { total: heads.reduce((sum, h) => sum + h!.scored.length, 0), totalExact: true };
       return this.#count(tiers[0]!);
     });
@@ -127,9 +137,9 @@ export class TranscriptSearch {
     page.length = Math.min(page.length, params.limit);
     // The page's texts are read for snippets: the ones not read yet are read ahead together, per source.
     for (const source of new Set(page.map((p) => p.source))) {
-      source.shard.search.prefetch(page.filter((p) => p.source === source).map((p) => p.id), this.#head(source).snippets);
+      source.shard.search.prefetch(page.filter((p) => p.source === source).map((p) => p.id), head(source).snippets);
     }
-    const results = page.map(({ source, id }) => source.shard.search.hit(id, parsed, this.#head(source).snippets));
+    const results = page.map(({ source, id }) => source.shard.search.hit(id, parsed, head(source).snippets));
     const totalExact = counts.every((c) => c.totalExact);
     const counted = counts.reduce((sum, c) => sum + c.total, 0);
     // An estimate must never contradict what the pages show.
