@@ -64,6 +64,11 @@ export const SETTINGS: readonly Setting[] = [
     default: "4",
     help: "Worker threads (0 to 64) that read in parallel the transcripts a search is about to read from the database one by one (those not in SEARCH_TEXT_MB). 0: each is read when needed.",
   },
+  {
+    name: "SEARCH_PHRASE_PAIRS",
+    default: "on",
+    help: "Find a multi-word query's phrase matches through the artifact set's index of consecutive word pairs (on/off); off, or in a set built without it: through FTS5's phrase query.",
+  },
   { name: "BULK_FETCH_CONCURRENCY", default: "4", help: "Missing transcripts a bulk request fetches from the source at once." },
   { name: "YOUTUBE_ORIGIN", default: "https://www.youtube.com", help: "Scheme and host every YouTube URL is built on; point it at the local stand-in for tests and demos." },
   { name: "YOUTUBE_PROXY_URLS", default: "", help: "Comma-separated http(s) proxy URLs for upstream calls, rotated per request on a fresh connection; empty: direct." },
@@ -133,6 +138,7 @@ const EnvSchema = z.object({
   SEARCH_INDEX_MB: integer("SEARCH_INDEX_MB", 0, 65536),
   SEARCH_TEXT_MB: integer("SEARCH_TEXT_MB", 0, 65536),
   SEARCH_READ_THREADS: integer("SEARCH_READ_THREADS", 0, 64),
+  SEARCH_PHRASE_PAIRS: onOff("SEARCH_PHRASE_PAIRS"),
   YOUTUBE_ORIGIN: z.string().trim().refine(isOrigin, "YOUTUBE_ORIGIN must be an http(s) scheme and host only, like https://www.youtube.com"),
   YOUTUBE_PROXY_URLS: z
     .string()
@@ -183,6 +189,7 @@ export interface Config {
   searchIndexMb: number;
   searchTextMb: number;
   searchReadThreads: number;
+  searchPhrasePairs: boolean;
   youtubeOrigin: string;
   /** May hold credentials: never log them. */
   youtubeProxyUrls: readonly string[];
@@ -244,6 +251,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     searchIndexMb: v.SEARCH_INDEX_MB,
     searchTextMb: v.SEARCH_TEXT_MB,
     searchReadThreads: v.SEARCH_READ_THREADS,
+    searchPhrasePairs: v.SEARCH_PHRASE_PAIRS,
     youtubeOrigin: new URL(v.YOUTUBE_ORIGIN).origin,
     youtubeProxyUrls: v.YOUTUBE_PROXY_URLS,
     youtubeTimeoutMs: v.YOUTUBE_TIMEOUT_MS,

@@ -105,9 +105,10 @@ export function openRuntime(config: Config, options: RuntimeOptions): Runtime {
   }
 }
 
-/** The memory and read-thread settings of an artifact set's catalog, as the server opens it. */
-export function catalogSettings(config: Config): Pick<CatalogOptions, "cacheBytes" | "indexBytes" | "hotTextBytes" | "readThreads"> {
+/** The memory, read-thread and phrase-pair settings of an artifact set's catalog, as the server opens it. */
+export function catalogSettings(config: Config): Pick<CatalogOptions, "cacheBytes" | "indexBytes" | "hotTextBytes" | "readThreads" | "search"> {
   return {
+    search: { phrasePairs: config.searchPhrasePairs },
     cacheBytes: config.dbCacheMb * 2 ** 20,
     indexBytes: config.searchIndexMb * 2 ** 20,
     hotTextBytes: config.searchTextMb * 2 ** 20,

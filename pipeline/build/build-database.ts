@@ -1,10 +1,12 @@
 /**
  * Second pass of a build: the final database, written in popularity order
  * from the staging database, then the FTS index over primary transcripts,
- * document frequencies for BM25, and the build-time counts.
+ * document frequencies for BM25, the phrase-pair index
+ * (pipeline/phrase-pairs.ts), and the build-time counts.
  */
 import Database from "better-sqlite3";
 import { DATABASE_DDL, OPTIONS_HASH, SCHEMA_VERSION } from "../contract.js";
+import { buildPhrasePairs, PHRASE_PAIRS_VERSION } from "../phrase-pairs.js";
 
 export interface DatabaseCounts {
   channels: number;
@@ -69,6 +71,7 @@ export function buildDatabase(path: string, stagingPath: string, meta: Record<st
       INSERT INTO term_stats (term, df) SELECT term, doc FROM temp.fts_terms;
       DROP TABLE temp.fts_terms;
     `);
+    buildPhrasePairs(db);
     const counts = db
       .prepare(
         `SELECT (SELECT count(*) FROM channels) AS channels,
@@ -82,6 +85,7 @@ export function buildDatabase(path: string, stagingPath: string, meta: Record<st
       ...meta,
       schemaVersion: String(SCHEMA_VERSION),
       optionsHash: OPTIONS_HASH,
+      phrasePairs: PHRASE_PAIRS_VERSION,
       counts: JSON.stringify(counts),
     };
     db.transaction(() => {

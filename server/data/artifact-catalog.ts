@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ARTIFACT_FILES, type Manifest, type VideoRecord } from "../../pipeline/contract.js";
 import { ArtifactError, readManifest } from "../../pipeline/build/manifest.js";
+import { hasPhrasePairs } from "../../pipeline/phrase-pairs.js";
 import { importTitleIndex } from "../../pipeline/title-index.js";
 import type { Catalog, ChannelPage, SearchPage, SearchParams, Stats, TranscriptLookup } from "./catalog.js";
 import type { LiveStore, Placement } from "./live-store.js";
@@ -145,13 +146,19 @@ export class ArtifactCatalog implements Catalog {
     };
     const shards: SearchShard[] = [
       {
-        search: new ShardSearch(db, titles, frequencies, { ...settings, popularityOrdered: true }, { index, hot: this.#hot, prefetch: this.#prefetch }),
+        search: new ShardSearch(
+          db,
+          titles,
+          frequencies,
+          { ...settings, popularityOrdered: true, phrasePairs: settings.phrasePairs && hasPhrasePairs(db) },
+          { index, hot: this.#hot, prefetch: this.#prefetch },
+        ),
         generation: () => 0,
       },
     ];
     if (live) {
       shards.push({
-        search: new ShardSearch(live.db, live.titles, frequencies, { ...settings, candidates: LIVE_CANDIDATES, popularityOrdered: false }),
+        search: new ShardSearch(live.db, live.titles, frequencies, { ...settings, candidates: LIVE_CANDIDATES, popularityOrdered: false, phrasePairs: false }),
         generation: () => live.generation(),
       });
     }

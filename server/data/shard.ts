@@ -7,6 +7,7 @@
  */
 import type Database from "better-sqlite3";
 import { channelToken } from "../../pipeline/contract.js";
+import { phrasePairs } from "../../pipeline/phrase-pairs.js";
 import type { TitleIndex } from "../../pipeline/title-index.js";
 import type { SearchHit, SearchParams } from "./catalog.js";
 import { bm25, inverseDocumentFrequency, type CorpusStats } from "./bm25.js";
@@ -23,6 +24,9 @@ const SNIPPET_SPANS = 64;
 
 /** What a FlexSearch Document search answers: the matching ids per field. */
 type TitleFields = { field: string; result: number[] }[];
+
+/** What scoring reads of a transcript: its length in words, its views and its text's UTF-8 bytes. */
+type ScoringRow = { words: number; views: number; bytes: Buffer };
 
 export interface ShardOptions {
   candidates: number;
@@ -44,6 +48,13 @@ export interface ShardOptions {
   indexCountMaxDf: number;
   /** True when rowids are popularity ranks, so `minViews` is a rowid bound. */
   popularityOrdered: boolean;
+  /**
+   * The database has a phrase-pair index (pipeline/phrase-pairs.ts): a
+   * phrase's matches are the transcripts holding all its consecutive pairs,
+   * exactly for two terms, confirmed in the text for more. Popularity-ordered
+   * shards only.
+   */
+  phrasePairs: boolean;
 }
 
 /** A query bound to one shard's filters, for one tier. */
@@ -54,6 +65,8 @@ export interface ShardQuery {
   expression: string;
   /** The channel filter's part of every expression ("" without one). */
   filter: string;
+  /** The channel's token (`chan` column), with the filter. */
+  channelToken?: string;
   /** All tiers together: the plain AND of the query's words (tiers partition its matches), counted once. */
   countExpression: string;
   maxRank: number;
@@ -127,7 +140,9 @@ export class ShardSearch {
          WHERE transcript_fts MATCH ? AND f.rowid <= ? AND v.view_count >= ? ORDER BY f.rowid LIMIT ? OFFSET ?`;
     // Each occurrence of a term, by document: term frequencies straight from the index (temp: nothing is written to the file).
     index.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.transcript_fts_instances USING fts5vocab(main, transcript_fts, instance)");
+    const pairsSql = "SELECT rowid FROM phrase_pairs WHERE phrase_pairs MATCH ? AND rowid <= ? AND ? >= 0 ORDER BY rowid LIMIT ? OFFSET ?";
     this.#sql = {
+      pairs: options.phrasePairs && options.popularityOrdered ? index.prepare(pairsSql).pluck() : undefined,
       instances: index.prepare("SELECT doc FROM temp.transcript_fts_instances WHERE term = ? AND col = 'script'").pluck(),
       matches: index.prepare(matchesSql).pluck(),
       count: index.prepare(`SELECT count(*) FROM (${matchesSql})`).pluck(),
@@ -164,10 +179,12 @@ export class ShardSearch {
     let maxRank = this.#sql.maxRank.get() as number;
     let channelPart = "";
     let channelTranscripts: number | undefined;
+    let chan: string | undefined;
     if (params.channel !== undefined) {
       const channel = this.#sql.channel.get(params.channel) as { id: number; transcripts: number } | undefined;
       if (!channel) return [];
-      channelPart = `chan : "${channelToken(channel.id)}" AND `;
+      chan = channelToken(channel.id);
+      channelPart = `chan : "${chan}" AND `;
       channelTranscripts = channel.transcripts;
     }
     const minViews = params.minViews ?? 0;
@@ -197,6 +214,7 @@ export class ShardSearch {
         key: `${expression}\u0000${maxRank}\u0000${effectiveMinViews}`,
       };
       if (channelTranscripts !== undefined) query.channelTranscripts = channelTranscripts;
+      if (chan !== undefined) query.channelToken = chan;
       return query;
     });
   }
@@ -207,8 +225,10 @@ export class ShardSearch {
     const terms = query.parsed.terms;
     const dfs = terms.map((term) => this.#frequencies.df(term));
     const dfOf = new Map(terms.map((term, i) => [term, dfs[i]!]));
-    const confirmed = query.tier === 0 ? this.#phraseThroughNear(query, k, dfOf, corpus.documents) : undefined;
-    const candidates = confirmed ? [...confirmed.keys()] : (this.#sql.matches.all(query.expression, query.maxRank, query.minViews, k, 0) as number[]);
+    const phrase = query.tier === 0 ? this.#phraseMatches(query, k, dfOf, corpus.documents) : undefined;
+    const confirmed = phrase instanceof Map ? phrase : undefined;
+    const candidates =
+      phrase instanceof Map ? [...phrase.keys()] : (phrase ?? (this.#sql.matches.all(query.expression, query.maxRank, query.minViews, k, 0) as number[]));
     const idf = dfs.map((df) => inverseDocumentFrequency(df, corpus.documents));
     const titleTerms = terms.filter((_, i) => dfs[i]! <= corpus.documents * this.#options.titleTermMaxShare);
     const boosts = this.#titleMatches(query.parsed, titleTerms, candidates);
@@ -256,35 +276,64 @@ export class ShardSearch {
   }
 
   /**
-   * The first `k` matches of the phrase tier without FTS5's phrase query:
-   * candidates from NEAR(rarest, second rarest, their distance in the
-   * phrase), a superset of the phrase's matches in the same rowid order,
-   * each confirmed in its text (whose bytes and scoring inputs are kept for
-   * scoring). undefined when the phrase has no two rare terms, or when more
-   * than k/2 candidates fail: each costs a read of its text for nothing, and
-   * past that FTS5's phrase query is the cheaper way.
+   * The first `k` matches of the phrase tier without FTS5's phrase query,
+   * or undefined when FTS5's is the way:
+   * - with a phrase-pair index, the transcripts holding all the phrase's
+   *   consecutive pairs: for two terms those are the matches (a list of
+   *   rowids); for more, a superset, each confirmed in its text;
+   * - else, candidates from NEAR(rarest, second rarest, their distance in
+   *   the phrase), each confirmed in its text, when those two terms are not
+   *   too common to make NEAR cheap.
+   * Confirmed matches come with their text and scoring inputs (a Map), kept
+   * for scoring.
    */
-  #phraseThroughNear(
+  #phraseMatches(
     query: ShardQuery,
     k: number,
     dfOf: ReadonlyMap<string, number>,
     documents: number,
-  ): Map<number, { words: number; views: number; bytes: Buffer }> | undefined {
+  ): number[] | Map<number, ScoringRow> | undefined {
     const terms = query.parsed.phraseTerms;
     if (!terms || terms.length < 2) return undefined;
-    const ceiling = documents * this.#options.nearTermMaxShare;
     // The phrase's terms are the query's terms (repeats kept), whose frequencies the caller looked up once.
     const ranked = terms.map((term, position) => ({ term, position, df: dfOf.get(term) ?? 0 })).sort((a, b) => a.df - b.df);
     const rarest = ranked[0]!;
+    // Confirming costs a read of the text for each candidate that fails: past k/2 of them, FTS5's phrase query is cheaper.
+    const maxFailures = Math.max(8, Math.floor(k / 2));
+    if (this.#sql.pairs) {
+      const expression = this.#pairsExpression(query);
+      if (terms.length === 2) return this.#sql.pairs.all(expression, query.maxRank, query.minViews, k, 0) as number[];
+      // Running out of these before k are confirmed means more than maxFailures failed, so this many always suffice.
+      const candidates = this.#sql.pairs.all(expression, query.maxRank, query.minViews, k + maxFailures + 1, 0) as number[];
+      return this.#confirmPhrase(candidates, terms, rarest.position, k, maxFailures);
+    }
     const second = ranked.find((r) => r.term !== rarest.term);
-    if (!second || second.df > ceiling) return undefined;
+    if (!second || second.df > documents * this.#options.nearTermMaxShare) return undefined;
     const [left, right] = rarest.position < second.position ? [rarest, second] : [second, rarest];
     const near = `${query.filter}script : NEAR("${left.term}" "${right.term}", ${right.position - left.position - 1})`;
     // NEAR is unordered and allows up to the distance: often, but not always, its candidates are the phrase.
-    const maxFailures = Math.max(8, Math.floor(k / 2));
-    // Running out of these before k are confirmed means more than maxFailures failed, so this many always suffice.
     const candidates = this.#sql.matches.all(near, query.maxRank, query.minViews, k + maxFailures + 1, 0) as number[];
-    const confirmed = new Map<number, { words: number; views: number; bytes: Buffer }>();
+    return this.#confirmPhrase(candidates, terms, rarest.position, k, maxFailures);
+  }
+
+  /**
+   * The phrase tier's query on the phrase-pair index: every consecutive
+   * pair, and the channel's token. Without positions FTS5 cannot filter by
+   * column; it need not, as a pair always holds `_` and a channel token never.
+   */
+  #pairsExpression(query: ShardQuery): string {
+    const tokens = phrasePairs(query.parsed.phraseTerms!);
+    if (query.channelToken !== undefined) tokens.push(query.channelToken);
+    return tokens.map((token) => `"${token}"`).join(" AND ");
+  }
+
+  /**
+   * The first `k` of `candidates` (in rowid order) that contain the phrase,
+   * read and checked in their text; undefined once more than `maxFailures`
+   * do not.
+   */
+  #confirmPhrase(candidates: number[], terms: readonly string[], anchor: number, k: number, maxFailures: number): Map<number, ScoringRow> | undefined {
+    const confirmed = new Map<number, ScoringRow>();
     let failures = 0;
     // The first k are read whatever happens; the rest only as far as failures make room for them.
     this.prefetch(candidates.slice(0, k));
@@ -292,7 +341,7 @@ export class ShardSearch {
       if (confirmed.size === k) break;
       if (at === k) this.prefetch(candidates.slice(k));
       const row = this.#scoringRow(id);
-      if (containsPhrase(row.bytes, terms, rarest.position)) confirmed.set(id, row);
+      if (containsPhrase(row.bytes, terms, anchor)) confirmed.set(id, row);
       else if (++failures > maxFailures) return undefined;
     }
     return confirmed;
@@ -309,6 +358,10 @@ export class ShardSearch {
   /** Matches in rowid order from position `from` (the head covers positions below `candidates`). */
   stream(query: ShardQuery, from: number, count: number): number[] {
     if (count <= 0) return [];
+    // A two-term phrase is exactly its pair: the pair index lists its matches in the same order.
+    if (query.tier === 0 && this.#sql.pairs && query.parsed.phraseTerms?.length === 2) {
+      return this.#sql.pairs.all(this.#pairsExpression(query), query.maxRank, query.minViews, count, from) as number[];
+    }
     return this.#sql.matches.all(query.expression, query.maxRank, query.minViews, count, from) as number[];
   }
 
@@ -335,8 +388,8 @@ export class ShardSearch {
   }
 
   /** Word count, views and text of a transcript, from memory when it is held there. */
-  #scoringRow(id: number): { words: number; views: number; bytes: Buffer } {
-    return this.#hot?.get(id) ?? (this.#sql.scoring.get(id) as { words: number; views: number; bytes: Buffer });
+  #scoringRow(id: number): ScoringRow {
+    return this.#hot?.get(id) ?? (this.#sql.scoring.get(id) as ScoringRow);
   }
 
   get candidates(): number {

@@ -1,7 +1,8 @@
 /**
- * The phrase tier found through NEAR and confirmed in the text must list
- * exactly what FTS5's phrase query lists: same transcripts, same order, same
- * totals, on every page, with and without filters.
+ * The phrase tier found through NEAR or the phrase-pair index, and confirmed
+ * in the text, must list exactly what FTS5's phrase query lists: same
+ * transcripts, same order, same totals, on every page, with and without
+ * filters.
  */
 import Database from "better-sqlite3";
 import { Document } from "flexsearch";
@@ -11,8 +12,12 @@ import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
 import { foldTerm, tokenize } from "../../pipeline/text.js";
 import { openCatalog, type ArtifactCatalog } from "../../server/data/artifact-catalog.js";
 import { containsPhrase } from "../../server/data/phrase.js";
+import type { SearchOptions } from "../../server/data/search.js";
 import { SCAN_BYTES } from "../../server/data/term-counts.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
+
+/** What every better-sqlite3 prepared statement inherits, for spying on what a search runs. */
+const statements = Object.getPrototypeOf(new Database(":memory:").prepare("SELECT 1")) as Database.Statement;
 
 const has = (text: string, phrase: string) => {
   const terms = tokenize(phrase);
@@ -84,19 +89,27 @@ describe("containsPhrase", () => {
   });
 });
 
-describe("the phrase tier through NEAR", () => {
+describe("the phrase tier through NEAR and through the phrase-pair index", () => {
   let set: TempArtifacts;
   let near: ArtifactCatalog;
+  let pairs: ArtifactCatalog;
   let fts: ArtifactCatalog;
+  /** The same three ways with a head of 8 candidates: most pages then go past the head, into the stream. */
+  let small: { near: ArtifactCatalog; pairs: ArtifactCatalog; fts: ArtifactCatalog };
   let phrases: string[];
   let channels: string[];
   beforeAll(async () => {
     const corpus = createSyntheticCorpus({ seed: 7, videos: 400, channels: 5 });
     const records = Array.from({ length: corpus.videoCount }, (_, i) => corpus.videoAt(i));
     set = await buildTempArtifacts(records);
-    // Always through NEAR (any two terms qualify), and never: the same set, two ways.
-    near = openCatalog({ dir: set.dir, search: { nearTermMaxShare: 1, cacheSize: 0 } });
-    fts = openCatalog({ dir: set.dir, search: { nearTermMaxShare: 0, cacheSize: 0 } });
+    // Always through NEAR (any two terms qualify), through the pairs, and through FTS5's phrase query: the same set, three ways.
+    const ways = (extra: SearchOptions) => ({
+      near: openCatalog({ dir: set.dir, search: { ...extra, nearTermMaxShare: 1, phrasePairs: false, cacheSize: 0 } }),
+      pairs: openCatalog({ dir: set.dir, search: { ...extra, phrasePairs: true, cacheSize: 0 } }),
+      fts: openCatalog({ dir: set.dir, search: { ...extra, nearTermMaxShare: 0, phrasePairs: false, cacheSize: 0 } }),
+    });
+    ({ near, pairs, fts } = ways({}));
+    small = ways({ candidates: 8 });
     // Word runs from the transcripts themselves (they match at least there), and runs with a word swapped in.
     phrases = [];
     for (let i = 0; phrases.length < 60; i += 7) {
@@ -107,17 +120,19 @@ describe("the phrase tier through NEAR", () => {
       phrases.push(tokens.slice(at, at + length).join(" "));
       if (i % 2 === 0) phrases.push([...tokens.slice(at, at + length - 1), tokens[(at + 5) % tokens.length]].join(" "));
     }
+    // Common phrases, whose matches run past the head into the stream, and one that repeats a pair.
+    phrases.push("of the", "in the", "it is a", "one of the", "the the");
     channels = corpus.channels.map((c) => c.channelId);
   });
   afterAll(() => {
-    near.close();
-    fts.close();
+    for (const catalog of [near, pairs, fts, small.near, small.pairs, small.fts]) catalog.close();
     set.cleanup();
   });
 
-  it("lists the same transcripts in the same order with the same totals as FTS5's phrase query", () => {
+  const compare = (way: ArtifactCatalog, reference: ArtifactCatalog) => {
     let compared = 0;
     let phraseHits = 0;
+    let longPhraseTiers = 0;
     for (const [i, q] of phrases.entries()) {
       const params = [
         { q, limit: 10, offset: 0 },
@@ -127,19 +142,49 @@ describe("the phrase tier through NEAR", () => {
         { q, limit: 10, offset: 0, minViews: 1000 },
       ];
       for (const p of params) {
-        const a = near.search(p);
-        const b = fts.search(p);
+        const a = way.search(p);
+        const b = reference.search(p);
         expect(a.results.map((r) => r.videoId), `${JSON.stringify(p)}`).toEqual(b.results.map((r) => r.videoId));
         expect({ total: a.total, totalExact: a.totalExact, hasMore: a.hasMore }).toEqual({ total: b.total, totalExact: b.totalExact, hasMore: b.hasMore });
         expect(a.results.map((r) => r.snippet)).toEqual(b.results.map((r) => r.snippet));
         compared++;
       }
-      if (fts.search({ q: `"${q}"`, limit: 1, offset: 0 }).total > 0) phraseHits++;
+      const inPhrase = reference.search({ q: `"${q}"`, limit: 1, offset: 0 }).total;
+      if (inPhrase > 0) phraseHits++;
+      if (inPhrase > 20) longPhraseTiers++;
     }
     expect(compared).toBe(phrases.length * 5);
-    // The comparison is only worth something if many phrases occur and some do not.
+    // The comparison is only worth something if many phrases occur and some do not, and some run past a page.
     expect(phraseHits).toBeGreaterThan(phrases.length / 3);
     expect(phraseHits).toBeLessThan(phrases.length);
+    expect(longPhraseTiers).toBeGreaterThanOrEqual(3);
+  };
+
+  it("lists the same transcripts in the same order with the same totals as FTS5's phrase query", () => {
+    compare(near, fts);
+    compare(pairs, fts);
+  });
+
+  it("does so on pages past a small head, where the rest of the phrase tier is streamed", () => {
+    compare(small.near, small.fts);
+    compare(small.pairs, small.fts);
+  });
+
+  it("reads the phrase-pair index for phrases, and the other ways do not", () => {
+    const all = vi.spyOn(statements, "all");
+    // The phrases whose pair query ran: one query per search (the head), more where pages go past it.
+    const pairQueries = () =>
+      new Set(all.mock.calls.filter((_, i) => (all.mock.contexts[i] as Database.Statement).source.includes("phrase_pairs")).map((args) => args[0])).size;
+    try {
+      for (const q of phrases.slice(0, 10)) fts.search({ q, limit: 10, offset: 0 });
+      for (const q of phrases.slice(0, 10)) near.search({ q, limit: 10, offset: 0 });
+      expect(pairQueries()).toBe(0);
+      for (const q of phrases.slice(0, 10)) pairs.search({ q, limit: 10, offset: 0 });
+      expect(new Set(phrases.slice(0, 10)).size).toBe(10);
+      expect(pairQueries()).toBe(10);
+    } finally {
+      all.mockRestore();
+    }
   });
 
   it("looks the titles up once per query, not once per tier", () => {

@@ -1,0 +1,100 @@
+/**
+ * The phrase-pair index of an artifact set: for each transcript, every two
+ * consecutive terms of its text as one token (`men_cut`, `cut_a`), in a
+ * contentless FTS5 table without positions (`detail = none`).
+ *
+ * Why: FTS5 answers a phrase by walking the position lists of all its terms
+ * through every transcript that holds them all. In transcripts most words
+ * are common, so a rare phrase of common words ("men cut a": 7 matches,
+ * every word in a fifth or more of 500,000 transcripts) read position lists
+ * through a quarter of the collection, 30-60 ms. The documents holding each
+ * of the phrase's consecutive pairs are a short list for such a phrase, read
+ * without positions; a two-term phrase is exactly its pair, a longer one is
+ * confirmed in the text of those few documents (server/data/phrase.ts).
+ *
+ * Terms are the index's own (pipeline/text.ts), joined by `_`, which no term
+ * contains. The `chan` column holds the channel's token, as in the transcript
+ * index; it never holds `_`, so no pair is mistaken for a channel, and
+ * queries need no column filter (which `detail = none` does not support).
+ */
+import type Database from "better-sqlite3";
+import { tokenize } from "./text.js";
+
+/** Format of the pairs; the build records it in `meta.phrasePairs`, and the server uses only the version it knows. */
+export const PHRASE_PAIRS_VERSION = "1";
+
+/** Pair tokens are already folded: the tokenizer only has to keep `_` inside them. */
+export const PHRASE_PAIRS_DDL = `
+CREATE VIRTUAL TABLE phrase_pairs USING fts5(
+  pairs, chan,
+  content = '', detail = none,
+  tokenize = "unicode61 remove_diacritics 0 tokenchars '_'"
+);`;
+
+// eslint-disable-next-line no-control-regex
+const ASCII = /^[\x00-\x7f]*$/;
+const ASCII_SEPARATORS = /[^a-z0-9]+/;
+
+/** The token of two consecutive terms. */
+export function pairToken(left: string, right: string): string {
+  return `${left}_${right}`;
+}
+
+/**
+ * The pair tokens of a text, space-separated. ASCII text is split on what
+ * is not a letter or digit after lower-casing, which is what the tokenizer
+ * does to it, without a regular-expression match per token.
+ */
+export function pairText(text: string): string {
+  const terms = ASCII.test(text) ? text.toLowerCase().split(ASCII_SEPARATORS) : tokenize(text);
+  const pairs: string[] = [];
+  let previous = "";
+  for (const term of terms) {
+    if (term.length === 0) continue;
+    if (previous.length > 0) pairs.push(pairToken(previous, term));
+    previous = term;
+  }
+  return pairs.join(" ");
+}
+
+/** The distinct pairs of a phrase's terms, in order. */
+export function phrasePairs(terms: readonly string[]): string[] {
+  const pairs = new Set<string>();
+  for (let i = 1; i < terms.length; i++) pairs.add(pairToken(terms[i - 1]!, terms[i]!));
+  return [...pairs];
+}
+
+/**
+ * Fills `phrase_pairs` of a database of the artifact schema from its
+ * `fts_content` view (the searched track of each video, by rowid), then
+ * merges it into one segment per term. The pending-term buffer is raised
+ * to 64 MiB and merging left to the end: a fifth less time than FTS5's
+ * defaults at 20,000 transcripts. The caller records `PHRASE_PAIRS_VERSION`
+ * in `meta.phrasePairs`.
+ */
+export function buildPhrasePairs(db: Database.Database): { transcripts: number } {
+  db.exec(PHRASE_PAIRS_DDL);
+  db.exec("INSERT INTO phrase_pairs (phrase_pairs, rank) VALUES ('hashsize', 67108864)");
+  db.exec("INSERT INTO phrase_pairs (phrase_pairs, rank) VALUES ('automerge', 0)");
+  const insert = db.prepare("INSERT INTO phrase_pairs (rowid, pairs, chan) VALUES (?, ?, ?)");
+  // In slices: a connection cannot write while one of its statements is still being read.
+  const slice = db.prepare("SELECT id, script, chan FROM fts_content WHERE id > ? ORDER BY id LIMIT ?").raw();
+  let transcripts = 0;
+  db.transaction(() => {
+    for (let after = 0; ; ) {
+      const rows = slice.all(after, 500) as [number, string, string][];
+      for (const [id, script, chan] of rows) insert.run(id, pairText(script), chan);
+      transcripts += rows.length;
+      if (rows.length < 500) break;
+      after = rows[rows.length - 1]![0];
+    }
+  })();
+  db.exec("INSERT INTO phrase_pairs (phrase_pairs) VALUES ('optimize')");
+  return { transcripts };
+}
+
+/** Whether `db` has a phrase-pair index of the version this code reads. */
+export function hasPhrasePairs(db: Database.Database): boolean {
+  const version = db.prepare("SELECT value FROM meta WHERE key = 'phrasePairs'").pluck().get() as string | undefined;
+  return version === PHRASE_PAIRS_VERSION;
+}

@@ -1,0 +1,110 @@
+/**
+ * The phrase-pair index must hold, for every two consecutive terms of a
+ * transcript, exactly the transcripts in which FTS5's phrase query finds
+ * those two terms as a phrase.
+ */
+import Database from "better-sqlite3";
+import fc from "fast-check";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ARTIFACT_FILES } from "../../pipeline/contract.js";
+import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
+import { hasPhrasePairs, pairText, pairToken, phrasePairs } from "../../pipeline/phrase-pairs.js";
+import { tokenize } from "../../pipeline/text.js";
+import { openCatalog } from "../../server/data/artifact-catalog.js";
+import { LiveStore } from "../../server/data/live-store.js";
+import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
+import { makeVideo } from "../helpers/records.js";
+
+const pairsOfTokens = (text: string): string => phrasePairsInOrder(tokenize(text)).join(" ");
+const phrasePairsInOrder = (terms: string[]): string[] => terms.slice(1).map((term, i) => pairToken(terms[i]!, term));
+
+describe("pair tokens", () => {
+  it("of ASCII text are those of the index's tokenizer, without its regular expression", () => {
+    const ascii = fc.string({ unit: fc.constantFrom(..."aZ9 b.Y0'-,\n\t_x!QqÉ".split("").filter((c) => c.charCodeAt(0) < 128)), maxLength: 80 });
+    fc.assert(fc.property(ascii, (text) => pairText(text) === pairsOfTokens(text)), { numRuns: 2000 });
+    expect(pairText("It's 9 o'clock, the 2ND time!")).toBe("it_s s_9 9_o o_clock clock_the the_2nd 2nd_time");
+  });
+
+  it("of other text fold case and diacritics as the index does", () => {
+    const text = "Die Brücken ÜBER den Fluss, les élèves d'été, Москва река";
+    expect(pairText(text)).toBe(pairsOfTokens(text));
+    expect(pairText(text)).toContain("die_brucken brucken_uber");
+    expect(pairText(text)).toContain("москва_река");
+  });
+
+  it("of a phrase are its distinct consecutive pairs, in order", () => {
+    expect(phrasePairs(["one", "of", "the"])).toEqual(["one_of", "of_the"]);
+    expect(phrasePairs(["very", "very", "very", "good"])).toEqual(["very_very", "very_good"]);
+    expect(phrasePairs(["alone"])).toEqual([]);
+  });
+});
+
+describe("the phrase-pair index of a build", () => {
+  let set: TempArtifacts;
+  let db: Database.Database;
+  beforeAll(async () => {
+    const corpus = createSyntheticCorpus({ seed: 11, videos: 150, channels: 3 });
+    // Beside the corpus (mostly ASCII), texts whose terms lose diacritics or are not Latin at all.
+    const foreign = [
+      "Die Brücken über den Fluss sind älter als die Straßen; ÜBER DEN FLUSS führen drei Brücken.",
+      "Les élèves d'été étudient à l'école; l'été dernier, les élèves ont chanté.",
+      "Москва река течёт через Москву, и река Москва замерзает зимой.",
+      "Ich weiß, dass Größe und Maß nicht alles sind: die Größe zählt, das Maß auch.",
+    ].map((text, i) => makeVideo(900 + i, { text }));
+    set = await buildTempArtifacts([...Array.from({ length: corpus.videoCount }, (_, i) => corpus.videoAt(i)), ...foreign]);
+    db = new Database(join(set.dir, ARTIFACT_FILES.database), { readonly: true });
+  });
+  afterAll(() => {
+    db.close();
+    set.cleanup();
+  });
+
+  it("is recorded in the database's meta, and a database without it is told apart", () => {
+    expect(hasPhrasePairs(db)).toBe(true);
+    const live = LiveStore.open(join(set.root, "live.db"));
+    try {
+      expect(hasPhrasePairs(live.db)).toBe(false);
+    } finally {
+      live.close();
+    }
+  });
+
+  it("lists for each pair exactly the transcripts where FTS5 finds it as a phrase, in every language", () => {
+    const texts = db.prepare("SELECT id, script FROM fts_content ORDER BY id").raw().all() as [number, string][];
+    const pairRows = db.prepare("SELECT rowid FROM phrase_pairs WHERE phrase_pairs MATCH ? ORDER BY rowid").pluck();
+    const phraseRows = db.prepare("SELECT rowid FROM transcript_fts WHERE transcript_fts MATCH ? ORDER BY rowid").pluck();
+    // Pairs from every fifth transcript and from every one that is not ASCII, consecutive in it, and the same
+    // terms two apart (mostly not a pair anywhere).
+    const checked = new Set<string>();
+    let nonAscii = 0;
+    for (const [, script] of texts.filter(([, script], i) => i % 5 === 0 || /[^\x00-\x7f]/.test(script))) {
+      const terms = tokenize(script);
+      for (let i = 0; i + 2 < terms.length && i < 600; i += /[^\x00-\x7f]/.test(script) ? 1 : 23) {
+        for (const [left, right] of [[terms[i]!, terms[i + 1]!], [terms[i]!, terms[i + 2]!]] as const) {
+          const key = `${left} ${right}`;
+          if (checked.has(key)) continue;
+          checked.add(key);
+          if (/[^\x00-\x7f]/.test(key)) nonAscii++;
+          const viaPairs = pairRows.all(`"${pairToken(left, right)}"`);
+          expect(viaPairs, key).toEqual(phraseRows.all(`script : "${key}"`));
+        }
+      }
+    }
+    expect(checked.size).toBeGreaterThan(500);
+    expect(nonAscii).toBeGreaterThan(10);
+  });
+
+  it("is searched with the fold of the index: marks stay on non-Latin letters, alone and in phrases", () => {
+    const catalog = openCatalog({ dir: set.dir });
+    try {
+      for (const q of ["течёт", "река течёт", "Brücken über", "élèves d'été"]) {
+        const page = catalog.search({ q, limit: 10, offset: 0 });
+        expect(page.results.map((r) => r.videoId), q).toEqual([expect.stringMatching(/.+/)]);
+        expect(page.results[0]!.snippet, q).toContain("<mark>");
+      }
+    } finally {
+      catalog.close();
+    }
+  });
+});
