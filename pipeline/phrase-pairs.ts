@@ -1,33 +1,32 @@
 /**
  * The phrase-pair index of an artifact set: for each transcript, every two
  * consecutive terms of its text as one token (`men_cut`, `cut_a`), in a
- * contentless FTS5 table without positions (`detail = none`).
+ * contentless FTS5 table with positions.
  *
  * Why: FTS5 answers a phrase by walking the position lists of all its terms
  * through every transcript that holds them all. In transcripts most words
  * are common, so a rare phrase of common words ("men cut a": 7 matches,
  * every word in a fifth or more of 500,000 transcripts) read position lists
- * through a quarter of the collection, 30-60 ms. The documents holding each
- * of the phrase's consecutive pairs are a short list for such a phrase, read
- * without positions; a two-term phrase is exactly its pair, a longer one is
- * confirmed in the text of those few documents (server/data/phrase.ts).
+ * through a large part of the collection, 30-130 ms. A phrase of terms is
+ * the phrase of its consecutive pairs (`"men_cut cut_a"`), and a pair is
+ * far rarer than each of its words, with a position list of a few entries
+ * per transcript: FTS5 answers that phrase exactly, from short lists.
  *
  * Terms are the index's own (pipeline/text.ts), joined by `_`, which no term
  * contains. The `chan` column holds the channel's token, as in the transcript
- * index; it never holds `_`, so no pair is mistaken for a channel, and
- * queries need no column filter (which `detail = none` does not support).
+ * index, so a channel filter reads the same in both.
  */
 import type Database from "better-sqlite3";
 import { tokenize } from "./text.js";
 
 /** Format of the pairs; the build records it in `meta.phrasePairs`, and the server uses only the version it knows. */
-export const PHRASE_PAIRS_VERSION = "1";
+export const PHRASE_PAIRS_VERSION = "2";
 
 /** Pair tokens are already folded: the tokenizer only has to keep `_` inside them. */
 export const PHRASE_PAIRS_DDL = `
 CREATE VIRTUAL TABLE phrase_pairs USING fts5(
   pairs, chan,
-  content = '', detail = none,
+  content = '',
   tokenize = "unicode61 remove_diacritics 0 tokenchars '_'"
 );`;
 
@@ -57,11 +56,9 @@ export function pairText(text: string): string {
   return pairs.join(" ");
 }
 
-/** The distinct pairs of a phrase's terms, in order. */
+/** The pairs of a phrase's terms, in order, repeats kept: as a phrase, they match where the terms do. */
 export function phrasePairs(terms: readonly string[]): string[] {
-  const pairs = new Set<string>();
-  for (let i = 1; i < terms.length; i++) pairs.add(pairToken(terms[i - 1]!, terms[i]!));
-  return [...pairs];
+  return terms.slice(1).map((term, i) => pairToken(terms[i]!, term));
 }
 
 /**
@@ -69,7 +66,7 @@ export function phrasePairs(terms: readonly string[]): string[] {
  * `fts_content` view (the searched track of each video, by rowid), then
  * merges it into one segment per term. The pending-term buffer is raised
  * to 64 MiB and merging left to the end: a fifth less time than FTS5's
- * defaults at 20,000 transcripts. The caller records `PHRASE_PAIRS_VERSION`
+ * defaults at 20,000 transcripts (by hand). The caller records `PHRASE_PAIRS_VERSION`
  * in `meta.phrasePairs`.
  */
 export function buildPhrasePairs(db: Database.Database): { transcripts: number } {

@@ -39,7 +39,7 @@ export function resultRows(r: BenchResults): Row[] {
     if (b.mode === "direct") {
       rows.push({ section: s, metric: "fetched through the stand-in", value: "not run: built directly from the generator's JSONL (--direct)", target: "", verdict: "" });
       rows.push({ section: s, metric: "records stored (stage: parse, validate, staging db)", value: `${b.stageSeconds.toFixed(1)} s = ${num(b.records / Math.max(b.stageSeconds, 1e-9))} records/s`, target: "", verdict: "" });
-      rows.push({ section: s, metric: "index build (final db in popularity order, FTS5, optimize, term stats)", value: `${b.indexSeconds.toFixed(1)} s`, target: "", verdict: "" });
+      rows.push({ section: s, metric: "index build (final db in popularity order, FTS5, optimize, term stats, phrase pairs)", value: `${b.indexSeconds.toFixed(1)} s`, target: "", verdict: "" });
       rows.push({ section: s, metric: "title index (FlexSearch)", value: `${b.titleIndexSeconds.toFixed(1)} s`, target: "", verdict: "" });
       rows.push({ section: s, metric: "whole build incl. checksums", value: `${b.buildSeconds.toFixed(1)} s = ${num(b.transcripts / Math.max(b.buildSeconds, 1e-9))} transcripts/s stored; peak RSS ${num(b.peakRssMiB)} MiB [load ${b.loadAverage} at end]`, target: "", verdict: "" });
     } else {

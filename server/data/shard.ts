@@ -50,9 +50,8 @@ export interface ShardOptions {
   popularityOrdered: boolean;
   /**
    * The database has a phrase-pair index (pipeline/phrase-pairs.ts): a
-   * phrase's matches are the transcripts holding all its consecutive pairs,
-   * exactly for two terms, confirmed in the text for more. Popularity-ordered
-   * shards only.
+   * phrase's matches are those of the phrase of its consecutive pairs there.
+   * Popularity-ordered shards only.
    */
   phrasePairs: boolean;
 }
@@ -65,8 +64,6 @@ export interface ShardQuery {
   expression: string;
   /** The channel filter's part of every expression ("" without one). */
   filter: string;
-  /** The channel's token (`chan` column), with the filter. */
-  channelToken?: string;
   /** All tiers together: the plain AND of the query's words (tiers partition its matches), counted once. */
   countExpression: string;
   maxRank: number;
@@ -179,12 +176,10 @@ export class ShardSearch {
     let maxRank = this.#sql.maxRank.get() as number;
     let channelPart = "";
     let channelTranscripts: number | undefined;
-    let chan: string | undefined;
     if (params.channel !== undefined) {
       const channel = this.#sql.channel.get(params.channel) as { id: number; transcripts: number } | undefined;
       if (!channel) return [];
-      chan = channelToken(channel.id);
-      channelPart = `chan : "${chan}" AND `;
+      channelPart = `chan : "${channelToken(channel.id)}" AND `;
       channelTranscripts = channel.transcripts;
     }
     const minViews = params.minViews ?? 0;
@@ -214,7 +209,6 @@ export class ShardSearch {
         key: `${expression}\u0000${maxRank}\u0000${effectiveMinViews}`,
       };
       if (channelTranscripts !== undefined) query.channelTranscripts = channelTranscripts;
-      if (chan !== undefined) query.channelToken = chan;
       return query;
     });
   }
@@ -276,16 +270,14 @@ export class ShardSearch {
   }
 
   /**
-   * The first `k` matches of the phrase tier without FTS5's phrase query,
-   * or undefined when FTS5's is the way:
-   * - with a phrase-pair index, the transcripts holding all the phrase's
-   *   consecutive pairs: for two terms those are the matches (a list of
-   *   rowids); for more, a superset, each confirmed in its text;
+   * The first `k` matches of the phrase tier without FTS5's phrase query of
+   * its terms, or undefined when that query is the way:
+   * - with a phrase-pair index, the matches of the phrase of its pairs there
+   *   (a list of rowids, exact);
    * - else, candidates from NEAR(rarest, second rarest, their distance in
    *   the phrase), each confirmed in its text, when those two terms are not
-   *   too common to make NEAR cheap.
-   * Confirmed matches come with their text and scoring inputs (a Map), kept
-   * for scoring.
+   *   too common to make NEAR cheap; confirmed matches come with their text
+   *   and scoring inputs (a Map), kept for scoring.
    */
   #phraseMatches(
     query: ShardQuery,
@@ -295,44 +287,19 @@ export class ShardSearch {
   ): number[] | Map<number, ScoringRow> | undefined {
     const terms = query.parsed.phraseTerms;
     if (!terms || terms.length < 2) return undefined;
+    if (this.#sql.pairs) return this.#sql.pairs.all(this.#pairsExpression(query), query.maxRank, query.minViews, k, 0) as number[];
     // The phrase's terms are the query's terms (repeats kept), whose frequencies the caller looked up once.
     const ranked = terms.map((term, position) => ({ term, position, df: dfOf.get(term) ?? 0 })).sort((a, b) => a.df - b.df);
     const rarest = ranked[0]!;
-    // Confirming costs a read of the text for each candidate that fails: past k/2 of them, FTS5's phrase query is cheaper.
-    const maxFailures = Math.max(8, Math.floor(k / 2));
-    if (this.#sql.pairs) {
-      const expression = this.#pairsExpression(query);
-      if (terms.length === 2) return this.#sql.pairs.all(expression, query.maxRank, query.minViews, k, 0) as number[];
-      // Running out of these before k are confirmed means more than maxFailures failed, so this many always suffice.
-      const candidates = this.#sql.pairs.all(expression, query.maxRank, query.minViews, k + maxFailures + 1, 0) as number[];
-      return this.#confirmPhrase(candidates, terms, rarest.position, k, maxFailures);
-    }
     const second = ranked.find((r) => r.term !== rarest.term);
     if (!second || second.df > documents * this.#options.nearTermMaxShare) return undefined;
     const [left, right] = rarest.position < second.position ? [rarest, second] : [second, rarest];
     const near = `${query.filter}script : NEAR("${left.term}" "${right.term}", ${right.position - left.position - 1})`;
     // NEAR is unordered and allows up to the distance: often, but not always, its candidates are the phrase.
+    // Confirming costs a read of the text for each candidate that fails: past k/2 of them, FTS5's phrase query is cheaper.
+    const maxFailures = Math.max(8, Math.floor(k / 2));
+    // Running out of these before k are confirmed means more than maxFailures failed, so this many always suffice.
     const candidates = this.#sql.matches.all(near, query.maxRank, query.minViews, k + maxFailures + 1, 0) as number[];
-    return this.#confirmPhrase(candidates, terms, rarest.position, k, maxFailures);
-  }
-
-  /**
-   * The phrase tier's query on the phrase-pair index: every consecutive
-   * pair, and the channel's token. Without positions FTS5 cannot filter by
-   * column; it need not, as a pair always holds `_` and a channel token never.
-   */
-  #pairsExpression(query: ShardQuery): string {
-    const tokens = phrasePairs(query.parsed.phraseTerms!);
-    if (query.channelToken !== undefined) tokens.push(query.channelToken);
-    return tokens.map((token) => `"${token}"`).join(" AND ");
-  }
-
-  /**
-   * The first `k` of `candidates` (in rowid order) that contain the phrase,
-   * read and checked in their text; undefined once more than `maxFailures`
-   * do not.
-   */
-  #confirmPhrase(candidates: number[], terms: readonly string[], anchor: number, k: number, maxFailures: number): Map<number, ScoringRow> | undefined {
     const confirmed = new Map<number, ScoringRow>();
     let failures = 0;
     // The first k are read whatever happens; the rest only as far as failures make room for them.
@@ -341,10 +308,15 @@ export class ShardSearch {
       if (confirmed.size === k) break;
       if (at === k) this.prefetch(candidates.slice(k));
       const row = this.#scoringRow(id);
-      if (containsPhrase(row.bytes, terms, anchor)) confirmed.set(id, row);
+      if (containsPhrase(row.bytes, terms, rarest.position)) confirmed.set(id, row);
       else if (++failures > maxFailures) return undefined;
     }
     return confirmed;
+  }
+
+  /** The phrase tier's query on the phrase-pair index: the phrase of the phrase's pairs, and the channel filter. */
+  #pairsExpression(query: ShardQuery): string {
+    return `${query.filter}pairs : "${phrasePairs(query.parsed.phraseTerms!).join(" ")}"`;
   }
 
   /** Matches of all tiers (`countExpression`), counted exactly up to the cap, estimated above it. */
@@ -358,8 +330,8 @@ export class ShardSearch {
   /** Matches in rowid order from position `from` (the head covers positions below `candidates`). */
   stream(query: ShardQuery, from: number, count: number): number[] {
     if (count <= 0) return [];
-    // A two-term phrase is exactly its pair: the pair index lists its matches in the same order.
-    if (query.tier === 0 && this.#sql.pairs && query.parsed.phraseTerms?.length === 2) {
+    // The pair index lists the phrase's matches, in the same order.
+    if (query.tier === 0 && this.#sql.pairs) {
       return this.#sql.pairs.all(this.#pairsExpression(query), query.maxRank, query.minViews, count, from) as number[];
     }
     return this.#sql.matches.all(query.expression, query.maxRank, query.minViews, count, from) as number[];
