@@ -7,10 +7,11 @@
  * through every transcript that holds them all. In transcripts most words
  * are common, so a rare phrase of common words ("men cut a": 7 matches,
  * every word in a fifth or more of 500,000 transcripts) read position lists
- * through a large part of the collection, 30-130 ms. A phrase of terms is
- * the phrase of its consecutive pairs (`"men_cut cut_a"`), and a pair is
- * far rarer than each of its words, with a position list of a few entries
- * per transcript: FTS5 answers that phrase exactly, from short lists.
+ * through a large part of the collection, tens of milliseconds
+ * (BENCHMARKS.md). A phrase of terms is the phrase of its consecutive pairs
+ * (`"men_cut cut_a"`), which FTS5 answers exactly; a pair is mostly far
+ * rarer than either of its words, so its list is short. A pair of two very
+ * common words (`to_the`) still has a long one.
  *
  * Terms are the index's own (pipeline/text.ts), joined by `_`, which no term
  * contains. The `chan` column holds the channel's token, as in the transcript
@@ -69,25 +70,22 @@ export function phrasePairs(terms: readonly string[]): string[] {
  * defaults at 20,000 transcripts (by hand). The caller records `PHRASE_PAIRS_VERSION`
  * in `meta.phrasePairs`.
  */
-export function buildPhrasePairs(db: Database.Database): { transcripts: number } {
+export function buildPhrasePairs(db: Database.Database): void {
   db.exec(PHRASE_PAIRS_DDL);
   db.exec("INSERT INTO phrase_pairs (phrase_pairs, rank) VALUES ('hashsize', 67108864)");
   db.exec("INSERT INTO phrase_pairs (phrase_pairs, rank) VALUES ('automerge', 0)");
   const insert = db.prepare("INSERT INTO phrase_pairs (rowid, pairs, chan) VALUES (?, ?, ?)");
   // In slices: a connection cannot write while one of its statements is still being read.
   const slice = db.prepare("SELECT id, script, chan FROM fts_content WHERE id > ? ORDER BY id LIMIT ?").raw();
-  let transcripts = 0;
   db.transaction(() => {
     for (let after = 0; ; ) {
       const rows = slice.all(after, 500) as [number, string, string][];
       for (const [id, script, chan] of rows) insert.run(id, pairText(script), chan);
-      transcripts += rows.length;
       if (rows.length < 500) break;
       after = rows[rows.length - 1]![0];
     }
   })();
   db.exec("INSERT INTO phrase_pairs (phrase_pairs) VALUES ('optimize')");
-  return { transcripts };
 }
 
 /** Whether `db` has a phrase-pair index of the version this code reads. */
