@@ -287,19 +287,35 @@ export class ShardSearch {
   ): number[] | Map<number, ScoringRow> | undefined {
     const terms = query.parsed.phraseTerms;
     if (!terms || terms.length < 2) return undefined;
-    if (this.#sql.pairs) return this.#sql.pairs.all(this.#pairsExpression(query), query.maxRank, query.minViews, k, 0) as number[];
     // The phrase's terms are the query's terms (repeats kept), whose frequencies the caller looked up once.
     const ranked = terms.map((term, position) => ({ term, position, df: dfOf.get(term) ?? 0 })).sort((a, b) => a.df - b.df);
     const rarest = ranked[0]!;
+    // Confirming costs a read of the text for each candidate that fails: past k/2 of them, an exact query is cheaper.
+    const maxFailures = Math.max(8, Math.floor(k / 2));
+    if (this.#sql.pairs) {
+      const pairs = this.#sql.pairs;
+      const exact = () => pairs.all(this.#pairsExpression(query), query.maxRank, query.minViews, k, 0) as number[];
+      const near = this.#pairsWithoutCommonPair(query, dfOf, documents);
+      if (near === undefined) return exact();
+      const candidates = pairs.all(near, query.maxRank, query.minViews, k + maxFailures + 1, 0) as number[];
+      return this.#confirmPhrase(candidates, terms, rarest.position, k, maxFailures) ?? exact();
+    }
     const second = ranked.find((r) => r.term !== rarest.term);
     if (!second || second.df > documents * this.#options.nearTermMaxShare) return undefined;
     const [left, right] = rarest.position < second.position ? [rarest, second] : [second, rarest];
     const near = `${query.filter}script : NEAR("${left.term}" "${right.term}", ${right.position - left.position - 1})`;
     // NEAR is unordered and allows up to the distance: often, but not always, its candidates are the phrase.
-    // Confirming costs a read of the text for each candidate that fails: past k/2 of them, FTS5's phrase query is cheaper.
-    const maxFailures = Math.max(8, Math.floor(k / 2));
     // Running out of these before k are confirmed means more than maxFailures failed, so this many always suffice.
     const candidates = this.#sql.matches.all(near, query.maxRank, query.minViews, k + maxFailures + 1, 0) as number[];
+    return this.#confirmPhrase(candidates, terms, rarest.position, k, maxFailures);
+  }
+
+  /**
+   * The first `k` of `candidates` (rowid order) that contain the phrase,
+   * each read and checked in its text; undefined once more than
+   * `maxFailures` do not.
+   */
+  #confirmPhrase(candidates: number[], terms: readonly string[], anchor: number, k: number, maxFailures: number): Map<number, ScoringRow> | undefined {
     const confirmed = new Map<number, ScoringRow>();
     let failures = 0;
     // The first k are read whatever happens; the rest only as far as failures make room for them.
@@ -308,10 +324,34 @@ export class ShardSearch {
       if (confirmed.size === k) break;
       if (at === k) this.prefetch(candidates.slice(k));
       const row = this.#scoringRow(id);
-      if (containsPhrase(row.bytes, terms, rarest.position)) confirmed.set(id, row);
+      if (containsPhrase(row.bytes, terms, anchor)) confirmed.set(id, row);
       else if (++failures > maxFailures) return undefined;
     }
     return confirmed;
+  }
+
+  /**
+   * A pair of two very common words inside a phrase (`to_the` in "led to
+   * the appropriate") has a list nearly as long as its words': the phrase
+   * of pairs walks it through every transcript holding the other pairs. Its
+   * neighbours hold both its words, so it can be left out: the query is
+   * then the pairs before it and the pairs after it, NEAR at a distance of
+   * one token, a superset of the phrase's matches to confirm in the text.
+   * undefined when the phrase has no such interior pair (its first and last
+   * pairs are never left out).
+   */
+  #pairsWithoutCommonPair(query: ShardQuery, dfOf: ReadonlyMap<string, number>, documents: number): string | undefined {
+    const terms = query.parsed.phraseTerms!;
+    const pairs = phrasePairs(terms);
+    const ceiling = documents * this.#options.nearTermMaxShare;
+    let skip = -1;
+    let skipDf = 0;
+    for (let i = 1; i < pairs.length - 1; i++) {
+      const df = Math.min(dfOf.get(terms[i]!) ?? 0, dfOf.get(terms[i + 1]!) ?? 0);
+      if (df > ceiling && df > skipDf) [skip, skipDf] = [i, df];
+    }
+    if (skip < 0) return undefined;
+    return `${query.filter}pairs : NEAR("${pairs.slice(0, skip).join(" ")}" "${pairs.slice(skip + 1).join(" ")}", 1)`;
   }
 
   /** The phrase tier's query on the phrase-pair index: the phrase of the phrase's pairs, and the channel filter. */

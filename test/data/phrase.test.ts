@@ -15,6 +15,7 @@ import { containsPhrase } from "../../server/data/phrase.js";
 import type { SearchOptions } from "../../server/data/search.js";
 import { SCAN_BYTES } from "../../server/data/term-counts.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
+import { makeVideo, videoId } from "../helpers/records.js";
 
 /** What every better-sqlite3 prepared statement inherits, for spying on what a search runs. */
 const statements = Object.getPrototypeOf(new Database(":memory:").prepare("SELECT 1")) as Database.Statement;
@@ -182,8 +183,41 @@ describe("the phrase tier through NEAR and through the phrase-pair index", () =>
       for (const q of phrases.slice(0, 10)) pairs.search({ q, limit: 10, offset: 0 });
       expect(new Set(phrases.slice(0, 10)).size).toBe(10);
       expect(pairQueries()).toBe(10);
+      // Phrases with a pair of two very common words inside are asked without it, NEAR, and confirmed in the text
+      // (the comparisons above cover their answers).
+      for (const q of phrases) pairs.search({ q, limit: 10, offset: 0 });
+      const withoutAPair = all.mock.calls.filter((args, i) => (all.mock.contexts[i] as Database.Statement).source.includes("phrase_pairs") && String(args[0]).includes("NEAR("));
+      expect(withoutAPair.length).toBeGreaterThanOrEqual(3);
     } finally {
       all.mockRestore();
+    }
+  });
+
+  it("leaves out a pair of two common words inside a phrase, and confirms what NEAR finds without it", async () => {
+    // "to" and "the" are in every transcript: `to_the` is left out of "led to the appropriate". The second video has
+    // the other two pairs one token apart in the other order, which NEAR finds and the phrase is not.
+    const texts = [
+      "they were led to the appropriate room next to the door",
+      "the appropriate led to a room next to the door",
+      ...Array.from({ length: 8 }, (_, i) => `a walk to the river number ${i} and back to the hill`),
+    ];
+    const local = await buildTempArtifacts(texts.map((text, i) => makeVideo(i + 1, { text, viewCount: 1000 - i })));
+    const withPairs = openCatalog({ dir: local.dir, search: { phrasePairs: true, cacheSize: 0 } });
+    const withFts = openCatalog({ dir: local.dir, search: { phrasePairs: false, nearTermMaxShare: 0, cacheSize: 0 } });
+    const all = vi.spyOn(statements, "all");
+    try {
+      const page = withPairs.search({ q: "led to the appropriate", limit: 10, offset: 0 });
+      const nearQueries = all.mock.calls.filter((args) => String(args[0]).includes("NEAR(") && String(args[0]).includes("led_to"));
+      expect(nearQueries.length).toBeGreaterThan(0);
+      expect(page.results.map((r) => r.videoId)).toEqual([videoId(1), videoId(2)]);
+      expect(page.results[0]!.snippet).toContain("<mark>led</mark> <mark>to</mark> <mark>the</mark> <mark>appropriate</mark>");
+      const reference = withFts.search({ q: "led to the appropriate", limit: 10, offset: 0 });
+      expect(page).toEqual(reference);
+    } finally {
+      all.mockRestore();
+      withPairs.close();
+      withFts.close();
+      local.cleanup();
     }
   });
 
