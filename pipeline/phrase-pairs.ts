@@ -11,7 +11,8 @@
  * (BENCHMARKS.md). A phrase of terms is the phrase of its consecutive pairs
  * (`"men_cut cut_a"`), which FTS5 answers exactly; a pair is mostly far
  * rarer than either of its words, so its list is short. A pair of two very
- * common words (`to_the`) still has a long one.
+ * common words (`to_the`) still has a long one; the search leaves it out
+ * where it can (server/data/shard.ts).
  *
  * Terms are the index's own (pipeline/text.ts), joined by `_`, which no term
  * contains. The `chan` column holds the channel's token, as in the transcript
