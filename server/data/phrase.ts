@@ -1,10 +1,11 @@
 /**
  * Whether a transcript contains a phrase: its terms as consecutive tokens,
  * tokenized as the FTS5 index does (pipeline/text.ts). Used to confirm the
- * candidates of a cheap NEAR query of the phrase's two rarest terms, so a
- * phrase of common words ("led to the appropriate") never makes FTS5 walk
- * the position lists of "to" and "the" through every transcript holding the
- * rarer words.
+ * candidates of a cheap NEAR query, so a phrase of common words ("led to the
+ * appropriate") never makes FTS5 walk the position lists of "to" and "the"
+ * (or of the pair "to_the") through every transcript holding the rest: NEAR
+ * of the phrase's two rarest terms, or, with the phrase-pair index, of the
+ * pairs around a very common one (server/data/shard.ts).
  *
  * ASCII text and terms are checked around each occurrence of the anchor term
  * without tokenizing the whole text; anything else is tokenized as far as
