@@ -105,6 +105,9 @@ export class ShardSearch {
   readonly #prefetch: TextPrefetch | undefined;
   /** The last title lookup and the query it was made for (#titleMatches). */
   #lastTitles: { parsed: ParsedQuery; fields: TitleFields } | undefined;
+  /** The last list of all words' matches (#allMatches) and the last second tier read off one (#secondTier), kept where the content never changes. */
+  #lastAll: { key: string; rows: number[] } | undefined;
+  #lastSecond: { key: string; tier: { rows: number[]; complete: boolean } } | undefined;
   readonly #sql;
 
   /**
@@ -142,7 +145,6 @@ export class ShardSearch {
       pairs: options.phrasePairs && options.popularityOrdered ? index.prepare(pairsSql).pluck() : undefined,
       instances: index.prepare("SELECT doc FROM temp.transcript_fts_instances WHERE term = ? AND col = 'script'").pluck(),
       matches: index.prepare(matchesSql).pluck(),
-      count: index.prepare(`SELECT count(*) FROM (${matchesSql})`).pluck(),
       // The text as a BLOB: UTF-8 bytes, counted without decoding (term-counts.ts).
       scoring: db.prepare(
         `SELECT t.word_count AS words, CAST(t.script AS BLOB) AS bytes, v.view_count AS views
@@ -221,8 +223,14 @@ export class ShardSearch {
     const dfOf = new Map(terms.map((term, i) => [term, dfs[i]!]));
     const phrase = query.tier === 0 ? this.#phraseMatches(query, k, dfOf, corpus.documents) : undefined;
     const confirmed = phrase instanceof Map ? phrase : undefined;
+    const listed = query.tier === 1 ? this.#secondTier(query) : undefined;
     const candidates =
-      phrase instanceof Map ? [...phrase.keys()] : (phrase ?? (this.#sql.matches.all(query.expression, query.maxRank, query.minViews, k, 0) as number[]));
+      phrase instanceof Map
+        ? [...phrase.keys()]
+        : (phrase ??
+          (listed && (listed.complete || listed.rows.length >= k)
+            ? listed.rows.slice(0, k)
+            : (this.#sql.matches.all(query.expression, query.maxRank, query.minViews, k, 0) as number[])));
     const idf = dfs.map((df) => inverseDocumentFrequency(df, corpus.documents));
     const titleTerms = terms.filter((_, i) => dfs[i]! <= corpus.documents * this.#options.titleTermMaxShare);
     const boosts = this.#titleMatches(query.parsed, titleTerms, candidates);
@@ -362,9 +370,52 @@ export class ShardSearch {
   /** Matches of all tiers (`countExpression`), counted exactly up to the cap, estimated above it. */
   count(query: ShardQuery): ShardCount {
     const cap = this.#options.exactCountCap;
-    const counted = this.#sql.count.get(query.countExpression, query.maxRank, query.minViews, cap + 1, 0) as number;
+    const counted = this.#allMatches(query).length;
     if (counted <= cap) return { total: counted, totalExact: true };
     return { total: this.#estimate(query, cap), totalExact: false };
+  }
+
+  /**
+   * The first `exactCountCap + 1` matches of all the query's words
+   * (`countExpression`, every tier), in rowid order: the count is their
+   * number, and the second tier is read off them (#secondTier), so FTS5
+   * walks the words' lists once for both. In a database whose content
+   * never changes (an artifact set) the last list is kept, since one search
+   * asks for it from its head and from its count.
+   */
+  #allMatches(query: ShardQuery): number[] {
+    const key = `${query.countExpression}\u0000${query.maxRank}\u0000${query.minViews}`;
+    if (this.#lastAll?.key === key) return this.#lastAll.rows;
+    const rows = this.#sql.matches.all(query.countExpression, query.maxRank, query.minViews, this.#options.exactCountCap + 1, 0) as number[];
+    if (this.#options.popularityOrdered) this.#lastAll = { key, rows };
+    return rows;
+  }
+
+  /**
+   * The second tier's matches in rowid order, as far as the list of all
+   * words' matches reaches (#allMatches); `complete` when that list holds
+   * every match. That tier is all the words without the phrase: where the
+   * phrase-pair index lists the phrase's matches (which are among all the
+   * words' matches), it is that list less those up to its last rowid,
+   * instead of FTS5's `NOT "phrase"`, which checks the words' positions
+   * in every transcript holding them all. A query of one word group has a
+   * single tier: the list itself. undefined where neither applies (the
+   * live store, or pairs off): the tier is FTS5's query of `expression`.
+   */
+  #secondTier(query: ShardQuery): { rows: number[]; complete: boolean } | undefined {
+    if (!this.#options.popularityOrdered) return undefined;
+    const phrase = query.parsed.phraseTerms !== undefined;
+    if (phrase && !this.#sql.pairs) return undefined;
+    const all = this.#allMatches(query);
+    const complete = all.length <= this.#options.exactCountCap;
+    if (!phrase || all.length === 0) return { rows: all, complete };
+    // One search reads its second tier for the head and again for each page streamed past it.
+    if (this.#lastSecond?.key === query.key) return this.#lastSecond.tier;
+    const last = all[all.length - 1]!;
+    const inPhrase = new Set(this.#sql.pairs!.all(this.#pairsExpression(query), last, query.minViews, all.length, 0) as number[]);
+    const tier = { rows: all.filter((id) => !inPhrase.has(id)), complete };
+    this.#lastSecond = { key: query.key, tier };
+    return tier;
   }
 
   /** Matches in rowid order from position `from` (the head covers positions below `candidates`). */
@@ -374,6 +425,8 @@ export class ShardSearch {
     if (query.tier === 0 && this.#sql.pairs) {
       return this.#sql.pairs.all(this.#pairsExpression(query), query.maxRank, query.minViews, count, from) as number[];
     }
+    const listed = query.tier === 1 ? this.#secondTier(query) : undefined;
+    if (listed && (listed.complete || from + count <= listed.rows.length)) return listed.rows.slice(from, from + count);
     return this.#sql.matches.all(query.expression, query.maxRank, query.minViews, count, from) as number[];
   }
 

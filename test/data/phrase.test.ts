@@ -97,6 +97,8 @@ describe("the phrase tier through NEAR and through the phrase-pair index", () =>
   let fts: ArtifactCatalog;
   /** The same three ways with a head of 8 candidates: most pages then go past the head, into the stream. */
   let small: { near: ArtifactCatalog; pairs: ArtifactCatalog; fts: ArtifactCatalog };
+  /** And with exact counts up to 30 only: the list of all words' matches the second tier is read off then stops short. */
+  let tight: { near: ArtifactCatalog; pairs: ArtifactCatalog; fts: ArtifactCatalog };
   let phrases: string[];
   let channels: string[];
   beforeAll(async () => {
@@ -111,6 +113,7 @@ describe("the phrase tier through NEAR and through the phrase-pair index", () =>
     });
     ({ near, pairs, fts } = ways({}));
     small = ways({ candidates: 8 });
+    tight = ways({ candidates: 8, exactCountCap: 30 });
     // Word runs from the transcripts themselves (they match at least there), and runs with a word swapped in.
     phrases = [];
     for (let i = 0; phrases.length < 60; i += 7) {
@@ -126,7 +129,7 @@ describe("the phrase tier through NEAR and through the phrase-pair index", () =>
     channels = corpus.channels.map((c) => c.channelId);
   });
   afterAll(() => {
-    for (const catalog of [near, pairs, fts, small.near, small.pairs, small.fts]) catalog.close();
+    for (const catalog of [near, pairs, fts, ...Object.values(small), ...Object.values(tight)]) catalog.close();
     set.cleanup();
   });
 
@@ -171,18 +174,46 @@ describe("the phrase tier through NEAR and through the phrase-pair index", () =>
     compare(small.pairs, small.fts);
   });
 
+  it("does so where the matches of all the words run past the exact count, and the second tier past their list", () => {
+    compare(tight.near, tight.fts);
+    compare(tight.pairs, tight.fts);
+  });
+
+  it("reads the second tier off the list of all the words' matches, without FTS5's NOT of the phrase, when the pairs are on", () => {
+    const all = vi.spyOn(statements, "all");
+    const ran = (pattern: string) =>
+      all.mock.calls.filter((args, i) => (all.mock.contexts[i] as Database.Statement).source.includes("transcript_fts") && String(args[0]).includes(pattern)).length;
+    try {
+      // Phrases of words that occur in other orders too: their second tier is not empty.
+      const asked = phrases.filter((q) => fts.search({ q, limit: 10, offset: 0 }).results.length > 0);
+      expect(ran(" NOT ")).toBeGreaterThan(0);
+      all.mockClear();
+      for (const q of asked) pairs.search({ q, limit: 10, offset: 0 });
+      expect(ran(" NOT ")).toBe(0);
+      // One query of all the words per search answers the count and the second tier.
+      expect(ran("script : (")).toBe(asked.length);
+      all.mockClear();
+      // Past a list cut at the exact count (the phrases common enough), FTS5's NOT query lists the rest.
+      for (const q of asked) tight.pairs.search({ q, limit: 10, offset: 40 });
+      expect(ran(" NOT ")).toBeGreaterThan(0);
+    } finally {
+      all.mockRestore();
+    }
+  });
+
   it("reads the phrase-pair index for phrases, and the other ways do not", () => {
     const all = vi.spyOn(statements, "all");
-    // The phrases whose pair query ran: one query per search (the head), more where pages go past it.
-    const pairQueries = () =>
-      new Set(all.mock.calls.filter((_, i) => (all.mock.contexts[i] as Database.Statement).source.includes("phrase_pairs")).map((args) => args[0])).size;
+    // The searches that ran a query on the pair index (the head's, and the second tier's where it is read).
+    const readPairs = (catalog: ArtifactCatalog) =>
+      phrases.slice(0, 10).filter((q) => {
+        all.mockClear();
+        catalog.search({ q, limit: 10, offset: 0 });
+        return all.mock.contexts.some((statement) => (statement as Database.Statement).source.includes("phrase_pairs"));
+      }).length;
     try {
-      for (const q of phrases.slice(0, 10)) fts.search({ q, limit: 10, offset: 0 });
-      for (const q of phrases.slice(0, 10)) near.search({ q, limit: 10, offset: 0 });
-      expect(pairQueries()).toBe(0);
-      for (const q of phrases.slice(0, 10)) pairs.search({ q, limit: 10, offset: 0 });
-      expect(new Set(phrases.slice(0, 10)).size).toBe(10);
-      expect(pairQueries()).toBe(10);
+      expect(readPairs(fts)).toBe(0);
+      expect(readPairs(near)).toBe(0);
+      expect(readPairs(pairs)).toBe(10);
       // Phrases with a pair of two very common words inside are asked without it, NEAR, and confirmed in the text
       // (the comparisons above cover their answers).
       for (const q of phrases) pairs.search({ q, limit: 10, offset: 0 });
