@@ -252,16 +252,21 @@ describe("the phrase tier through NEAR and through the phrase-pair index", () =>
     }
   });
 
-  it("looks the titles up once per query, not once per tier", () => {
+  it("looks each word up in the titles once per query, not once per tier", () => {
     const lookups = vi.spyOn(Document.prototype, "search");
     try {
       const perQuery = phrases.map((q) => {
         const before = lookups.mock.calls.length;
         near.search({ q, limit: 100, offset: 0 });
-        return lookups.mock.calls.length - before;
+        const asked = lookups.mock.calls.slice(before).map((args) => String(args[0]));
+        return { words: new Set(tokenize(q)).size, asked: asked.length, distinct: new Set(asked).size };
       });
-      expect(Math.max(...perQuery)).toBe(1);
-      expect(perQuery.filter((n) => n === 1).length).toBeGreaterThanOrEqual(phrases.length / 4);
+      for (const { words, asked, distinct } of perQuery) {
+        expect(asked).toBe(distinct);
+        expect(asked).toBeLessThanOrEqual(words);
+      }
+      // Only words in at most 10% of transcripts are looked up in titles: some phrases have two.
+      expect(perQuery.filter((p) => p.asked >= 2).length).toBeGreaterThanOrEqual(5);
     } finally {
       lookups.mockRestore();
     }

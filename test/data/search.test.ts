@@ -1,4 +1,10 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ARTIFACT_FILES } from "../../pipeline/contract.js";
+import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
+import { importTitleIndex } from "../../pipeline/title-index.js";
+import { tokenize } from "../../pipeline/text.js";
 import { openCatalog, type ArtifactCatalog } from "../../server/data/artifact-catalog.js";
 import type { SearchOptions } from "../../server/data/search.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
@@ -186,6 +192,58 @@ describe("ranking and pagination over many matches", () => {
     expect(catalog.search(page("volcanoes")).results.map((r) => r.videoId)).toEqual([videoId(1), videoId(2)]);
     catalog.close();
     titled.cleanup();
+  });
+});
+
+describe("title and channel-name boosts", () => {
+  it("boost a title that holds every word of the query, as a word or the start of one, and not one that holds some", async () => {
+    // Filler keeps both words in under 10% of transcripts, so they are looked up in titles.
+    const filler = Array.from({ length: 40 }, (_, i) => makeVideo(10 + i, { text: "nothing about mountains here", viewCount: 10 }));
+    const titled = await buildTempArtifacts([
+      makeVideo(1, { title: "Quiet hills", text: "volcanoes erupt", viewCount: 3000 }),
+      makeVideo(2, { title: "Volcanoes of Iceland", text: "volcanoes erupt", viewCount: 2000 }),
+      makeVideo(3, { title: "Erupting volcanoes", text: "volcanoes erupt", viewCount: 1000 }),
+      ...filler,
+    ]);
+    const catalog = openCatalog({ dir: titled.dir });
+    try {
+      // Same text; video 1 has the most views. Only video 3's title holds both words ("erupt" starts "Erupting").
+      expect(catalog.search(page("volcanoes erupt")).results.map((r) => r.videoId)).toEqual([videoId(3), videoId(1), videoId(2)]);
+    } finally {
+      catalog.close();
+      titled.cleanup();
+    }
+  });
+
+  it("come from each word's matches, which intersected are what FlexSearch finds for the words together", async () => {
+    const corpus = createSyntheticCorpus({ seed: 11, videos: 300, channels: 6 });
+    const records = Array.from({ length: corpus.videoCount }, (_, i) => corpus.videoAt(i));
+    const set = await buildTempArtifacts(records);
+    try {
+      const titles = importTitleIndex(readFileSync(join(set.dir, ARTIFACT_FILES.titleIndex), "utf8"));
+      const all = { limit: Number.MAX_SAFE_INTEGER };
+      type Fields = { field: string; result: number[] }[];
+      const ids = (fields: Fields, field: string) => new Set(fields.find((f) => f.field === field)?.result ?? []);
+      let nonEmpty = 0;
+      for (const [i, record] of records.entries()) {
+        // Two or three words of a title, a short one among them, and a word of a channel name with one of a title.
+        const words = tokenize(record.title);
+        const queries = [words.slice(0, 2 + (i % 2)), [words[0]!, words[0]!.slice(0, 2)], [tokenize(record.channelTitle)[0]!, words.at(-1)!]];
+        for (const terms of queries) {
+          const together = titles.search(terms.join(" "), all) as unknown as Fields;
+          const each = terms.map((t) => titles.search(t, all) as unknown as Fields);
+          for (const field of ["title", "channel"]) {
+            const expected = ids(together, field);
+            const intersected = [...ids(each[0]!, field)].filter((id) => each.every((e) => ids(e, field).has(id)));
+            expect(new Set(intersected), `${terms.join(" ")} in ${field}`).toEqual(expected);
+            if (expected.size > 0) nonEmpty++;
+          }
+        }
+      }
+      expect(nonEmpty).toBeGreaterThan(records.length);
+    } finally {
+      set.cleanup();
+    }
   });
 });
 
