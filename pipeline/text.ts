@@ -25,7 +25,19 @@ const ASCII = /^[\x00-\x7f]*$/;
  */
 export function foldTerm(token: string): string {
   if (ASCII.test(token)) return token.toLowerCase();
-  return token.normalize("NFD").replace(LATIN_DIACRITICS, "").normalize("NFC").toLowerCase().replace(CASE_FOLDS, (c) => CASE_FOLD_OF[c]!);
+  return foldText(token);
+}
+
+/**
+ * A whole text folded as `foldTerm` folds each of its tokens: the tokens of
+ * the result are the folded tokens of `text`, in order, and what lies between
+ * them stays outside any token. Offsets are not kept (a diacritic written as
+ * its own character is removed, and lower-casing can change a length).
+ * Where only counts matter, this folds a text in a few native passes
+ * instead of one call per token.
+ */
+export function foldText(text: string): string {
+  return text.normalize("NFD").replace(LATIN_DIACRITICS, "").normalize("NFC").toLowerCase().replace(CASE_FOLDS, (c) => CASE_FOLD_OF[c]!);
 }
 
 /** The folded tokens of `text`, in order, one at a time (as `tokenize`, without building the list). */

@@ -5,11 +5,13 @@
  *
  * In pure-ASCII text an ASCII term is counted in its lower-case, Capitalized
  * and UPPER-CASE forms (what captions contain; other mixed forms like "tHe"
- * are not counted). Text or terms with other characters go through the full
- * tokenizer, which folds diacritics as the index does ("Brücken" is "brucken").
+ * are not counted). Text or terms with other characters are folded whole as
+ * the index folds each token ("Brücken" is "brucken"; pipeline/text.ts), and
+ * each term is counted where it stands as a whole token of the folded text.
  */
 import { isAscii } from "node:buffer";
-import { findOccurrences } from "./occurrences.js";
+import { foldText } from "../../pipeline/text.js";
+import { isWordChar } from "./occurrences.js";
 
 const ASCII_TERM = /^[a-z0-9]+$/;
 
@@ -45,6 +47,32 @@ export function countTerms(bytes: Buffer, terms: readonly string[], scanBytes = 
         for (const form of forms) count += countForm(scanned, Buffer.from(form, "latin1"));
         return count;
       })
-    : findOccurrences(scanned.toString("utf8"), terms).counts;
+    : countFolded(foldText(scanned.toString("utf8")), terms);
   return scale === 1 ? counts : counts.map((c) => c * scale);
+}
+
+/** Occurrences of each (folded) term as a whole token of a folded text. */
+function countFolded(folded: string, terms: readonly string[]): number[] {
+  return terms.map((term) => {
+    let count = 0;
+    for (let at = folded.indexOf(term); at !== -1; at = folded.indexOf(term, at + term.length)) {
+      if (!isWordChar(charBefore(folded, at)) && !isWordChar(charAt(folded, at + term.length))) count++;
+    }
+    return count;
+  });
+}
+
+/** The character (code point) that starts at `at`, undefined past the end. */
+function charAt(text: string, at: number): string | undefined {
+  const code = text.codePointAt(at);
+  return code === undefined ? undefined : String.fromCodePoint(code);
+}
+
+/** The character (code point) that ends just before `at`, undefined at the start. */
+function charBefore(text: string, at: number): string | undefined {
+  if (at <= 0) return undefined;
+  const low = text.charCodeAt(at - 1);
+  const high = at >= 2 ? text.charCodeAt(at - 2) : 0;
+  const pair = low >= 0xdc00 && low <= 0xdfff && high >= 0xd800 && high <= 0xdbff;
+  return charAt(text, pair ? at - 2 : at - 1);
 }

@@ -1,4 +1,6 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { tokenize } from "../../pipeline/text.js";
 import { findOccurrences } from "../../server/data/occurrences.js";
 import { countTerms } from "../../server/data/term-counts.js";
 
@@ -15,6 +17,23 @@ describe("term counting for BM25", () => {
 
   it("folds diacritics for non-ASCII terms like the index does", () => {
     expect(countTerms(utf8("Brücken und brucken und BRÜCKEN"), ["brucken", "und"])).toEqual([3, 2]);
+  });
+
+  it("counts in text that is not ASCII exactly the tokens the tokenizer folds to each term", () => {
+    // Words of several scripts, diacritics precomposed and written apart, letters outside the BMP, and separators.
+    const words = ["Brücken", "brucken", "e\u0301te\u0301", "été", "ÉTÉ", "течёт", "ТЕЧЁТ", "Ἑλλάς", "ΟΔΟΣ", "ſtraße", "İstanbul", "ﬁn", "日本語", "𝒜b", "b𝒜", "𝒜en", "en𝒜", "x\u0301", "\u0301x", "en", "EN", "recette", "Recette", "tiếng", "Việt", "naïve", "9\u20e3", "a1"];
+    const separators = [" ", ", ", ".\n", " — ", "\u00a0", "’", "-", "😀", "\u200b"];
+    const text = fc.array(fc.tuple(fc.constantFrom(...words), fc.constantFrom(...separators)), { minLength: 1, maxLength: 40 }).map((parts) => parts.flat().join(""));
+    fc.assert(
+      fc.property(text, fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 4 }), (sample, picked) => {
+        const tokens = tokenize(sample);
+        const terms = [...new Set(picked.flatMap((w) => tokenize(w)))];
+        if (terms.length === 0) return;
+        const expected = terms.map((term) => tokens.filter((t) => t === term).length);
+        expect(countTerms(utf8(sample), terms, Infinity)).toEqual(expected);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it("scales counts over a scanned prefix to the whole length", () => {
