@@ -55,6 +55,11 @@ export const SETTINGS: readonly Setting[] = [
     help: "Memory for the full-text index (0 to 65536): read into its own SQLite page cache at start, so search never waits on storage for it; an index larger than this is held in part. 0: read from storage as needed.",
   },
   {
+    name: "SEARCH_PAIRS_MB",
+    default: "256",
+    help: "Memory for the longest lists of the phrase-pair index (0 to 65536), the pairs of common words such as `of_the`: read at start into the full-text index's memory (so only with SEARCH_INDEX_MB above 0), longest first. 0: read from storage as needed.",
+  },
+  {
     name: "SEARCH_TEXT_MB",
     default: "1024",
     help: "Memory for the text of the most viewed transcripts (0 to 65536), read at start from rank 1 down: ranking and snippets read those from memory. 0: every text is read from the database.",
@@ -136,6 +141,7 @@ const EnvSchema = z.object({
   RESPONSE_CACHE_MB: integer("RESPONSE_CACHE_MB", 0, 65536),
   DB_CACHE_MB: integer("DB_CACHE_MB", 1, 65536),
   SEARCH_INDEX_MB: integer("SEARCH_INDEX_MB", 0, 65536),
+  SEARCH_PAIRS_MB: integer("SEARCH_PAIRS_MB", 0, 65536),
   SEARCH_TEXT_MB: integer("SEARCH_TEXT_MB", 0, 65536),
   SEARCH_READ_THREADS: integer("SEARCH_READ_THREADS", 0, 64),
   SEARCH_PHRASE_PAIRS: onOff("SEARCH_PHRASE_PAIRS"),
@@ -187,6 +193,7 @@ export interface Config {
   responseCacheMb: number;
   dbCacheMb: number;
   searchIndexMb: number;
+  searchPairsMb: number;
   searchTextMb: number;
   searchReadThreads: number;
   searchPhrasePairs: boolean;
@@ -249,6 +256,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     responseCacheMb: v.RESPONSE_CACHE_MB,
     dbCacheMb: v.DB_CACHE_MB,
     searchIndexMb: v.SEARCH_INDEX_MB,
+    searchPairsMb: v.SEARCH_PAIRS_MB,
     searchTextMb: v.SEARCH_TEXT_MB,
     searchReadThreads: v.SEARCH_READ_THREADS,
     searchPhrasePairs: v.SEARCH_PHRASE_PAIRS,

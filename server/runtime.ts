@@ -106,25 +106,29 @@ export function openRuntime(config: Config, options: RuntimeOptions): Runtime {
 }
 
 /** The memory, read-thread and phrase-pair settings of an artifact set's catalog, as the server opens it. */
-export function catalogSettings(config: Config): Pick<CatalogOptions, "cacheBytes" | "indexBytes" | "hotTextBytes" | "readThreads" | "search"> {
+export function catalogSettings(config: Config): Pick<CatalogOptions, "cacheBytes" | "indexBytes" | "pairBytes" | "hotTextBytes" | "readThreads" | "search"> {
   return {
     search: { phrasePairs: config.searchPhrasePairs },
     cacheBytes: config.dbCacheMb * 2 ** 20,
     indexBytes: config.searchIndexMb * 2 ** 20,
+    pairBytes: config.searchPairsMb * 2 ** 20,
     hotTextBytes: config.searchTextMb * 2 ** 20,
     readThreads: config.searchReadThreads,
   };
 }
 
-/** Warms a catalog's search memory (index, then the most viewed transcripts' text) and logs how it went; never rejects. */
+/** Warms a catalog's search memory (index, the phrase-pair index's longest lists, then the most viewed transcripts' text) and logs how it went; never rejects. */
 export async function warmLogged(catalog: ArtifactCatalog, log: Logger): Promise<void> {
   try {
-    const { index, texts } = await catalog.warm();
+    const { index, pairs, texts } = await catalog.warm();
     const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
     const builtAt = catalog.manifest.builtAt;
     if (index?.outcome === "complete") log.info("search index in memory", { builtAt, mb: mb(index.bytes), ms: Math.round(index.ms) });
     else if (index?.outcome === "budget") {
       log.warn("search index larger than SEARCH_INDEX_MB; the rest is read from storage as needed", { builtAt, mb: mb(index.bytes), ms: Math.round(index.ms) });
+    }
+    if (pairs !== undefined && pairs.outcome !== "closed") {
+      log.info("phrase-pair lists in memory", { builtAt, lists: pairs.lists, mb: mb(pairs.bytes), ms: Math.round(pairs.ms), outcome: pairs.outcome });
     }
     if (texts !== undefined && texts.outcome !== "closed") {
       log.info("most viewed transcripts in memory", { builtAt, transcripts: texts.transcripts, mb: mb(texts.bytes), ms: Math.round(texts.ms) });

@@ -18,8 +18,8 @@ import { SEARCH_DEFAULTS, TranscriptSearch, type SearchOptions, type SearchShard
 import { ShardSearch, type DocumentFrequencies } from "./shard.js";
 import { TranscriptTables } from "./transcript-tables.js";
 import { HotTranscripts, type HotWarmth } from "./hot-transcripts.js";
-import { openIndexConnection, warmIndex, type IndexWarmth } from "./index-memory.js";
-import { indexPrimeJobs, primeInWorkers, textPrimeJobs } from "./prime.js";
+import { longestLists, openIndexConnection, warmIndex, warmLists, type IndexWarmth, type ListWarmth } from "./index-memory.js";
+import { indexPrimeJobs, listPrimeJobs, primeInWorkers, textPrimeJobs } from "./prime.js";
 import { TextPrefetch } from "./text-prefetch.js";
 
 export { ArtifactError };
@@ -46,6 +46,13 @@ export interface CatalogOptions {
    */
   indexBytes?: number;
   /**
+   * Memory for the longest lists of the phrase-pair index, the pairs of
+   * common words (`of_the`), read by `warm()` into the full-text index's
+   * page cache after the index, longest first. Needs `indexBytes`; 0 (the
+   * default): they are read from storage as needed.
+   */
+  pairBytes?: number;
+  /**
    * Memory for the text of the most viewed transcripts (hot-transcripts.ts),
    * filled by `warm()`. 0 (the default): every text is read from the database.
    */
@@ -62,10 +69,18 @@ export interface CatalogOptions {
 export interface CatalogWarmth {
   index?: IndexWarmth;
   texts?: HotWarmth;
+  pairs?: ListWarmth;
 }
 
 /** Worker threads reading ahead for `warm()` (prime.ts): I/O-bound, so more than the cores. */
 const PRIME_THREADS = 4;
+
+/**
+ * The pair lists held in memory are those of at least this many pages: a
+ * list that long has a doclist index, and a phrase query seeks in it once
+ * for each transcript holding the phrase's other pairs.
+ */
+const PAIR_LIST_MIN_PAGES = 4;
 
 /** The live store is small and in insertion order: its matches are all scored, up to this many. */
 const LIVE_CANDIDATES = 1000;
@@ -88,7 +103,7 @@ export function openCatalog(options: CatalogOptions): ArtifactCatalog {
     }
     const titles = importTitleIndex(readFileSync(join(options.dir, ARTIFACT_FILES.titleIndex), "utf8"));
     const indexBytes = options.indexBytes ?? 0;
-    index = indexBytes > 0 ? openIndexConnection(file, indexBytes) : undefined;
+    index = indexBytes > 0 ? openIndexConnection(file, indexBytes + (options.pairBytes ?? 0)) : undefined;
     const catalog = new ArtifactCatalog(db, manifest, titles, { ...options, file }, index);
     options.live?.reconcile(manifest.liveSeq, (record) => catalog.placement(record));
     return catalog;
@@ -106,6 +121,8 @@ export class ArtifactCatalog implements Catalog {
   /** The connection holding the full-text index in memory, when there is one. */
   readonly #index: Database.Database | undefined;
   readonly #indexBytes: number;
+  /** Memory for the phrase-pair index's longest lists; 0 where there is no index connection or no pair index in use. */
+  readonly #pairBytes: number;
   readonly #hot: HotTranscripts | undefined;
   readonly #hotTextBytes: number;
   readonly #prefetch: TextPrefetch | undefined;
@@ -133,6 +150,8 @@ export class ArtifactCatalog implements Catalog {
     this.#live = options.live;
     this.#liveTables = options.live ? new TranscriptTables(options.live.db) : undefined;
     const settings = { ...SEARCH_DEFAULTS, ...options.search };
+    const phrasePairs = settings.phrasePairs && hasPhrasePairs(db);
+    this.#pairBytes = index && phrasePairs ? (options.pairBytes ?? 0) : 0;
     const dfStatement = (index ?? db).prepare("SELECT df FROM term_stats WHERE term = ?").pluck();
     const { transcripts, totalWords } = manifest.counts;
     const live = options.live;
@@ -150,7 +169,7 @@ export class ArtifactCatalog implements Catalog {
           db,
           titles,
           frequencies,
-          { ...settings, popularityOrdered: true, phrasePairs: settings.phrasePairs && hasPhrasePairs(db) },
+          { ...settings, popularityOrdered: true, phrasePairs },
           { index, hot: this.#hot, prefetch: this.#prefetch },
         ),
         generation: () => 0,
@@ -234,8 +253,9 @@ export class ArtifactCatalog implements Catalog {
   }
 
   /**
-   * Reads into memory the full-text index (index-memory.ts), then the text
-   * of the most viewed transcripts (hot-transcripts.ts), then touches the
+   * Reads into memory the full-text index (index-memory.ts), then the
+   * longest lists of the phrase-pair index, then the text of the most
+   * viewed transcripts (hot-transcripts.ts), then touches the
    * videos table, a slice per turn of the event loop, and waits for the
    * text read-ahead threads to start (text-prefetch.ts). Searches answer
    * meanwhile, reading from storage what is not in memory yet, with the
@@ -243,13 +263,16 @@ export class ArtifactCatalog implements Catalog {
    */
   async warm(): Promise<CatalogWarmth> {
     const warmth: CatalogWarmth = {};
-    // Worker threads read ahead what the two steps below read one page at a time.
+    const pairLists = this.#index && this.#pairBytes > 0 ? longestLists(this.#index, "phrase_pairs", PAIR_LIST_MIN_PAGES) : [];
+    // Worker threads read ahead what the steps below read one page at a time.
     const jobs = [
       ...(this.#index ? indexPrimeJobs(this.#index, PRIME_THREADS) : []),
+      ...(pairLists.length > 0 ? listPrimeJobs("phrase_pairs", pairLists, this.#pairBytes, this.#db.pragma("page_size", { simple: true }) as number) : []),
       ...(this.#hot ? textPrimeJobs(this.#hotRanksEstimate(), PRIME_THREADS) : []),
     ];
     const readAhead = jobs.length > 0 ? primeInWorkers(this.#file, jobs, PRIME_THREADS) : Promise.resolve();
     if (this.#index) warmth.index = await warmIndex(this.#index, { budgetBytes: this.#indexBytes });
+    if (this.#index && this.#pairBytes > 0) warmth.pairs = await warmLists(this.#index, "phrase_pairs", pairLists, { budgetBytes: this.#pairBytes });
     if (this.#hot && this.#db.open) warmth.texts = await this.#hot.load(this.#db, { budgetBytes: this.#hotTextBytes });
     if (this.#index || this.#hot) await this.#touchVideos();
     await readAhead;

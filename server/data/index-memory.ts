@@ -77,3 +77,84 @@ export async function warmIndex(db: Database.Database, options: WarmOptions): Pr
     if (bytes >= budgetBytes) return done("budget");
   }
 }
+
+/** The leaf pages `first..last` of FTS5 segment `segid` that hold one term's list. */
+export interface ListPages {
+  segid: number;
+  first: number;
+  last: number;
+}
+
+/** The rowid in `<table>_data` of leaf page `page` of segment `segid` (FTS5's own layout: segment id above bit 37). */
+export function leafRowid(segid: number, page: number): number {
+  return segid * 2 ** 37 + page;
+}
+
+/**
+ * The longest term lists of FTS5 table `table`, longest first: those of at
+ * least `minPages` leaf pages. The segment index (`<table>_idx`) has a row
+ * for each leaf page on which a term starts (its `pgno` is that page
+ * number shifted left by one, the low bit a flag); a term whose list fills
+ * the following pages starts none there, so the pages up to the next row's
+ * are its list. The last list of a segment runs to the segment's last leaf.
+ */
+export function longestLists(db: Database.Database, table: string, minPages: number): ListPages[] {
+  const starts = db.prepare(`SELECT segid, pgno >> 1 FROM ${table}_idx ORDER BY segid, term`).raw().all() as [number, number][];
+  const lastLeaf = db.prepare(`SELECT max(id) FROM ${table}_data WHERE id BETWEEN ? AND ?`).pluck();
+  const lists: ListPages[] = [];
+  starts.forEach(([segid, first], i) => {
+    const next = starts[i + 1];
+    const last =
+      next && next[0] === segid
+        ? next[1] - 1
+        : ((lastLeaf.get(leafRowid(segid, first), leafRowid(segid, 2 ** 36 - 1)) as number | null) ?? leafRowid(segid, first)) - leafRowid(segid, 0);
+    if (last - first + 1 >= minPages) lists.push({ segid, first, last });
+  });
+  return lists.sort((a, b) => b.last - b.first - (a.last - a.first));
+}
+
+/** How a warm-up of term lists ended: `lists` were read whole. */
+export interface ListWarmth extends Warmth {
+  lists: number;
+}
+
+/**
+ * Reads into the connection's page cache the doclist indexes of `table`'s
+ * segments (a few pages per long list, which a seek into it reads first),
+ * then the leaf pages of `lists` in the order given, a slice of rows per
+ * turn of the event loop, until `budgetBytes`; stops early when the
+ * connection is closed.
+ */
+export async function warmLists(db: Database.Database, table: string, lists: readonly ListPages[], options: WarmOptions): Promise<ListWarmth> {
+  const { budgetBytes, sliceRows = 2048, pause = () => new Promise<void>((resolve) => setImmediate(resolve)) } = options;
+  const started = performance.now();
+  let bytes = 0;
+  let read = 0;
+  const done = (outcome: ListWarmth["outcome"]): ListWarmth => ({ bytes, lists: read, outcome, ms: performance.now() - started });
+  if (!db.open) return done("closed");
+  const slice = db.prepare(`SELECT id, length(block) FROM ${table}_data WHERE id > ? AND id <= ? ORDER BY id LIMIT ?`).raw();
+  /** The rows `from..to`, a slice per pause; "complete" once all are read. */
+  const readRows = async (from: number, to: number): Promise<ListWarmth["outcome"]> => {
+    for (let after = from - 1; ; ) {
+      await pause();
+      if (!db.open) return "closed";
+      if (bytes >= budgetBytes) return "budget";
+      const rows = slice.all(after, to, sliceRows) as [number, number][];
+      for (const [, size] of rows) bytes += size;
+      if (rows.length < sliceRows) return "complete";
+      after = rows[rows.length - 1]![0];
+    }
+  };
+  // The averages (id 1) and the structure (id 10), then each segment's doclist indexes (bit 36 set: above its leaves).
+  const small = [[1, 10], ...[...new Set(lists.map((list) => list.segid))].map((segid) => [leafRowid(segid, 2 ** 36), leafRowid(segid, 2 ** 37 - 1)])];
+  for (const [from, to] of small) {
+    const outcome = await readRows(from!, to!);
+    if (outcome !== "complete") return done(outcome);
+  }
+  for (const list of lists) {
+    const outcome = await readRows(leafRowid(list.segid, list.first), leafRowid(list.segid, list.last));
+    if (outcome !== "complete") return done(outcome);
+    read++;
+  }
+  return done("complete");
+}

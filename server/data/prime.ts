@@ -13,6 +13,7 @@
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import type Database from "better-sqlite3";
+import { leafRowid, type ListPages } from "./index-memory.js";
 
 /** One statement run to its end in a worker, its rows discarded. */
 export interface PrimeJob {
@@ -48,6 +49,25 @@ export function indexPrimeJobs(db: Database.Database, parts: number): PrimeJob[]
       // The last range runs to the end of the segment's leaf ids (its doclist-index pages start at bit 36).
       const to = from + step > pages ? 2 ** 36 - 1 : from + step - 1;
       jobs.push({ sql, args: [base + from, base + to] });
+    }
+  }
+  return jobs;
+}
+
+/**
+ * Jobs that read the leaf pages of `lists` (index-memory.ts) of FTS5 table
+ * `table` in the order given, in ranges of at most `pagesPerJob` pages, as
+ * far as `budgetBytes` reaches at `pageBytes` a page.
+ */
+export function listPrimeJobs(table: string, lists: readonly ListPages[], budgetBytes: number, pageBytes: number, pagesPerJob = 1024): PrimeJob[] {
+  const sql = `SELECT length(block) FROM ${table}_data WHERE id BETWEEN ? AND ?`;
+  const jobs: PrimeJob[] = [];
+  let pages = Math.ceil(budgetBytes / pageBytes);
+  for (const { segid, first, last } of lists) {
+    for (let from = first; from <= last && pages > 0; from += pagesPerJob) {
+      const to = Math.min(last, from + pagesPerJob - 1);
+      jobs.push({ sql, args: [leafRowid(segid, from), leafRowid(segid, to)] });
+      pages -= to - from + 1;
     }
   }
   return jobs;
