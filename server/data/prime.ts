@@ -43,7 +43,7 @@ export function indexPrimeJobs(db: Database.Database, parts: number): PrimeJob[]
   const jobs: PrimeJob[] = [];
   const sql = "SELECT length(block) FROM transcript_fts_data WHERE id BETWEEN ? AND ?";
   for (const { segid, pages } of segments) {
-    const base = segid * 2 ** 37;
+    const base = leafRowid(segid, 0);
     const step = Math.ceil((pages + 1) / parts);
     for (let from = 0; from <= pages; from += step) {
       // The last range runs to the end of the segment's leaf ids (its doclist-index pages start at bit 36).

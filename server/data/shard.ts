@@ -59,6 +59,15 @@ export function rankOrderedMatches(db: Database.Database, table: string, lastRan
   };
 }
 
+/** The matches of the live store's FTS5 table, whose rowids are in insertion order: `minViews` is a join filter. */
+function joinedMatches(db: Database.Database): MatchList {
+  const joined = db.prepare(
+    `SELECT f.rowid FROM transcript_fts f JOIN videos v ON v.id = f.rowid
+     WHERE transcript_fts MATCH ? AND f.rowid <= ? AND v.view_count >= ? ORDER BY f.rowid LIMIT ? OFFSET ?`,
+  ).pluck();
+  return (expression, maxRank, minViews, limit, offset) => joined.all(expression, maxRank, minViews, limit, offset) as number[];
+}
+
 export interface ShardOptions {
   candidates: number;
   exactCountCap: number;
@@ -164,12 +173,8 @@ export class ShardSearch {
     this.#options = options;
     this.#frequencies = frequencies;
     // Without popularity order, minViews is a join filter and the rowid bound is the table's end;
-    // the popularity-ordered form takes the same parameters and ignores minViews (a rowid bound does its work).
+    // the popularity-ordered matches take the same parameters and ignore minViews (the rank bound does its work).
     const maxRank = db.prepare("SELECT coalesce(max(id), 0) FROM videos").pluck();
-    const joined = index.prepare(
-      `SELECT f.rowid FROM transcript_fts f JOIN videos v ON v.id = f.rowid
-       WHERE transcript_fts MATCH ? AND f.rowid <= ? AND v.view_count >= ? ORDER BY f.rowid LIMIT ? OFFSET ?`,
-    ).pluck();
     // The artifact set's content never changes: its last rank is read once.
     const lastRank = options.popularityOrdered ? (maxRank.get() as number) : 0;
     // Each occurrence of a term, by document: term frequencies straight from the index (temp: nothing is written to the file).
@@ -179,7 +184,7 @@ export class ShardSearch {
       instances: index.prepare("SELECT doc FROM temp.transcript_fts_instances WHERE term = ? AND col = 'script'").pluck(),
       matches: options.popularityOrdered
         ? rankOrderedMatches(index, "transcript_fts", lastRank)
-        : (((expression, maxRank, minViews, limit, offset) => joined.all(expression, maxRank, minViews, limit, offset) as number[]) satisfies MatchList),
+        : joinedMatches(index),
       // The text as a BLOB: UTF-8 bytes, counted without decoding (term-counts.ts).
       scoring: db.prepare(
         `SELECT t.word_count AS words, CAST(t.script AS BLOB) AS bytes, v.view_count AS views
