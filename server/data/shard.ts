@@ -263,14 +263,8 @@ export class ShardSearch {
     const dfOf = new Map(terms.map((term, i) => [term, dfs[i]!]));
     const phrase = query.tier === 0 ? this.#phraseMatches(query, k, dfOf, corpus.documents) : undefined;
     const confirmed = phrase instanceof Map ? phrase : undefined;
-    const listed = query.tier === 1 ? this.#secondTier(query) : undefined;
-    const candidates =
-      phrase instanceof Map
-        ? [...phrase.keys()]
-        : (phrase ??
-          (listed && (listed.complete || listed.rows.length >= k)
-            ? listed.rows.slice(0, k)
-            : (this.#sql.matches(query.expression, query.maxRank, query.minViews, k, 0))));
+    // The tier's first k matches, where the phrase tier did not find them its own way.
+    const candidates = phrase instanceof Map ? [...phrase.keys()] : (phrase ?? this.stream(query, 0, k));
     const idf = dfs.map((df) => inverseDocumentFrequency(df, corpus.documents));
     const titleTerms = terms.filter((_, i) => dfs[i]! <= corpus.documents * this.#options.titleTermMaxShare);
     const boosts = this.#titleMatches(query.parsed, titleTerms, candidates);
@@ -458,7 +452,7 @@ export class ShardSearch {
     return tier;
   }
 
-  /** Matches in rowid order from position `from` (the head covers positions below `candidates`). */
+  /** Matches in rowid order from position `from`: the head reads positions below `candidates` here, the pages past it read on. */
   stream(query: ShardQuery, from: number, count: number): number[] {
     if (count <= 0) return [];
     // The pair index lists the phrase's matches, in the same order.
