@@ -18,7 +18,7 @@ import { SEARCH_DEFAULTS, TranscriptSearch, type SearchOptions, type SearchShard
 import { ShardSearch, type DocumentFrequencies } from "./shard.js";
 import { TranscriptTables } from "./transcript-tables.js";
 import { HotTranscripts, type HotWarmth } from "./hot-transcripts.js";
-import { longestLists, openIndexConnection, warmIndex, warmLists, type IndexWarmth, type ListWarmth } from "./index-memory.js";
+import { ftsPageBytes, longestLists, openIndexConnection, warmIndex, warmLists, type IndexWarmth, type ListWarmth } from "./index-memory.js";
 import { indexPrimeJobs, listPrimeJobs, primeInWorkers, textPrimeJobs } from "./prime.js";
 import { TextPrefetch } from "./text-prefetch.js";
 
@@ -267,7 +267,7 @@ export class ArtifactCatalog implements Catalog {
     // Worker threads read ahead what the steps below read one page at a time.
     const jobs = [
       ...(this.#index ? indexPrimeJobs(this.#index, PRIME_THREADS) : []),
-      ...(pairLists.length > 0 ? listPrimeJobs("phrase_pairs", pairLists, this.#pairBytes, this.#db.pragma("page_size", { simple: true }) as number) : []),
+      ...(pairLists.length > 0 ? listPrimeJobs("phrase_pairs", pairLists, this.#pairBytes, ftsPageBytes(this.#db, "phrase_pairs")) : []),
       ...(this.#hot ? textPrimeJobs(this.#hotRanksEstimate(), PRIME_THREADS) : []),
     ];
     const readAhead = jobs.length > 0 ? primeInWorkers(this.#file, jobs, PRIME_THREADS) : Promise.resolve();

@@ -34,13 +34,18 @@ export interface WarmOptions {
   pause?: () => Promise<void>;
 }
 
+/** Room in the index connection's page cache beside the budget: the small tables and the b-tree's interior pages. */
+const INDEX_CACHE_SLACK_BYTES = 16 * 2 ** 20;
+
+/** FTS5's own default leaf page size (its `pgsz` option), in bytes. */
+const FTS5_DEFAULT_PAGE_BYTES = 4050;
+
 export function openIndexConnection(file: string, budgetBytes: number): Database.Database {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
     db.pragma("mmap_size = 0");
     const pageSize = db.pragma("page_size", { simple: true }) as number;
-    // In pages: the budget plus the small tables and the b-tree's interior pages.
-    db.pragma(`cache_size = ${Math.ceil(budgetBytes / pageSize) + 4096}`);
+    db.pragma(`cache_size = ${Math.ceil((budgetBytes + INDEX_CACHE_SLACK_BYTES) / pageSize)}`);
     return db;
   } catch (error) {
     db.close();
@@ -111,6 +116,15 @@ export function longestLists(db: Database.Database, table: string, minPages: num
     if (last - first + 1 >= minPages) lists.push({ segid, first, last });
   });
   return lists.sort((a, b) => b.last - b.first - (a.last - a.first));
+}
+
+/**
+ * The size of FTS5 table `table`'s leaf pages (its `pgsz` option; rows of
+ * `<table>_data`, whatever the database's own page size).
+ */
+export function ftsPageBytes(db: Database.Database, table: string): number {
+  const set = db.prepare(`SELECT v FROM ${table}_config WHERE k = 'pgsz'`).pluck().get() as number | undefined;
+  return set ?? FTS5_DEFAULT_PAGE_BYTES;
 }
 
 /** How a warm-up of term lists ended: `lists` were read whole. */

@@ -57,7 +57,8 @@ export function indexPrimeJobs(db: Database.Database, parts: number): PrimeJob[]
 /**
  * Jobs that read the leaf pages of `lists` (index-memory.ts) of FTS5 table
  * `table` in the order given, in ranges of at most `pagesPerJob` pages, as
- * far as `budgetBytes` reaches at `pageBytes` a page.
+ * far as `budgetBytes` reaches at `pageBytes` a page (FTS5's leaf page
+ * size, `ftsPageBytes`).
  */
 export function listPrimeJobs(table: string, lists: readonly ListPages[], budgetBytes: number, pageBytes: number, pagesPerJob = 1024): PrimeJob[] {
   const sql = `SELECT length(block) FROM ${table}_data WHERE id BETWEEN ? AND ?`;

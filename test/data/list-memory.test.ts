@@ -3,7 +3,7 @@ import { closeSync, copyFileSync, mkdtempSync, openSync, rmSync, writeSync } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { leafRowid, longestLists, openIndexConnection, warmLists, type ListPages } from "../../server/data/index-memory.js";
+import { ftsPageBytes, leafRowid, longestLists, openIndexConnection, warmLists, type ListPages } from "../../server/data/index-memory.js";
 import { listPrimeJobs } from "../../server/data/prime.js";
 
 /**
@@ -131,6 +131,21 @@ describe("the longest term lists of an FTS5 index, held in memory", () => {
     const closed = await warmLists(closing, "words", lists, { budgetBytes: 64 * 2 ** 20, pause: async () => void (++pauses === 3 && closing.close()) });
     expect(closed.outcome).toBe("closed");
     expect(closed.lists).toBeLessThan(lists.length);
+  });
+
+  it("reads FTS5's leaf page size from the table's options, its own default where none is set", () => {
+    const db = new Database(file, { readonly: true });
+    const plain = new Database(":memory:");
+    try {
+      expect(ftsPageBytes(db, "words")).toBe(128);
+      plain.exec("CREATE VIRTUAL TABLE other USING fts5(body)");
+      expect(ftsPageBytes(plain, "other")).toBe(4050);
+      // The leaves are rows of about that many bytes (a page index may run a little past it), whatever the database's page size.
+      expect(db.prepare("SELECT avg(length(block)) FROM words_data WHERE id >= ?").pluck().get(2 ** 37)).toBeLessThan(2 * 128);
+    } finally {
+      db.close();
+      plain.close();
+    }
   });
 
   it("reads ahead the same lists' pages in worker jobs, longest first, as far as the budget", () => {

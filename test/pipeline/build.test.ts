@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildArtifacts } from "../../pipeline/build.js";
+import { ARTIFACT_PAGE_SIZE } from "../../pipeline/build/build-database.js";
 import { ArtifactError, readManifest, verifyChecksums } from "../../pipeline/build/manifest.js";
 import { ARTIFACT_FILES, OPTIONS_HASH, SCHEMA_VERSION, type VideoRecord } from "../../pipeline/contract.js";
 import { currentArtifactsDir, newBuildDir, publishBuild } from "../../pipeline/publish.js";
@@ -42,6 +43,35 @@ describe("the build stage", () => {
     expect(db.prepare("SELECT count(*) FROM transcripts").pluck().get()).toBe(8);
     expect(db.prepare("SELECT df FROM term_stats WHERE term = 'river'").pluck().get()).toBe(3);
     db.close();
+  });
+
+  it("keeps a transcript's row in one page of the database: overflow pages only for rows longer than a page", async () => {
+    // About 1,500 words each (the corpus mean): in 4 KiB pages every such row was a leaf page and an overflow chain.
+    const words = (n: number) => Array.from({ length: 1500 }, (_, i) => `w${(i * 7 + n) % 997}`).join(" ");
+    const typical = await buildTempArtifacts(Array.from({ length: 12 }, (_, i) => makeVideo(i + 1, { text: words(i) })));
+    const long = await buildTempArtifacts([makeVideo(1, { text: Array.from({ length: 8 }, (_, i) => words(i)).join(" ") })]);
+    try {
+      const overflow = (dir: string) => {
+        const db = new Database(join(dir, ARTIFACT_FILES.database), { readonly: true });
+        try {
+          expect(db.pragma("page_size", { simple: true })).toBe(ARTIFACT_PAGE_SIZE);
+          const rowBytes = db.prepare("SELECT max(length(CAST(script AS BLOB)) + length(timings)) FROM transcripts").pluck().get() as number;
+          const pages = db.prepare("SELECT count(*) FROM dbstat WHERE name = 'transcripts' AND pagetype = 'overflow'").pluck().get() as number;
+          return { rowBytes, pages };
+        } finally {
+          db.close();
+        }
+      };
+      const inPage = overflow(typical.dir);
+      expect(inPage.rowBytes).toBeGreaterThan(8 * 1024);
+      expect(inPage.pages).toBe(0);
+      const past = overflow(long.dir);
+      expect(past.rowBytes).toBeGreaterThan(ARTIFACT_PAGE_SIZE);
+      expect(past.pages).toBeGreaterThan(0);
+    } finally {
+      typical.cleanup();
+      long.cleanup();
+    }
   });
 
   it("merges records of the same video: later metadata wins, tracks are kept per language", async () => {
