@@ -206,6 +206,11 @@ export class ShardSearch {
          FROM videos v JOIN channels c ON c.id = v.channel JOIN transcripts t ON t.id = v.transcript
          WHERE v.id = ?`,
       ),
+      // A result held in memory (hot-transcripts.ts) has its word count there: its transcript's row is not read.
+      hitOfHot: db.prepare(
+        `SELECT v.video_id AS videoId, v.title AS title, c.title AS channelTitle, v.view_count AS viewCount
+         FROM videos v JOIN channels c ON c.id = v.channel WHERE v.id = ?`,
+      ),
       channel: db.prepare("SELECT id, transcript_count AS transcripts FROM channels WHERE channel_id = ?"),
       rankBelow: db.prepare(
         "SELECT min(id) FROM videos WHERE view_count = (SELECT max(view_count) FROM videos WHERE view_count < ?)",
@@ -476,10 +481,13 @@ export class ShardSearch {
 
   /** A result row, with its snippet made once per query and kept in `snippets`. */
   hit(id: number, parsed: ParsedQuery, snippets: Map<number, string>): SearchHit {
-    const row = this.#sql.hit.get(id) as Omit<SearchHit, "snippet">;
+    const hot = this.#hot?.get(id);
+    const row = hot
+      ? { ...(this.#sql.hitOfHot.get(id) as Omit<SearchHit, "snippet" | "wordCount">), wordCount: hot.words }
+      : (this.#sql.hit.get(id) as Omit<SearchHit, "snippet">);
     let snippet = snippets.get(id);
     if (snippet === undefined) {
-      const script = this.#hot?.get(id)?.bytes.toString("utf8") ?? (this.#sql.script.get(id) as string);
+      const script = hot?.bytes.toString("utf8") ?? (this.#sql.script.get(id) as string);
       snippet = makeSnippet(script, findOccurrences(script, parsed.terms, SNIPPET_SPANS), { maxChars: this.#options.snippetChars });
       // Bounded: a page is at most 100 hits, and a query's head is evicted with its cache entry.
       if (snippets.size < 1000) snippets.set(id, snippet);
