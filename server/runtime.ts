@@ -120,7 +120,7 @@ export function catalogSettings(config: Config): Pick<CatalogOptions, "cacheByte
 /** Warms a catalog's search memory (index, the phrase-pair index's longest lists, then the most viewed transcripts' text) and logs how it went; never rejects. */
 export async function warmLogged(catalog: ArtifactCatalog, log: Logger): Promise<void> {
   try {
-    const { index, pairs, texts } = await catalog.warm();
+    const { index, pairs, texts, searches } = await catalog.warm();
     const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
     const builtAt = catalog.manifest.builtAt;
     if (index?.outcome === "complete") log.info("search index in memory", { builtAt, mb: mb(index.bytes), ms: Math.round(index.ms) });
@@ -133,6 +133,7 @@ export async function warmLogged(catalog: ArtifactCatalog, log: Logger): Promise
     if (texts !== undefined && texts.outcome !== "closed") {
       log.info("most viewed transcripts in memory", { builtAt, transcripts: texts.transcripts, mb: mb(texts.bytes), ms: Math.round(texts.ms) });
     }
+    if (searches > 0) log.info("search paths warmed", { builtAt, searches });
   } catch (error) {
     log.error("search memory could not be filled", errorFields(error));
   }

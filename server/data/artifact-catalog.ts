@@ -21,6 +21,7 @@ import { HotTranscripts, type HotWarmth } from "./hot-transcripts.js";
 import { ftsPageBytes, longestLists, openIndexConnection, warmIndex, warmLists, type IndexWarmth, type ListWarmth } from "./index-memory.js";
 import { indexPrimeJobs, listPrimeJobs, primeInWorkers, textPrimeJobs } from "./prime.js";
 import { TextPrefetch } from "./text-prefetch.js";
+import { warmUpQueries } from "./search-warmup.js";
 
 export { ArtifactError };
 
@@ -70,6 +71,8 @@ export interface CatalogWarmth {
   index?: IndexWarmth;
   texts?: HotWarmth;
   pairs?: ListWarmth;
+  /** Searches run to compile the search paths before the first user's (search-warmup.ts); their results are not kept. */
+  searches: number;
 }
 
 /** Worker threads reading ahead for `warm()` (prime.ts): I/O-bound, so more than the cores. */
@@ -130,6 +133,8 @@ export class ArtifactCatalog implements Catalog {
   readonly #live: LiveStore | undefined;
   readonly #liveTables: TranscriptTables | undefined;
   readonly #search: TranscriptSearch;
+  readonly #frequencies: DocumentFrequencies;
+  readonly #settings: Required<SearchOptions>;
 
   constructor(
     db: Database.Database,
@@ -156,13 +161,14 @@ export class ArtifactCatalog implements Catalog {
     const { transcripts, totalWords } = manifest.counts;
     const live = options.live;
     // One set of statistics for both shards, so their scores compare.
-    const frequencies: DocumentFrequencies = {
+    const frequencies: DocumentFrequencies = (this.#frequencies = {
       df: (term) => (dfStatement.get(term) as number | undefined) ?? 0,
       stats: () => ({
         documents: transcripts + (live?.counts().transcripts ?? 0),
         averageLength: transcripts ? totalWords / transcripts : 1,
       }),
-    };
+    });
+    this.#settings = settings;
     const shards: SearchShard[] = [
       {
         search: new ShardSearch(
@@ -262,7 +268,7 @@ export class ArtifactCatalog implements Catalog {
    * same results.
    */
   async warm(): Promise<CatalogWarmth> {
-    const warmth: CatalogWarmth = {};
+    const warmth: CatalogWarmth = { searches: 0 };
     const pairLists = this.#index && this.#pairBytes > 0 ? longestLists(this.#index, "phrase_pairs", PAIR_LIST_MIN_PAGES) : [];
     // Worker threads read ahead what the steps below read one page at a time.
     const jobs = [
@@ -277,7 +283,34 @@ export class ArtifactCatalog implements Catalog {
     if (this.#index || this.#hot) await this.#touchVideos();
     await readAhead;
     await this.#prefetch?.ready();
+    warmth.searches = await this.#warmSearches();
     return warmth;
+  }
+
+  /**
+   * Runs the warm-up searches (search-warmup.ts), one per turn of the event
+   * loop, on words of the five most viewed transcripts, then empties the
+   * result cache; stops early when the database is closed.
+   */
+  async #warmSearches(): Promise<number> {
+    if (!this.#db.open) return 0;
+    const text = (this.#db.prepare("SELECT t.script FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id <= 5 ORDER BY v.id").pluck().all() as string[]).join("\n");
+    const bound = this.#db.prepare("SELECT view_count FROM videos WHERE id <= 100 ORDER BY id DESC LIMIT 1").pluck().get() as number | undefined;
+    const queries = warmUpQueries(text, this.#frequencies.df, {
+      documents: this.#frequencies.stats().documents,
+      indexCountMaxDf: this.#settings.indexCountMaxDf,
+      countTermMaxShare: this.#settings.countTermMaxShare,
+      minViews: bound ?? 0,
+    });
+    let run = 0;
+    for (const query of queries) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (!this.#db.open) break;
+      this.#search.search(query);
+      run++;
+    }
+    this.#search.clearCache();
+    return run;
   }
 
   /**

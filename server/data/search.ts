@@ -147,10 +147,13 @@ export class TranscriptSearch {
     return { results, total, totalExact, hasMore };
   }
 
+  /** Empties the result cache: the ranked heads, the counts and what each shard keeps of its last query. */
   clearCache(): void {
     this.#heads.clear();
     this.#counts.clear();
+    for (const shard of this.#shards) shard.search.forget();
   }
+
 
   #key(source: Source): string {
     return `${source.index}\u0000${source.shard.generation()}\u0000${source.query.key}`;

@@ -500,6 +500,13 @@ export class ShardSearch {
     return this.#hot?.get(id) ?? (this.#sql.scoring.get(id) as ScoringRow);
   }
 
+  /** Drops what is kept of the last query (title lookups, the list of all words' matches, the second tier). */
+  forget(): void {
+    this.#lastTitles = undefined;
+    this.#lastAll = undefined;
+    this.#lastSecond = undefined;
+  }
+
   get candidates(): number {
     return this.#options.candidates;
   }

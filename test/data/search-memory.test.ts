@@ -166,7 +166,8 @@ describe("search memory: the full-text index and the most viewed transcripts", (
       expect(queries.map((q) => partly.search(q))).toEqual(expected);
       expect(expected[0]!.results.length).toBe(20);
       expect(expected.slice(1, -1).every((page) => page.total > 0)).toBe(true);
-      expect(await plain.warm()).toEqual({});
+      // Nothing held in memory; the warm-up searches run all the same.
+      expect(await plain.warm()).toEqual({ searches: expect.any(Number) });
     } finally {
       plain.close();
       held.close();
