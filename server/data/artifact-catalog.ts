@@ -161,13 +161,14 @@ export class ArtifactCatalog implements Catalog {
     const { transcripts, totalWords } = manifest.counts;
     const live = options.live;
     // One set of statistics for both shards, so their scores compare.
-    const frequencies: DocumentFrequencies = (this.#frequencies = {
+    const frequencies: DocumentFrequencies = {
       df: (term) => (dfStatement.get(term) as number | undefined) ?? 0,
       stats: () => ({
         documents: transcripts + (live?.counts().transcripts ?? 0),
         averageLength: transcripts ? totalWords / transcripts : 1,
       }),
-    });
+    };
+    this.#frequencies = frequencies;
     this.#settings = settings;
     const shards: SearchShard[] = [
       {

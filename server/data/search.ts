@@ -154,7 +154,6 @@ export class TranscriptSearch {
     for (const shard of this.#shards) shard.search.forget();
   }
 
-
   #key(source: Source): string {
     return `${source.index}\u0000${source.shard.generation()}\u0000${source.query.key}`;
   }
