@@ -200,14 +200,8 @@ export class ShardSearch {
          FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?`,
       ),
       script: db.prepare("SELECT t.script FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?").pluck(),
+      // A result's word count is its transcript's: from memory where it is held there (hot-transcripts.ts), else `scoringWithoutText`.
       hit: db.prepare(
-        `SELECT v.video_id AS videoId, v.title AS title, c.title AS channelTitle, v.view_count AS viewCount,
-                t.word_count AS wordCount
-         FROM videos v JOIN channels c ON c.id = v.channel JOIN transcripts t ON t.id = v.transcript
-         WHERE v.id = ?`,
-      ),
-      // A result held in memory (hot-transcripts.ts) has its word count there: its transcript's row is not read.
-      hitOfHot: db.prepare(
         `SELECT v.video_id AS videoId, v.title AS title, c.title AS channelTitle, v.view_count AS viewCount
          FROM videos v JOIN channels c ON c.id = v.channel WHERE v.id = ?`,
       ),
@@ -482,9 +476,8 @@ export class ShardSearch {
   /** A result row, with its snippet made once per query and kept in `snippets`. */
   hit(id: number, parsed: ParsedQuery, snippets: Map<number, string>): SearchHit {
     const hot = this.#hot?.get(id);
-    const row = hot
-      ? { ...(this.#sql.hitOfHot.get(id) as Omit<SearchHit, "snippet" | "wordCount">), wordCount: hot.words }
-      : (this.#sql.hit.get(id) as Omit<SearchHit, "snippet">);
+    const words = hot?.words ?? (this.#sql.scoringWithoutText.get(id) as { words: number }).words;
+    const row = { ...(this.#sql.hit.get(id) as Omit<SearchHit, "snippet" | "wordCount">), wordCount: words };
     let snippet = snippets.get(id);
     if (snippet === undefined) {
       const script = hot?.bytes.toString("utf8") ?? (this.#sql.script.get(id) as string);
