@@ -38,6 +38,14 @@ export interface SearchOptions {
   indexCountMaxDf?: number;
   /** Phrase matches are found through the artifact set's phrase-pair index when it has one (default true). */
   phrasePairs?: boolean;
+  /**
+   * Texts are read ahead in parallel (text-prefetch.ts) only when the first
+   * of them took at least this many microseconds to read in the search's own
+   * thread (default 200): a quicker read means the operating system's cache
+   * holds them, and handing them to the read-ahead threads costs more than
+   * it saves. 0: always read ahead.
+   */
+  readAheadColdMicros?: number;
 }
 
 export const SEARCH_DEFAULTS: Required<SearchOptions> = {
@@ -52,6 +60,7 @@ export const SEARCH_DEFAULTS: Required<SearchOptions> = {
   nearTermMaxShare: 0.3,
   indexCountMaxDf: 4000,
   phrasePairs: true,
+  readAheadColdMicros: 200,
 };
 
 export interface SearchShard {

@@ -57,21 +57,22 @@ describe("text prefetch: worker threads read ahead the texts a search reads", ()
     }
   });
 
+  const queries: SearchParams[] = [
+    { q: "the", limit: 20, offset: 0 },
+    { q: "said the", limit: 10, offset: 15 },
+    { q: '"of the" people', limit: 10, offset: 0 },
+    { q: "would have been", limit: 10, offset: 0 },
+    { q: "house", limit: 50, offset: 100 },
+  ];
+
   it("gives the same answers, reading ahead only texts not held in memory", async () => {
     const plain = openCatalog({ dir: set.dir });
-    // A small text budget: the most viewed are held, the rest are read from the database.
-    const ahead = openCatalog({ dir: set.dir, hotTextBytes: 128 * 1024, readThreads: 2 });
+    // A small text budget: the most viewed are held, the rest are read from the database; every read counts as cold.
+    const ahead = openCatalog({ dir: set.dir, hotTextBytes: 128 * 1024, readThreads: 2, search: { readAheadColdMicros: 0 } });
     const reads = vi.spyOn(TextPrefetch.prototype, "read");
     try {
       const warmth = await ahead.warm();
       expect(warmth.texts?.outcome).toBe("budget");
-      const queries: SearchParams[] = [
-        { q: "the", limit: 20, offset: 0 },
-        { q: "said the", limit: 10, offset: 15 },
-        { q: '"of the" people', limit: 10, offset: 0 },
-        { q: "would have been", limit: 10, offset: 0 },
-        { q: "house", limit: 50, offset: 100 },
-      ];
       const expected = queries.map((q) => plain.search(q));
       expect(queries.map((q) => ahead.search(q))).toEqual(expected);
       expect(expected.every((page) => page.results.length > 0)).toBe(true);
@@ -86,6 +87,30 @@ describe("text prefetch: worker threads read ahead the texts a search reads", ()
       reads.mockRestore();
       plain.close();
       ahead.close();
+    }
+  });
+
+  it("reads nothing ahead where the first text of a batch came quickly, from the operating system's cache", async () => {
+    const plain = openCatalog({ dir: set.dir });
+    const probe = (micros: number) => openCatalog({ dir: set.dir, hotTextBytes: 128 * 1024, readThreads: 2, search: { readAheadColdMicros: micros } });
+    // No read of this small, cached file takes a second: nothing is cold. One microsecond: every read is.
+    const [never, always] = [probe(1_000_000), probe(1)];
+    await never.warm();
+    await always.warm();
+    const reads = vi.spyOn(TextPrefetch.prototype, "read");
+    try {
+      const expected = queries.map((q) => plain.search(q));
+      expect(queries.map((q) => never.search(q))).toEqual(expected);
+      expect(reads).not.toHaveBeenCalled();
+      expect(queries.map((q) => always.search(q))).toEqual(expected);
+      expect(reads).toHaveBeenCalled();
+      // The first of each batch was read before the hand-off, so it is not among the ids handed over.
+      expect(reads.mock.calls.every(([ids]) => ids.length >= MIN_PREFETCH - 1)).toBe(true);
+    } finally {
+      reads.mockRestore();
+      plain.close();
+      never.close();
+      always.close();
     }
   });
 });
