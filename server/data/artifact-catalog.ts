@@ -295,7 +295,11 @@ export class ArtifactCatalog implements Catalog {
    */
   async #warmSearches(): Promise<number> {
     if (!this.#db.open) return 0;
-    const text = (this.#db.prepare("SELECT t.script FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id <= 5 ORDER BY v.id").pluck().all() as string[]).join("\n");
+    // The five most viewed are the first text held in memory, where there is any.
+    const held = [1, 2, 3, 4, 5].map((id) => this.#hot?.get(id)?.bytes.toString("utf8"));
+    const text = held.every((t) => t !== undefined)
+      ? held.join("\n")
+      : (this.#db.prepare("SELECT t.script FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id <= 5 ORDER BY v.id").pluck().all() as string[]).join("\n");
     const bound = this.#db.prepare("SELECT view_count FROM videos WHERE id <= 100 ORDER BY id DESC LIMIT 1").pluck().get() as number | undefined;
     const queries = warmUpQueries(text, this.#frequencies.df, {
       documents: this.#frequencies.stats().documents,
