@@ -10,6 +10,7 @@ import { resultRows, textTable, writeReport } from "./bench/report.js";
 import { readFileSync } from "node:fs";
 import { benchLayout } from "./bench/paths.js";
 import { runBench, type BenchResults } from "./bench/run.js";
+import { SETTINGS } from "../server/config.js";
 
 async function main(argv: string[]): Promise<number> {
   if (argv.includes("--help")) {
@@ -18,7 +19,11 @@ async function main(argv: string[]): Promise<number> {
   }
   const options = parseBenchArgs(argv, os.cpus().length);
   const log = options.quiet ? () => {} : (line: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
-  const command = ["npm run bench --", ...argv].join(" ");
+  // The server and the in-process peers read their memory and search settings from the environment: those set are part of the command.
+  const settings = SETTINGS.filter((s) => (s.name.startsWith("SEARCH_") || s.name.endsWith("CACHE_MB")) && process.env[s.name] !== undefined).map(
+    (s) => `${s.name}=${process.env[s.name]}`,
+  );
+  const command = [...settings, "npm run bench --", ...argv].join(" ");
   // --report-only: the table of the last run in --out (complete or not) again, e.g. after a run was stopped.
   const results = options.reportOnly
     ? (JSON.parse(readFileSync(benchLayout(options.out).results, "utf8")) as BenchResults)
