@@ -470,7 +470,8 @@ export class ShardSearch {
 
   /**
    * Has the text of those of `ids` not held in memory read ahead in parallel
-   * (text-prefetch.ts).
+   * (text-prefetch.ts), when the first of them, read here, came from disk
+   * (`readAheadColdMicros`).
    */
   prefetch(ids: readonly number[], snippets?: ReadonlyMap<number, string>): void {
     if (!this.#prefetch) return;
