@@ -104,7 +104,7 @@ describe("text prefetch: worker threads read ahead the texts a search reads", ()
       expect(reads).not.toHaveBeenCalled();
       expect(queries.map((q) => always.search(q))).toEqual(expected);
       expect(reads).toHaveBeenCalled();
-      // The first of each batch was read before the hand-off, so it is not among the ids handed over.
+      // Only batches of at least MIN_PREFETCH texts are probed, and what is handed over is the batch less its first, read here.
       expect(reads.mock.calls.every(([ids]) => ids.length >= MIN_PREFETCH - 1)).toBe(true);
     } finally {
       reads.mockRestore();
