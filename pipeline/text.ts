@@ -94,8 +94,13 @@ export function countWords(text: string): number {
   return count;
 }
 
+/** Whitespace that folding changes: any but a single inner space. */
+const UNFOLDED = /[^\S ]| {2}|^ | $/;
+
 /** Folds whitespace runs (including newlines inside a caption line) to single spaces and trims. */
 export function foldWhitespace(text: string): string {
+  // Most cue texts are folded already: one test, no new string.
+  if (!UNFOLDED.test(text)) return text;
   return text.replace(/\s+/g, " ").trim();
 }
 

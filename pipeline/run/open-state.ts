@@ -8,7 +8,8 @@
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { deflateRawSync, inflateRawSync } from "node:zlib";
+import { promisify } from "node:util";
+import { deflateRaw, inflateRawSync } from "node:zlib";
 import Database from "better-sqlite3";
 import type { VideoRecord } from "../contract.js";
 
@@ -138,11 +139,18 @@ export interface OpenStateOptions {
   readonly?: boolean;
 }
 
-/** The parameters of PUT_RECORD_SQL and MARK_FETCHED_SQL. */
-export function recordRow(record: VideoRecord, now: Date) {
+const deflateRawAsync = promisify(deflateRaw);
+
+/**
+ * The parameters of PUT_RECORD_SQL and MARK_FETCHED_SQL. The record is
+ * compressed on libuv's thread pool: on the event loop, compression took a
+ * tenth of the fetch stage's time at 500,000 videos (a CPU profile of the
+ * running pipeline, by hand), time every fetch in flight waited.
+ */
+export async function recordRow(record: VideoRecord, now: Date) {
   return {
     videoId: record.videoId,
-    blob: deflateRawSync(JSON.stringify(record), { level: 1 }),
+    blob: await deflateRawAsync(JSON.stringify(record), { level: 1 }),
     now: now.toISOString(),
     publishedAt: record.publishedAt,
     viewCount: record.viewCount,

@@ -109,6 +109,8 @@ export class RecordWriter implements CrawlWrites {
   readonly #worker: Worker;
   readonly #pending = new Map<number, Waiter>();
   #nextId = 0;
+  /** Records being compressed, not yet sent: close() waits for them too. */
+  #compressing = 0;
   #failure: Error | undefined;
 
   constructor(statePath: string) {
@@ -141,9 +143,15 @@ export class RecordWriter implements CrawlWrites {
     this.#worker.on("exit", (code) => this.#fail(new Error(`The state writer thread stopped (exit ${code})`)));
   }
 
-  /** Resolves when the record is committed and synced. Compression happens here, the commit in the worker. */
-  save(record: VideoRecord, now: Date): Promise<void> {
-    const row = recordRow(record, now);
+  /** Resolves when the record is committed and synced. Compression happens here (off the event loop), the commit in the worker. */
+  async save(record: VideoRecord, now: Date): Promise<void> {
+    this.#compressing++;
+    let row: Awaited<ReturnType<typeof recordRow>>;
+    try {
+      row = await recordRow(record, now);
+    } finally {
+      this.#compressing--;
+    }
     const blob = row.blob.buffer.slice(row.blob.byteOffset, row.blob.byteOffset + row.blob.byteLength);
     return this.#send<void>("record", { ...row, blob }, [blob]);
   }
@@ -175,7 +183,7 @@ export class RecordWriter implements CrawlWrites {
 
   /** Waits for every write in flight, then stops the thread. */
   async close(): Promise<void> {
-    while (this.#pending.size > 0 && !this.#failure) await new Promise((resolve) => setTimeout(resolve, 5));
+    while ((this.#pending.size > 0 || this.#compressing > 0) && !this.#failure) await new Promise((resolve) => setTimeout(resolve, 5));
     if (this.#failure) return;
     const exited = new Promise((resolve) => this.#worker.once("exit", resolve));
     this.#worker.postMessage({ close: true });

@@ -42,6 +42,7 @@ const HTML_ENTITIES: Record<string, string> = {
 const ENTITY = /&(#[0-9]+|#[xX][0-9a-fA-F]+|[a-zA-Z][a-zA-Z0-9]*);/g;
 
 function decodeWith(text: string, named: Record<string, string>): string {
+  if (!text.includes("&")) return text;
   return text.replace(ENTITY, (whole, body: string) => {
     if (body.startsWith("#")) {
       const hex = body[1] === "x" || body[1] === "X";

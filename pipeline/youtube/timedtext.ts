@@ -118,5 +118,6 @@ function toSegment(
 /** Cue text after the XML decode: HTML-decoded once more, tags stripped, whitespace folded, control characters dropped. */
 export function cleanCueText(xmlDecoded: string): string {
   const decoded = decodeHtmlEntities(xmlDecoded);
-  return foldWhitespace(stripControlCharacters(decoded.replace(/<[^>]*>/g, "")));
+  const untagged = decoded.includes("<") ? decoded.replace(/<[^>]*>/g, "") : decoded;
+  return foldWhitespace(stripControlCharacters(untagged));
 }

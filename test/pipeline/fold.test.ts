@@ -1,6 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { FOLD_TABLE_RANGES, foldByNormalizing, foldText } from "../../pipeline/text.js";
+import { FOLD_TABLE_RANGES, foldByNormalizing, foldText, foldWhitespace } from "../../pipeline/text.js";
+import { decodeHtmlEntities } from "../../pipeline/youtube/html-entities.js";
+import { cleanCueText } from "../../pipeline/youtube/timedtext.js";
 
 const tableChars = FOLD_TABLE_RANGES.flatMap(([from, to]) => Array.from({ length: to - from + 1 }, (_, i) => String.fromCharCode(from + i)));
 /** Characters outside the table: combining marks, the sigmas, İ's dot written apart, other scripts, a letter outside the BMP. */
@@ -37,5 +39,48 @@ describe("folding a whole text (diacritics and case, as the index folds each tok
       expect(foldText(c).toLowerCase()).toBe(foldText(c));
     }
     expect(foldText("Recette À LA française, Brücken ſtraße İstanbul Việt’s 5 €")).toBe("recette a la francaise, brucken straße istanbul viet’s 5 €");
+  });
+});
+
+describe("folding whitespace (cue text)", () => {
+  // Every character JavaScript's \s matches, and some that it does not.
+  const spaces = [" ", "\t", "\n", "\r", "\v", "\f", "\u00a0", "\u1680", "\u2000", "\u200a", "\u2028", "\u2029", "\u202f", "\u205f", "\u3000", "\ufeff"];
+  const words = ["a", "to", "Ünd", "日本", "\u200b", "&amp;", "<i>", "-"];
+  const fold = (text: string) => text.replace(/\s+/g, " ").trim();
+
+  it("gives what replacing every whitespace run and trimming gives, and the same string when nothing changes", () => {
+    const text = fc.array(fc.oneof(fc.constantFrom(...spaces), fc.constantFrom(...words)), { maxLength: 40 }).map((parts) => parts.join(""));
+    fc.assert(
+      fc.property(text, (sample) => {
+        const folded = foldWhitespace(sample);
+        expect(folded).toBe(fold(sample));
+        expect(foldWhitespace(folded)).toBe(folded);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it("folds each kind of whitespace, leading, trailing, doubled and alone", () => {
+    for (const space of spaces) {
+      expect(foldWhitespace(`a${space}b`)).toBe("a b");
+      expect(foldWhitespace(`${space}a`)).toBe("a");
+      expect(foldWhitespace(`a${space}`)).toBe("a");
+      expect(foldWhitespace(`a ${space}b`)).toBe("a b");
+    }
+    expect(foldWhitespace("a  b")).toBe("a b");
+    expect(foldWhitespace("a b")).toBe("a b");
+  });
+});
+
+describe("cleaning cue text (tags, entities, whitespace, control characters)", () => {
+  it("decodes, strips tags, folds and drops control characters, with or without anything to do", () => {
+    expect(cleanCueText("plain words")).toBe("plain words");
+    expect(cleanCueText("Tom &amp; Jerry&#39;s")).toBe("Tom & Jerry's");
+    expect(cleanCueText("<i>so</i>  \n <b>loud</b>")).toBe("so loud");
+    expect(cleanCueText("a &lt;b&gt; c")).toBe("a c");
+    expect(cleanCueText("x\u0007y\u00a0z")).toBe("xy z");
+    expect(cleanCueText("&unknown; 5 < 6")).toBe("&unknown; 5 < 6");
+    expect(decodeHtmlEntities("no entities here")).toBe("no entities here");
+    expect(decodeHtmlEntities("&hellip;&#x41;&#65;")).toBe("…AA");
   });
 });

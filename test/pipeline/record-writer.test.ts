@@ -68,4 +68,18 @@ describe("the state writer", () => {
     expect(stateRows(dir, "SELECT count(*) AS n FROM records")).toEqual([{ n: 2 }]);
     expect(stateRows(dir, "SELECT count(*) AS n FROM videos")).toEqual([{ n: 7 }]);
   });
+  it("closes only after records still being compressed are committed, and stores each record whole", async () => {
+    const { writer, state, dir } = open();
+    const now = new Date("2026-01-01T00:00:00Z");
+    await writer.saveVideos(crawled(20), now);
+    // Saves not awaited: close() is called while their compression is still on the thread pool.
+    const saves = Array.from({ length: 20 }, (_, i) => writer.save(makeVideo(i), now));
+    await writer.close();
+    await Promise.all(saves);
+    expect(stateRows(dir, "SELECT count(*) AS n FROM records")).toEqual([{ n: 20 }]);
+    const stored = [...state.records()].map((record) => record.videoId).sort();
+    expect(stored).toEqual(Array.from({ length: 20 }, (_, i) => makeVideo(i).videoId).sort());
+    expect([...state.records()].find((record) => record.videoId === makeVideo(3).videoId)).toEqual(makeVideo(3));
+    state.close();
+  });
 });
