@@ -19,6 +19,7 @@
  * index, so a channel filter reads the same in both.
  */
 import type Database from "better-sqlite3";
+import { prepareBulkLoad } from "./build/fts-bulk-load.js";
 import { tokenize } from "./text.js";
 
 /** Format of the pairs; the build records it in `meta.phrasePairs`, and the server uses only the version it knows. */
@@ -66,15 +67,14 @@ export function phrasePairs(terms: readonly string[]): string[] {
 /**
  * Fills `phrase_pairs` of a database of the artifact schema from its
  * `fts_content` view (the searched track of each video, by rowid), then
- * merges it into one segment per term. The pending-term buffer is raised
- * to 64 MiB and merging left to the end: a fifth less time than FTS5's
- * defaults at 20,000 transcripts (by hand). The caller records `PHRASE_PAIRS_VERSION`
+ * merges it into one segment per term, loaded as the transcript index is
+ * (build/fts-bulk-load.ts: a fifth less time than FTS5's defaults at 20,000
+ * transcripts, by hand). The caller records `PHRASE_PAIRS_VERSION`
  * in `meta.phrasePairs`.
  */
 export function buildPhrasePairs(db: Database.Database): void {
   db.exec(PHRASE_PAIRS_DDL);
-  db.exec("INSERT INTO phrase_pairs (phrase_pairs, rank) VALUES ('hashsize', 67108864)");
-  db.exec("INSERT INTO phrase_pairs (phrase_pairs, rank) VALUES ('automerge', 0)");
+  prepareBulkLoad(db, "phrase_pairs");
   const insert = db.prepare("INSERT INTO phrase_pairs (rowid, pairs, chan) VALUES (?, ?, ?)");
   // In slices: a connection cannot write while one of its statements is still being read.
   const slice = db.prepare("SELECT id, script, chan FROM fts_content WHERE id > ? ORDER BY id LIMIT ?").raw();

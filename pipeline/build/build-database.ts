@@ -1,12 +1,13 @@
 /**
  * Second pass of a build: the final database, written in popularity order
- * from the staging database, then the FTS index over primary transcripts,
- * document frequencies for BM25, the phrase-pair index
- * (pipeline/phrase-pairs.ts), and the build-time counts.
+ * from the staging database, then the FTS index over primary transcripts
+ * (bulk-loaded: fts-bulk-load.ts), document frequencies for BM25, the
+ * phrase-pair index (pipeline/phrase-pairs.ts), and the build-time counts.
  */
 import Database from "better-sqlite3";
 import { DATABASE_DDL, OPTIONS_HASH, SCHEMA_VERSION } from "../contract.js";
 import { buildPhrasePairs, PHRASE_PAIRS_VERSION } from "../phrase-pairs.js";
+import { prepareBulkLoad } from "./fts-bulk-load.js";
 
 export interface DatabaseCounts {
   channels: number;
@@ -38,6 +39,7 @@ export function buildDatabase(path: string, stagingPath: string, meta: Record<st
     db.pragma("synchronous = OFF");
     db.pragma("cache_size = -262144");
     db.exec(DATABASE_DDL);
+    prepareBulkLoad(db, "transcript_fts");
     db.prepare("ATTACH DATABASE ? AS staging").run(stagingPath);
     db.transaction(() => {
       db.exec(`

@@ -1,10 +1,11 @@
 import Database from "better-sqlite3";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildArtifacts } from "../../pipeline/build.js";
 import { ARTIFACT_PAGE_SIZE } from "../../pipeline/build/build-database.js";
+import { BULK_LOAD_HASH_BYTES } from "../../pipeline/build/fts-bulk-load.js";
 import { ArtifactError, readManifest, verifyChecksums } from "../../pipeline/build/manifest.js";
 import { ARTIFACT_FILES, OPTIONS_HASH, SCHEMA_VERSION, type VideoRecord } from "../../pipeline/contract.js";
 import { currentArtifactsDir, newBuildDir, publishBuild } from "../../pipeline/publish.js";
@@ -71,6 +72,41 @@ describe("the build stage", () => {
     } finally {
       typical.cleanup();
       long.cleanup();
+    }
+  });
+
+  it("bulk-loads the full-text indexes: intact, and the same index as many small flushes and merges build", async () => {
+    // 60 transcripts of 2,000 words: one flush of the bulk load's buffer, dozens of the comparison's 16 KiB.
+    const text = (n: number) => Array.from({ length: 1000 }, (_, i) => `w${(i * 31 + n * 17) % 4999} v${(i + n) % 97}`).join(" ");
+    const built = await buildTempArtifacts(Array.from({ length: 60 }, (_, i) => makeVideo(i + 1, { text: text(i) })));
+    const copy = join(built.dir, "..", "defaults.db");
+    try {
+      const db = new Database(join(built.dir, ARTIFACT_FILES.database), { readonly: true });
+      const config = (table: string) => Object.fromEntries(db.prepare(`SELECT k, v FROM ${table}_config`).raw().all() as [string, number][]);
+      expect(config("transcript_fts")).toMatchObject({ hashsize: BULK_LOAD_HASH_BYTES, automerge: 0 });
+      expect(config("phrase_pairs")).toMatchObject({ hashsize: BULK_LOAD_HASH_BYTES, automerge: 0 });
+      db.close();
+      copyFileSync(join(built.dir, ARTIFACT_FILES.database), copy);
+      const check = new Database(copy);
+      // The index checked against its content (rank 1), and the pair index's own structure.
+      check.exec("INSERT INTO transcript_fts (transcript_fts, rank) VALUES ('integrity-check', 1)");
+      check.exec("INSERT INTO phrase_pairs (phrase_pairs) VALUES ('integrity-check')");
+      const vocabulary = () => {
+        check.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.rows USING fts5vocab(main, transcript_fts, instance)");
+        return check.prepare("SELECT term, doc, col, offset FROM temp.rows").raw().all();
+      };
+      const bulk = vocabulary();
+      expect(bulk.filter((row) => (row as unknown[])[2] === "script")).toHaveLength(60 * 2000);
+      // The same content indexed anew as FTS5 does small writes: a flush every 16 KiB, merges as they come.
+      check.exec("INSERT INTO transcript_fts (transcript_fts, rank) VALUES ('hashsize', 16384)");
+      check.exec("INSERT INTO transcript_fts (transcript_fts, rank) VALUES ('automerge', 4)");
+      check.exec("INSERT INTO transcript_fts (transcript_fts) VALUES ('rebuild')");
+      check.exec("INSERT INTO transcript_fts (transcript_fts) VALUES ('optimize')");
+      expect(vocabulary()).toEqual(bulk);
+      check.close();
+    } finally {
+      rmSync(copy, { force: true });
+      built.cleanup();
     }
   });
 
