@@ -30,8 +30,15 @@ export const PRIMARY_TRACK_ORDER = `(t.language_code = 'en' OR t.language_code L
  */
 export const ARTIFACT_PAGE_SIZE = 32 * 1024;
 
-export function buildDatabase(path: string, stagingPath: string, meta: Record<string, string>): DatabaseCounts {
+/** `log` is told each step's time, for operators watching a long build. */
+export function buildDatabase(path: string, stagingPath: string, meta: Record<string, string>, log: (message: string) => void = () => {}): DatabaseCounts {
   const db = new Database(path);
+  let stepStarted = performance.now();
+  const step = (name: string) => {
+    const now = performance.now();
+    log(`${name} (${((now - stepStarted) / 1000).toFixed(1)} s)`);
+    stepStarted = now;
+  };
   try {
     // Before anything is written: the page size of a database is set by its first page.
     db.pragma(`page_size = ${ARTIFACT_PAGE_SIZE}`);
@@ -73,20 +80,23 @@ export function buildDatabase(path: string, stagingPath: string, meta: Record<st
         UPDATE channels SET
           video_count = (SELECT count(*) FROM videos v WHERE v.channel = channels.id),
           transcript_count = (SELECT count(*) FROM videos v WHERE v.channel = channels.id AND v.transcript IS NOT NULL);
-
-        INSERT INTO transcript_fts (rowid, script, chan)
-        SELECT id, script, chan FROM fts_content ORDER BY id;
       `);
+      step("tables in popularity order");
+      db.exec("INSERT INTO transcript_fts (rowid, script, chan) SELECT id, script, chan FROM fts_content ORDER BY id");
     })();
+    step("transcript index");
     db.exec("DETACH DATABASE staging");
     // One b-tree per term instead of many segments: fewer seeks per query.
     db.exec("INSERT INTO transcript_fts (transcript_fts) VALUES ('optimize')");
+    step("transcript index merged");
     db.exec(`
       CREATE VIRTUAL TABLE temp.fts_terms USING fts5vocab(main, transcript_fts, row);
       INSERT INTO term_stats (term, df) SELECT term, doc FROM temp.fts_terms;
       DROP TABLE temp.fts_terms;
     `);
+    step("term statistics");
     buildPhrasePairs(db);
+    step("phrase-pair index");
     const counts = db
       .prepare(
         `SELECT (SELECT count(*) FROM channels) AS channels,
@@ -107,6 +117,7 @@ export function buildDatabase(path: string, stagingPath: string, meta: Record<st
       for (const [key, value] of Object.entries(allMeta)) putMeta.run(key, value);
     })();
     db.exec("ANALYZE");
+    step("statistics for the query planner");
     return counts;
   } finally {
     db.close();

@@ -110,6 +110,25 @@ describe("the build stage", () => {
     }
   });
 
+  it("logs each step of the database with its time, in order", async () => {
+    const lines: string[] = [];
+    const root = mkdtempSync(join(tmpdir(), "ts-build-log-"));
+    try {
+      await buildArtifacts({ records: sampleRecords(), outDir: join(root, "set"), log: (line) => lines.push(line) });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+    const steps = lines.filter((line) => / \(\d+\.\d s\)$/.test(line)).map((line) => line.replace(/ \(.*$/, ""));
+    expect(steps).toEqual([
+      "database: tables in popularity order",
+      "database: transcript index",
+      "database: transcript index merged",
+      "database: term statistics",
+      "database: phrase-pair index",
+      "database: statistics for the query planner",
+    ]);
+  });
+
   it("merges records of the same video: later metadata wins, tracks are kept per language", async () => {
     const first = makeVideo(1, { text: "first version of the words" });
     const second = makeVideo(1, {
