@@ -85,11 +85,40 @@ export function tokenize(text: string): string[] {
   return [...foldedTokens(text)];
 }
 
-/** Words as a reader counts them: whitespace-separated runs that contain a letter or digit. */
+const WHITESPACE = /\s/;
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+
+/**
+ * Words as a reader counts them: whitespace-separated runs that contain a
+ * letter or digit. One pass over the text's characters, ASCII decided
+ * without a regular expression, instead of splitting the text into a list
+ * of words: that took a fifth of the build's staging of 500,000
+ * transcripts (a CPU profile, by hand).
+ */
 export function countWords(text: string): number {
   let count = 0;
-  for (const word of text.split(/\s+/)) {
-    if (/[\p{L}\p{N}]/u.test(word)) count++;
+  /** The current run already holds a letter or digit (and was counted). */
+  let counted = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    let space: boolean;
+    let word: boolean;
+    if (code < 0x80) {
+      space = code === 0x20 || (code >= 0x09 && code <= 0x0d);
+      const lower = code | 0x20;
+      word = (code >= 0x30 && code <= 0x39) || (lower >= 0x61 && lower <= 0x7a);
+    } else {
+      const point = text.codePointAt(i)!;
+      const char = String.fromCodePoint(point);
+      if (point > 0xffff) i++;
+      space = WHITESPACE.test(char);
+      word = !space && LETTER_OR_DIGIT.test(char);
+    }
+    if (space) counted = false;
+    else if (word && !counted) {
+      count++;
+      counted = true;
+    }
   }
   return count;
 }

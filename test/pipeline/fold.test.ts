@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { FOLD_TABLE_RANGES, foldByNormalizing, foldText, foldWhitespace } from "../../pipeline/text.js";
+import { countWords, FOLD_TABLE_RANGES, foldByNormalizing, foldText, foldWhitespace } from "../../pipeline/text.js";
 import { decodeHtmlEntities } from "../../pipeline/youtube/html-entities.js";
 import { cleanCueText } from "../../pipeline/youtube/timedtext.js";
 
@@ -82,5 +82,29 @@ describe("cleaning cue text (tags, entities, whitespace, control characters)", (
     expect(cleanCueText("&unknown; 5 < 6")).toBe("&unknown; 5 < 6");
     expect(decodeHtmlEntities("no entities here")).toBe("no entities here");
     expect(decodeHtmlEntities("&hellip;&#x41;&#65;")).toBe("…AA");
+  });
+});
+
+describe("counting words", () => {
+  // Whitespace runs split words; a run counts when it holds a letter or digit (any script, outside the BMP too).
+  const byList = (text: string) => text.split(/\s+/).filter((word) => /[\p{L}\p{N}]/u.test(word)).length;
+  const parts = [" ", "\t", "\n", "\u00a0", "\u2028", "\u3000", "\ufeff", "a", "Z", "9", "é", "日", "٣", "𝒜", "😀", "\u0301", "-", "'", "…", ".", "\ud800", "\udc00", "\u200b"];
+
+  it("counts as splitting on whitespace and keeping runs with a letter or digit does", () => {
+    const text = fc.array(fc.constantFrom(...parts), { maxLength: 50 }).map((chars) => chars.join(""));
+    fc.assert(
+      fc.property(text, (sample) => {
+        expect(countWords(sample)).toBe(byList(sample));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it("counts words around punctuation, marks alone and letters outside the BMP", () => {
+    expect(countWords("")).toBe(0);
+    expect(countWords("  Hello, world!  -- 42 ")).toBe(3);
+    expect(countWords("- — … \u0301")).toBe(0);
+    expect(countWords("𝒜𝒜 😀 x")).toBe(2);
+    expect(countWords("naïve\u00a0café\u3000日本語")).toBe(3);
   });
 });
