@@ -6,8 +6,8 @@
  * many times. Here the pending-term buffer is 64 MiB and nothing is merged
  * before the final optimize. By hand, the transcript index of 20,000
  * videos (27.8 million tokens): insert and optimize 22.0-23.5 s with the
- * defaults, 14.7-15.8 s so, the same index (fts5vocab compared); a
- * 256 MiB buffer took 16.2 s.
+ * defaults, 14.7-15.8 s so, the same index (fts5vocab totals compared;
+ * a test compares every entry); a 256 MiB buffer took 16.2 s.
  */
 import type Database from "better-sqlite3";
 
