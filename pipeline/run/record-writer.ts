@@ -13,8 +13,8 @@
  * that commit is on disk. Under load that is one fsync for many records
  * instead of one each; a record still counts as fetched only when durable.
  */
-import { createRequire } from "node:module";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { sqliteWorker } from "../sqlite-worker.js";
 import type { VideoRecord } from "../contract.js";
 import {
   CHANNEL_CRAWLED_SQL,
@@ -114,21 +114,16 @@ export class RecordWriter implements CrawlWrites {
   #failure: Error | undefined;
 
   constructor(statePath: string) {
-    this.#worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: {
-        path: statePath,
-        driver: createRequire(import.meta.url).resolve("better-sqlite3"),
-        sql: {
-          put: PUT_RECORD_SQL,
-          mark: MARK_FETCHED_SQL,
-          known: KNOWN_VIDEO_SQL,
-          upsert: UPSERT_VIDEO_SQL,
-          failed: MARK_FAILED_SQL,
-          channel: UPSERT_CHANNEL_SQL,
-          crawled: CHANNEL_CRAWLED_SQL,
-          channelFailed: CHANNEL_FAILED_SQL,
-        },
+    this.#worker = sqliteWorker(WORKER_SOURCE, statePath, {
+      sql: {
+        put: PUT_RECORD_SQL,
+        mark: MARK_FETCHED_SQL,
+        known: KNOWN_VIDEO_SQL,
+        upsert: UPSERT_VIDEO_SQL,
+        failed: MARK_FAILED_SQL,
+        channel: UPSERT_CHANNEL_SQL,
+        crawled: CHANNEL_CRAWLED_SQL,
+        channelFailed: CHANNEL_FAILED_SQL,
       },
     });
     this.#worker.on("message", (replies: { id: number; value?: unknown; error?: string }[]) => {

@@ -10,8 +10,7 @@
  * read is a hint and nothing else: if they are slow, fail or read the wrong
  * pages, the warm-up still reads everything itself.
  */
-import { createRequire } from "node:module";
-import { Worker } from "node:worker_threads";
+import { sqliteWorker } from "../../pipeline/sqlite-worker.js";
 import type Database from "better-sqlite3";
 import { leafRowid, type ListPages } from "./index-memory.js";
 
@@ -88,16 +87,6 @@ export function roundRobin<T>(items: readonly T[], parts: number): T[][] {
   const shares = Array.from({ length: Math.max(1, parts) }, (): T[] => []);
   items.forEach((item, i) => shares[i % shares.length]!.push(item));
   return shares;
-}
-
-/**
- * A worker thread running `source`, plain CommonJS evaluated in the worker
- * (so it runs the same under tsx, vitest and node), with `workerData.path`
- * the database file and `workerData.driver` better-sqlite3's entry point.
- */
-export function sqliteWorker(source: string, path: string, data: Record<string, unknown> = {}): Worker {
-  const driver = createRequire(import.meta.url).resolve("better-sqlite3");
-  return new Worker(source, { eval: true, workerData: { ...data, path, driver } });
 }
 
 /**

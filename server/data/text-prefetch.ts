@@ -18,7 +18,8 @@
  * reads, for less time.
  */
 import type { Worker } from "node:worker_threads";
-import { roundRobin, sqliteWorker } from "./prime.js";
+import { sqliteWorker } from "../../pipeline/sqlite-worker.js";
+import { roundRobin } from "./prime.js";
 
 /** Below this many texts to read, the hand-off to the workers costs more than it saves. */
 export const MIN_PREFETCH = 4;
