@@ -48,7 +48,7 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
     const builtAt = new Date().toISOString();
     const dataset = options.dataset ?? "custom";
     const databasePath = join(work, ARTIFACT_FILES.database);
-    const counts = buildDatabase(databasePath, stagingPath, { builtAt, dataset }, (step) => log(`database: ${step}`));
+    const counts = await buildDatabase(databasePath, stagingPath, { builtAt, dataset }, (step) => log(`database: ${step}`));
     await rm(stagingPath);
     log(`database: ${counts.videos} videos, ${counts.transcripts} transcripts`);
     await buildTitleIndex(databasePath, join(work, ARTIFACT_FILES.titleIndex));

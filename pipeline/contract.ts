@@ -124,6 +124,17 @@ export type Manifest = z.infer<typeof Manifest>;
 // (through the `fts_content` view), so a search lists each video at most once.
 // ---------------------------------------------------------------------------
 
+/** The transcript index, over the primary tracks (`fts_content`), by video rowid. */
+export const TRANSCRIPT_FTS_DDL = `
+CREATE VIRTUAL TABLE transcript_fts USING fts5(
+  script, chan,
+  content = 'fts_content', content_rowid = 'id',
+  tokenize = '${FTS_TOKENIZER}'
+);`;
+
+/** Document frequency of each term of the transcript index, for BM25. */
+export const TERM_STATS_DDL = `CREATE TABLE term_stats (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;`;
+
 export const DATABASE_DDL = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE channels (
@@ -166,12 +177,8 @@ CREATE TABLE transcripts (
 CREATE VIEW fts_content AS
   SELECT v.id AS id, t.script AS script, 'c' || v.channel AS chan
   FROM videos v JOIN transcripts t ON t.id = v.transcript;
-CREATE VIRTUAL TABLE transcript_fts USING fts5(
-  script, chan,
-  content = 'fts_content', content_rowid = 'id',
-  tokenize = '${FTS_TOKENIZER}'
-);
-CREATE TABLE term_stats (term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID;
+${TRANSCRIPT_FTS_DDL}
+${TERM_STATS_DDL}
 `;
 
 /** The FTS token that stands for a channel in the `chan` column. */

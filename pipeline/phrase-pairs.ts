@@ -20,6 +20,7 @@
  */
 import type Database from "better-sqlite3";
 import { prepareBulkLoad } from "./build/fts-bulk-load.js";
+import { pairTextBatches } from "./build/pair-texts.js";
 import { tokenize } from "./text.js";
 
 /** Format of the pairs; the build records it in `meta.phrasePairs`, and the server uses only the version it knows. */
@@ -65,27 +66,29 @@ export function phrasePairs(terms: readonly string[]): string[] {
 }
 
 /**
- * Fills `phrase_pairs` of a database of the artifact schema from its
- * `fts_content` view (the searched track of each video, by rowid), then
- * merges it into one segment per term, loaded as the transcript index is
- * (build/fts-bulk-load.ts: a fifth less time than FTS5's defaults at 20,000
- * transcripts, by hand). The caller records `PHRASE_PAIRS_VERSION`
- * in `meta.phrasePairs`.
+ * Creates and fills `phrase_pairs` in `db` from the `fts_content` view (the
+ * searched track of each video, by rowid) of the artifact database at
+ * `sourcePath`, another file, whose pair texts a worker thread makes
+ * (build/pair-texts.ts); then merges it into one segment per term, loaded
+ * as the transcript index is (build/fts-bulk-load.ts: a fifth less time
+ * than FTS5's defaults at 20,000 transcripts, by hand). The caller records
+ * `PHRASE_PAIRS_VERSION` in `meta.phrasePairs`.
  */
-export function buildPhrasePairs(db: Database.Database): void {
+export async function buildPhrasePairs(db: Database.Database, sourcePath: string): Promise<void> {
   db.exec(PHRASE_PAIRS_DDL);
   prepareBulkLoad(db, "phrase_pairs");
   const insert = db.prepare("INSERT INTO phrase_pairs (rowid, pairs, chan) VALUES (?, ?, ?)");
-  // In slices: a connection cannot write while one of its statements is still being read.
-  const slice = db.prepare("SELECT id, script, chan FROM fts_content WHERE id > ? ORDER BY id LIMIT ?").raw();
-  db.transaction(() => {
-    for (let after = 0; ; ) {
-      const rows = slice.all(after, 500) as [number, string, string][];
-      for (const [id, script, chan] of rows) insert.run(id, pairText(script), chan);
-      if (rows.length < 500) break;
-      after = rows[rows.length - 1]![0];
+  // Not db.transaction(): it cannot span the waits for batches.
+  db.exec("BEGIN");
+  try {
+    for await (const rows of pairTextBatches(sourcePath)) {
+      for (const [id, pairs, chan] of rows) insert.run(id, pairs, chan);
     }
-  })();
+    db.exec("COMMIT");
+  } catch (error) {
+    if (db.inTransaction) db.exec("ROLLBACK");
+    throw error;
+  }
   db.exec("INSERT INTO phrase_pairs (phrase_pairs) VALUES ('optimize')");
 }
 

@@ -1,13 +1,16 @@
 /**
  * Second pass of a build: the final database, written in popularity order
- * from the staging database, then the FTS index over primary transcripts
- * (bulk-loaded: fts-bulk-load.ts), document frequencies for BM25, the
- * phrase-pair index (pipeline/phrase-pairs.ts), and the build-time counts.
+ * from the staging database, then, at once on two threads, the FTS index
+ * over primary transcripts with the document frequencies for BM25
+ * (transcript-index.ts) and the phrase-pair index (pipeline/phrase-pairs.ts),
+ * both bulk-loaded (fts-bulk-load.ts); then the build-time counts.
  */
+import { rmSync } from "node:fs";
 import Database from "better-sqlite3";
 import { DATABASE_DDL, OPTIONS_HASH, SCHEMA_VERSION } from "../contract.js";
-import { buildPhrasePairs, PHRASE_PAIRS_VERSION } from "../phrase-pairs.js";
-import { prepareBulkLoad } from "./fts-bulk-load.js";
+import { buildPhrasePairs, PHRASE_PAIRS_DDL, PHRASE_PAIRS_VERSION } from "../phrase-pairs.js";
+import { copyFtsIndex } from "./fts-bulk-load.js";
+import { buildTranscriptIndex } from "./transcript-index.js";
 
 export interface DatabaseCounts {
   channels: number;
@@ -30,8 +33,23 @@ export const PRIMARY_TRACK_ORDER = `(t.language_code = 'en' OR t.language_code L
  */
 export const ARTIFACT_PAGE_SIZE = 32 * 1024;
 
-/** `log` is told each step's time, for operators watching a long build. */
-export function buildDatabase(path: string, stagingPath: string, meta: Record<string, string>, log: (message: string) => void = () => {}): DatabaseCounts {
+/** The settings of every database file a build writes: nothing is durable until the build renames its directory into place. */
+const BUILD_PRAGMAS = [`page_size = ${ARTIFACT_PAGE_SIZE}`, "journal_mode = OFF", "synchronous = OFF", "cache_size = -262144"] as const;
+
+/**
+ * `log` is told each step's time, for operators watching a long build.
+ * The two full-text indexes are built at once, each in a file of its own
+ * beside `path`: the transcript index on a worker thread
+ * (transcript-index.ts), the phrase-pair index on this one, both reading
+ * the finished tables. Then both are copied into the database and their
+ * files removed.
+ */
+export async function buildDatabase(
+  path: string,
+  stagingPath: string,
+  meta: Record<string, string>,
+  log: (message: string) => void = () => {},
+): Promise<DatabaseCounts> {
   const db = new Database(path);
   let stepStarted = performance.now();
   const step = (name: string) => {
@@ -39,14 +57,12 @@ export function buildDatabase(path: string, stagingPath: string, meta: Record<st
     log(`${name} (${((now - stepStarted) / 1000).toFixed(1)} s)`);
     stepStarted = now;
   };
+  const indexPath = `${path}.transcript-index`;
+  const pairsPath = `${path}.phrase-pairs`;
   try {
     // Before anything is written: the page size of a database is set by its first page.
-    db.pragma(`page_size = ${ARTIFACT_PAGE_SIZE}`);
-    db.pragma("journal_mode = OFF");
-    db.pragma("synchronous = OFF");
-    db.pragma("cache_size = -262144");
+    for (const pragma of BUILD_PRAGMAS) db.pragma(pragma);
     db.exec(DATABASE_DDL);
-    prepareBulkLoad(db, "transcript_fts");
     db.prepare("ATTACH DATABASE ? AS staging").run(stagingPath);
     db.transaction(() => {
       db.exec(`
@@ -82,21 +98,17 @@ export function buildDatabase(path: string, stagingPath: string, meta: Record<st
           transcript_count = (SELECT count(*) FROM videos v WHERE v.channel = channels.id AND v.transcript IS NOT NULL);
       `);
       step("tables in popularity order");
-      db.exec("INSERT INTO transcript_fts (rowid, script, chan) SELECT id, script, chan FROM fts_content ORDER BY id");
     })();
-    step("transcript index");
     db.exec("DETACH DATABASE staging");
-    // One b-tree per term instead of many segments: fewer seeks per query.
-    db.exec("INSERT INTO transcript_fts (transcript_fts) VALUES ('optimize')");
-    step("transcript index merged");
-    db.exec(`
-      CREATE VIRTUAL TABLE temp.fts_terms USING fts5vocab(main, transcript_fts, row);
-      INSERT INTO term_stats (term, df) SELECT term, doc FROM temp.fts_terms;
-      DROP TABLE temp.fts_terms;
-    `);
-    step("term statistics");
-    buildPhrasePairs(db);
-    step("phrase-pair index");
+    await buildIndexes(path, indexPath, pairsPath, log, step);
+    db.exec(PHRASE_PAIRS_DDL);
+    for (const [file, table] of [[indexPath, "transcript_fts"], [pairsPath, "phrase_pairs"]] as const) {
+      db.prepare("ATTACH DATABASE ? AS side").run(file);
+      copyFtsIndex(db, "side", table);
+      if (table === "transcript_fts") db.exec("INSERT INTO term_stats (term, df) SELECT term, df FROM side.term_stats");
+      db.exec("DETACH DATABASE side");
+    }
+    step("indexes copied into the database");
     const counts = db
       .prepare(
         `SELECT (SELECT count(*) FROM channels) AS channels,
@@ -121,5 +133,35 @@ export function buildDatabase(path: string, stagingPath: string, meta: Record<st
     return counts;
   } finally {
     db.close();
+    rmSync(indexPath, { force: true });
+    rmSync(pairsPath, { force: true });
   }
+}
+
+/**
+ * The transcript index (with its term statistics) into `indexPath` on a
+ * worker thread and the phrase-pair index into `pairsPath` on this one (its
+ * pair texts made on a third, pair-texts.ts), at once, all from the artifact
+ * database at `path`, which nobody writes meanwhile. The worker's steps are
+ * logged with their own times as it reports them.
+ */
+async function buildIndexes(path: string, indexPath: string, pairsPath: string, log: (message: string) => void, step: (name: string) => void): Promise<void> {
+  const transcriptIndex = buildTranscriptIndex(indexPath, path, BUILD_PRAGMAS, (name, seconds) =>
+    log(`${name}, on a second thread (${seconds.toFixed(1)} s)`),
+  );
+  try {
+    const pairs = new Database(pairsPath);
+    try {
+      for (const pragma of BUILD_PRAGMAS) pairs.pragma(pragma);
+      await buildPhrasePairs(pairs, path);
+    } finally {
+      pairs.close();
+    }
+  } catch (error) {
+    await transcriptIndex.stop();
+    throw error;
+  }
+  step("phrase-pair index");
+  await transcriptIndex.done;
+  step("waited for the transcript index");
 }

@@ -13,8 +13,46 @@ import type Database from "better-sqlite3";
 
 export const BULK_LOAD_HASH_BYTES = 64 * 1024 * 1024;
 
+/** The statements that set FTS5 table `table` (empty, just created) up for a bulk load followed by 'optimize'. */
+export function bulkLoadStatements(table: string): string[] {
+  return [
+    `INSERT INTO ${table} (${table}, rank) VALUES ('hashsize', ${BULK_LOAD_HASH_BYTES})`,
+    `INSERT INTO ${table} (${table}, rank) VALUES ('automerge', 0)`,
+  ];
+}
+
 /** Sets FTS5 table `table` (empty, just created) up for a bulk load followed by 'optimize'. */
 export function prepareBulkLoad(db: Database.Database, table: string): void {
-  db.exec(`INSERT INTO ${table} (${table}, rank) VALUES ('hashsize', ${BULK_LOAD_HASH_BYTES})`);
-  db.exec(`INSERT INTO ${table} (${table}, rank) VALUES ('automerge', 0)`);
+  for (const sql of bulkLoadStatements(table)) db.exec(sql);
+}
+
+/**
+ * The suffixes of the tables FTS5 keeps an index in (its shadow tables):
+ * segments, their index, document sizes, settings, and the text of a table
+ * that stores its own.
+ */
+const SHADOW_TABLES = ["data", "idx", "docsize", "config", "content"] as const;
+
+/**
+ * Replaces the index of FTS5 table `table` in the main database of `db` with
+ * that of the table of the same name and definition in attached database
+ * `from`: a copy of its shadow tables row by row, which is the same index.
+ * FTS5 guards its shadow tables against writes, so the copy lifts
+ * better-sqlite3's defensive mode while it runs. Run it before this
+ * connection reads `table`: FTS5 may hold the old index's structure.
+ */
+export function copyFtsIndex(db: Database.Database, from: string, table: string): void {
+  const exists = db.prepare("SELECT count(*) FROM pragma_table_list WHERE schema = ? AND name = ?").pluck();
+  db.unsafeMode(true);
+  try {
+    db.transaction(() => {
+      for (const suffix of SHADOW_TABLES) {
+        const name = `${table}_${suffix}`;
+        if (exists.get("main", name) === 0) continue;
+        db.exec(`DELETE FROM main.${name}; INSERT INTO main.${name} SELECT * FROM ${from}.${name}`);
+      }
+    })();
+  } finally {
+    db.unsafeMode(false);
+  }
 }

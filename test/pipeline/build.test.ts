@@ -6,8 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildArtifacts } from "../../pipeline/build.js";
 import { ARTIFACT_PAGE_SIZE } from "../../pipeline/build/build-database.js";
 import { BULK_LOAD_HASH_BYTES } from "../../pipeline/build/fts-bulk-load.js";
+import { buildTranscriptIndex } from "../../pipeline/build/transcript-index.js";
 import { ArtifactError, readManifest, verifyChecksums } from "../../pipeline/build/manifest.js";
 import { ARTIFACT_FILES, OPTIONS_HASH, SCHEMA_VERSION, type VideoRecord } from "../../pipeline/contract.js";
+import { pairText, PHRASE_PAIRS_DDL } from "../../pipeline/phrase-pairs.js";
 import { currentArtifactsDir, newBuildDir, publishBuild } from "../../pipeline/publish.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
 import { makeVideo, sampleRecords, segmentsOf, videoId } from "../helpers/records.js";
@@ -103,10 +105,45 @@ describe("the build stage", () => {
       check.exec("INSERT INTO transcript_fts (transcript_fts) VALUES ('rebuild')");
       check.exec("INSERT INTO transcript_fts (transcript_fts) VALUES ('optimize')");
       expect(vocabulary()).toEqual(bulk);
+      // Document frequencies, built beside the index and copied with it, are its own.
+      check.exec("CREATE VIRTUAL TABLE temp.terms USING fts5vocab(main, transcript_fts, row)");
+      const frequencies = check.prepare("SELECT term, doc FROM temp.terms").raw().all();
+      expect(frequencies.length).toBeGreaterThan(5000);
+      expect(check.prepare("SELECT term, df FROM term_stats ORDER BY term").raw().all()).toEqual(frequencies);
+      // The pair index, built in a file of its own and copied in, is the one built in place.
+      const pairVocabulary = () => {
+        check.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.pair_rows USING fts5vocab(main, phrase_pairs, instance)");
+        return check.prepare("SELECT term, doc, col, offset FROM temp.pair_rows").raw().all();
+      };
+      const copied = pairVocabulary();
+      // 1,999 pairs in each text, and its channel's token.
+      expect(copied).toHaveLength(60 * 2000);
+      // The reference: every transcript's pair text made on this thread, indexed with FTS5's defaults in one go.
+      check.exec("DROP TABLE temp.pair_rows");
+      check.exec(PHRASE_PAIRS_DDL.replace("phrase_pairs", "reference_pairs"));
+      const insert = check.prepare("INSERT INTO reference_pairs (rowid, pairs, chan) VALUES (?, ?, ?)");
+      for (const [id, script, chan] of check.prepare("SELECT id, script, chan FROM fts_content ORDER BY id").raw().all() as [number, string, string][]) {
+        insert.run(id, pairText(script), chan);
+      }
+      check.exec("DROP TABLE phrase_pairs; ALTER TABLE reference_pairs RENAME TO phrase_pairs");
+      expect(pairVocabulary()).toEqual(copied);
       check.close();
     } finally {
       rmSync(copy, { force: true });
       built.cleanup();
+    }
+  });
+
+  it("fails the transcript index's worker with SQLite's message when its source has no transcripts", async () => {
+    const root = mkdtempSync(join(tmpdir(), "ts-build-worker-"));
+    try {
+      new Database(join(root, "empty.db")).close();
+      const steps: string[] = [];
+      const index = buildTranscriptIndex(join(root, "index.db"), join(root, "empty.db"), [], (name) => steps.push(name));
+      await expect(index.done).rejects.toThrow(/no such table: src.fts_content/);
+      expect(steps).toEqual([]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
     }
   });
 
@@ -119,14 +156,21 @@ describe("the build stage", () => {
       rmSync(root, { recursive: true, force: true });
     }
     const steps = lines.filter((line) => / \(\d+\.\d s\)$/.test(line)).map((line) => line.replace(/ \(.*$/, ""));
-    expect(steps).toEqual([
+    // The worker thread's steps come with its own times, between this thread's steps as they happen to end.
+    const second = ", on a second thread";
+    expect(steps.filter((step) => !step.endsWith(second))).toEqual([
       "database: tables in popularity order",
-      "database: transcript index",
-      "database: transcript index merged",
-      "database: term statistics",
       "database: phrase-pair index",
+      "database: waited for the transcript index",
+      "database: indexes copied into the database",
       "database: statistics for the query planner",
     ]);
+    expect(steps.filter((step) => step.endsWith(second))).toEqual([
+      `database: transcript index${second}`,
+      `database: transcript index merged${second}`,
+      `database: term statistics${second}`,
+    ]);
+    expect(steps.indexOf(`database: term statistics${second}`)).toBeLessThan(steps.indexOf("database: waited for the transcript index"));
   });
 
   it("merges records of the same video: later metadata wins, tracks are kept per language", async () => {
