@@ -47,13 +47,13 @@ parentPort.on("message", () => {
  * rowid order, in batches. The worker makes the next batch while the caller
  * handles this one. Breaking off the iteration stops the worker.
  */
-export async function* pairTextBatches(path: string): AsyncGenerator<PairRow[]> {
+export async function* pairTextBatches(path: string, batchRows = BATCH_ROWS): AsyncGenerator<PairRow[]> {
   const worker = sqliteWorker(WORKER_SOURCE, path, {
     // Its ES module: the CommonJS one cannot load its own parts in a worker (tsx 4).
     tsx: import.meta.resolve("tsx/esm/api"),
     module: fileURLToPath(new URL("../phrase-pairs.ts", import.meta.url)),
     parent: import.meta.url,
-    batchRows: BATCH_ROWS,
+    batchRows,
   });
   const replies: Array<{ rows: PairRow[] } | { error: string } | Error> = [];
   let wake: (() => void) | undefined;

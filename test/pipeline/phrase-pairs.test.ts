@@ -5,11 +5,14 @@
  */
 import Database from "better-sqlite3";
 import fc from "fast-check";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ARTIFACT_FILES } from "../../pipeline/contract.js";
 import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
-import { hasPhrasePairs, pairText, pairToken, phrasePairs } from "../../pipeline/phrase-pairs.js";
+import { pairTextBatches } from "../../pipeline/build/pair-texts.js";
+import { buildPhrasePairs, hasPhrasePairs, pairText, pairToken, phrasePairs } from "../../pipeline/phrase-pairs.js";
 import { tokenize } from "../../pipeline/text.js";
 import { openCatalog } from "../../server/data/artifact-catalog.js";
 import { LiveStore } from "../../server/data/live-store.js";
@@ -116,6 +119,43 @@ describe("the phrase-pair index of a build", () => {
       }
     } finally {
       catalog.close();
+    }
+  });
+
+  it("has its pair texts made on a worker thread, in batches, in rowid order", async () => {
+    const path = join(set.dir, ARTIFACT_FILES.database);
+    const expected = (db.prepare("SELECT id, script, chan FROM fts_content ORDER BY id").raw().all() as [number, string, string][]).map(
+      ([id, script, chan]) => [id, pairText(script), chan],
+    );
+    const sizes: number[] = [];
+    const made: unknown[] = [];
+    for await (const rows of pairTextBatches(path, 7)) {
+      sizes.push(rows.length);
+      made.push(...rows);
+    }
+    expect(expected.length).toBeGreaterThan(140);
+    expect(made).toEqual(expected);
+    expect(sizes.slice(0, -1).every((size) => size === 7)).toBe(true);
+    expect(sizes).toHaveLength(Math.ceil(expected.length / 7));
+  });
+
+  it("is built from another file, in batches made on a worker thread; a failure there rolls it back", async () => {
+    const root = mkdtempSync(join(tmpdir(), "ts-pairs-"));
+    const target = new Database(join(root, "pairs.db"));
+    try {
+      await buildPhrasePairs(target, join(set.dir, ARTIFACT_FILES.database));
+      const rows = target.prepare("SELECT rowid FROM phrase_pairs WHERE phrase_pairs MATCH ? ORDER BY rowid").pluck();
+      const source = db.prepare("SELECT rowid FROM phrase_pairs WHERE phrase_pairs MATCH ? ORDER BY rowid").pluck();
+      for (const pair of ["москва_река", "die_brucken", "of_the"]) expect(rows.all(pair), pair).toEqual(source.all(pair));
+      expect(rows.all("of_the").length).toBeGreaterThan(10);
+      target.exec("DROP TABLE phrase_pairs");
+      new Database(join(root, "empty.db")).close();
+      await expect(buildPhrasePairs(target, join(root, "empty.db"))).rejects.toThrow(/Making the pair texts failed: no such table: fts_content/);
+      expect(target.inTransaction).toBe(false);
+      expect(target.prepare("SELECT count(*) FROM phrase_pairs").pluck().get()).toBe(0);
+    } finally {
+      target.close();
+      rmSync(root, { recursive: true, force: true });
     }
   });
 });
