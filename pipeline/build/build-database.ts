@@ -149,6 +149,8 @@ async function buildIndexes(path: string, indexPath: string, pairsPath: string, 
   const transcriptIndex = buildTranscriptIndex(indexPath, path, BUILD_PRAGMAS, (name, seconds) =>
     log(`${name}, on a second thread (${seconds.toFixed(1)} s)`),
   );
+  // Its failure is thrown below, after the pair index; until then it must not count as unhandled.
+  transcriptIndex.done.catch(() => {});
   try {
     const pairs = new Database(pairsPath);
     try {

@@ -4,8 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildArtifacts } from "../../pipeline/build.js";
-import { ARTIFACT_PAGE_SIZE } from "../../pipeline/build/build-database.js";
+import { ARTIFACT_PAGE_SIZE, buildDatabase } from "../../pipeline/build/build-database.js";
 import { BULK_LOAD_HASH_BYTES } from "../../pipeline/build/fts-bulk-load.js";
+import { stageRecords } from "../../pipeline/build/stage-records.js";
 import { buildTranscriptIndex } from "../../pipeline/build/transcript-index.js";
 import { ArtifactError, readManifest, verifyChecksums } from "../../pipeline/build/manifest.js";
 import { ARTIFACT_FILES, OPTIONS_HASH, SCHEMA_VERSION, type VideoRecord } from "../../pipeline/contract.js";
@@ -142,6 +143,21 @@ describe("the build stage", () => {
       const index = buildTranscriptIndex(join(root, "index.db"), join(root, "empty.db"), [], (name) => steps.push(name));
       await expect(index.done).rejects.toThrow(/no such table: src.fts_content/);
       expect(steps).toEqual([]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("fails the build with the transcript index's error when its worker fails while the pair index is built", async () => {
+    const root = mkdtempSync(join(tmpdir(), "ts-build-fail-"));
+    try {
+      await stageRecords(join(root, "staging.db"), sampleRecords());
+      // Not a database: the worker fails at its first statement, long before the pair index ends.
+      writeFileSync(join(root, "transcripts.db.transcript-index"), "x".repeat(4096));
+      await expect(buildDatabase(join(root, "transcripts.db"), join(root, "staging.db"), {})).rejects.toThrow(
+        /Building the transcript index failed: file is not a database/,
+      );
+      expect(readdirSync(root).sort()).toEqual(["staging.db", "transcripts.db"]);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
