@@ -10,6 +10,7 @@ import Database from "better-sqlite3";
 import { DATABASE_DDL, OPTIONS_HASH, SCHEMA_VERSION } from "../contract.js";
 import { buildPhrasePairs, PHRASE_PAIRS_DDL, PHRASE_PAIRS_VERSION } from "../phrase-pairs.js";
 import { copyFtsIndex } from "./fts-bulk-load.js";
+import { SCRATCH_PRAGMAS, setScratchPragmas } from "./scratch.js";
 import { buildTranscriptIndex } from "./transcript-index.js";
 
 export interface DatabaseCounts {
@@ -33,8 +34,8 @@ export const PRIMARY_TRACK_ORDER = `(t.language_code = 'en' OR t.language_code L
  */
 export const ARTIFACT_PAGE_SIZE = 32 * 1024;
 
-/** The settings of every database file a build writes: nothing is durable until the build renames its directory into place. */
-const BUILD_PRAGMAS = [`page_size = ${ARTIFACT_PAGE_SIZE}`, "journal_mode = OFF", "synchronous = OFF", "cache_size = -262144"] as const;
+/** The settings of the database files this step writes (scratch.ts); the page size first, before anything is written. */
+const BUILD_PRAGMAS = [`page_size = ${ARTIFACT_PAGE_SIZE}`, ...SCRATCH_PRAGMAS, "cache_size = -262144"] as const;
 
 /**
  * `log` is told each step's time, for operators watching a long build.
@@ -61,7 +62,7 @@ export async function buildDatabase(
   const pairsPath = `${path}.phrase-pairs`;
   try {
     // Before anything is written: the page size of a database is set by its first page.
-    for (const pragma of BUILD_PRAGMAS) db.pragma(pragma);
+    setScratchPragmas(db, BUILD_PRAGMAS);
     db.exec(DATABASE_DDL);
     db.prepare("ATTACH DATABASE ? AS staging").run(stagingPath);
     db.transaction(() => {
@@ -154,7 +155,7 @@ async function buildIndexes(path: string, indexPath: string, pairsPath: string, 
   try {
     const pairs = new Database(pairsPath);
     try {
-      for (const pragma of BUILD_PRAGMAS) pairs.pragma(pragma);
+      setScratchPragmas(pairs, BUILD_PRAGMAS);
       await buildPhrasePairs(pairs, path);
     } finally {
       pairs.close();

@@ -7,6 +7,7 @@
 import Database from "better-sqlite3";
 import { VideoRecord } from "../contract.js";
 import { prepareTrack } from "../segments.js";
+import { SCRATCH_PRAGMAS, setScratchPragmas } from "./scratch.js";
 
 const STAGING_DDL = `
 CREATE TABLE stage_videos (
@@ -54,8 +55,7 @@ export async function stageRecords(
   const db = new Database(path);
   try {
     // Scratch data: a crash restarts the build, so durability buys nothing here.
-    db.pragma("journal_mode = OFF");
-    db.pragma("synchronous = OFF");
+    setScratchPragmas(db, SCRATCH_PRAGMAS);
     db.exec(STAGING_DDL);
     const putVideo = db.prepare(`INSERT OR REPLACE INTO stage_videos VALUES
       (@videoId, @channelId, @channelTitle, @channelHandle, @title, @viewCount, @publishedAt,

@@ -18,8 +18,16 @@ import { bulkLoadStatements } from "./fts-bulk-load.js";
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
 const Database = require(workerData.driver);
-const db = new Database(workerData.path);
+let db;
 try {
+  db = new Database(workerData.path);
+  // Our own settings, with defensive mode lifted, as scratch.ts does it: else journal_mode = OFF does not take.
+  db.unsafeMode(true);
+  for (const pragma of workerData.pragmas) db.pragma(pragma);
+  db.unsafeMode(false);
+  if (workerData.pragmas.includes("journal_mode = OFF") && db.pragma("journal_mode", { simple: true }) !== "off") {
+    throw new Error("the journal mode did not turn off");
+  }
   for (const sql of workerData.setup) db.exec(sql);
   db.prepare("ATTACH DATABASE ? AS src").run(workerData.source);
   let started = performance.now();
@@ -42,7 +50,7 @@ try {
   // Said in a message: an error thrown across threads can lose its text.
   parentPort.postMessage({ error: String((error && error.message) || error) });
 } finally {
-  db.close();
+  if (db) db.close();
 }
 `;
 
@@ -53,7 +61,8 @@ DROP TABLE temp.fts_terms;`;
 
 /**
  * Builds `transcript_fts` and `term_stats` from `sourcePath`'s `fts_content`
- * into a new database at `indexPath`, on a worker thread. `onStep` is told
+ * into a new database at `indexPath`, on a worker thread, whose settings
+ * are `pragmas` (run with defensive mode lifted, as scratch.ts runs them). `onStep` is told
  * each step's name and seconds as it ends. Resolves when the file is
  * complete and closed; `stop()` ends the worker early (the file is then
  * incomplete).
@@ -66,7 +75,8 @@ export function buildTranscriptIndex(
 ): { done: Promise<void>; stop: () => Promise<number> } {
   const worker = sqliteWorker(WORKER_SOURCE, indexPath, {
     source: sourcePath,
-    setup: [...pragmas.map((p) => `PRAGMA ${p}`), TRANSCRIPT_FTS_DDL, TERM_STATS_DDL, ...bulkLoadStatements("transcript_fts")],
+    pragmas,
+    setup: [TRANSCRIPT_FTS_DDL, TERM_STATS_DDL, ...bulkLoadStatements("transcript_fts")],
     termStats: TERM_STATS_SQL,
   });
   const done = new Promise<void>((resolve, reject) => {

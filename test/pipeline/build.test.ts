@@ -143,6 +143,9 @@ describe("the build stage", () => {
       const index = buildTranscriptIndex(join(root, "index.db"), join(root, "empty.db"), [], (name) => steps.push(name));
       await expect(index.done).rejects.toThrow(/no such table: src.fts_content/);
       expect(steps).toEqual([]);
+      // A file it cannot even open is told by name too.
+      const unopenable = buildTranscriptIndex(join(root, "missing", "index.db"), join(root, "empty.db"), [], () => {});
+      await expect(unopenable.done).rejects.toThrow(/Building the transcript index failed: .*directory does not exist/);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
@@ -161,6 +164,24 @@ describe("the build stage", () => {
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
+  });
+
+  it("keeps no rollback journal while it builds: its files are scratch", async () => {
+    const root = mkdtempSync(join(tmpdir(), "ts-build-journal-"));
+    const seen = new Set<string>();
+    // Each step's log line is written inside the build; the first, inside the transaction that fills the tables.
+    const look = () => {
+      for (const dir of readdirSync(root).filter((name) => name.startsWith(".set.partial"))) {
+        for (const file of readdirSync(join(root, dir))) seen.add(file);
+      }
+    };
+    try {
+      await buildArtifacts({ records: sampleRecords(), outDir: join(root, "set"), log: look });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+    expect([...seen]).toEqual(expect.arrayContaining(["staging.db", ARTIFACT_FILES.database]));
+    expect([...seen].filter((file) => file.endsWith("-journal"))).toEqual([]);
   });
 
   it("logs each step of the database with its time, in order", async () => {
