@@ -7,10 +7,15 @@ import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 
 /**
- * A worker thread running `source`, with `workerData.path` the database file
- * and `workerData.driver` better-sqlite3's entry point.
+ * A worker thread running `source`, with `workerData.path` the database file,
+ * `workerData.driver` better-sqlite3's entry point, and `workerData.tsx`
+ * tsx's API, for a worker that loads one of this project's TypeScript
+ * modules: `(await import(workerData.tsx)).tsImport(file, parentUrl)`. It is
+ * tsx's ES module: its CommonJS one cannot load its own parts in a worker
+ * (tsx 4).
  */
 export function sqliteWorker(source: string, path: string, data: Record<string, unknown> = {}): Worker {
   const driver = createRequire(import.meta.url).resolve("better-sqlite3");
-  return new Worker(source, { eval: true, workerData: { ...data, path, driver } });
+  const tsx = import.meta.resolve("tsx/esm/api");
+  return new Worker(source, { eval: true, workerData: { ...data, path, driver, tsx } });
 }

@@ -102,13 +102,13 @@ export async function buildDatabase(
     })();
     db.exec("DETACH DATABASE staging");
     await buildIndexes(path, indexPath, pairsPath, log, step);
+    db.prepare("ATTACH DATABASE ? AS side").run(indexPath);
+    copyFtsIndex(db, "side", "transcript_fts");
+    db.exec("INSERT INTO term_stats (term, df) SELECT term, df FROM side.term_stats; DETACH DATABASE side");
     db.exec(PHRASE_PAIRS_DDL);
-    for (const [file, table] of [[indexPath, "transcript_fts"], [pairsPath, "phrase_pairs"]] as const) {
-      db.prepare("ATTACH DATABASE ? AS side").run(file);
-      copyFtsIndex(db, "side", table);
-      if (table === "transcript_fts") db.exec("INSERT INTO term_stats (term, df) SELECT term, df FROM side.term_stats");
-      db.exec("DETACH DATABASE side");
-    }
+    db.prepare("ATTACH DATABASE ? AS side").run(pairsPath);
+    copyFtsIndex(db, "side", "phrase_pairs");
+    db.exec("DETACH DATABASE side");
     step("indexes copied into the database");
     const counts = db
       .prepare(

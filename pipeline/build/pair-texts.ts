@@ -49,8 +49,6 @@ parentPort.on("message", () => {
  */
 export async function* pairTextBatches(path: string, batchRows = BATCH_ROWS): AsyncGenerator<PairRow[]> {
   const worker = sqliteWorker(WORKER_SOURCE, path, {
-    // Its ES module: the CommonJS one cannot load its own parts in a worker (tsx 4).
-    tsx: import.meta.resolve("tsx/esm/api"),
     module: fileURLToPath(new URL("../phrase-pairs.ts", import.meta.url)),
     parent: import.meta.url,
     batchRows,

@@ -10,48 +10,47 @@
  * `term_stats` into `indexPath`; the build then copies both into the
  * artifact database.
  */
+import { fileURLToPath } from "node:url";
 import { TERM_STATS_DDL, TRANSCRIPT_FTS_DDL } from "../contract.js";
 import { sqliteWorker } from "../sqlite-worker.js";
 import { bulkLoadStatements } from "./fts-bulk-load.js";
 
-/** Plain CommonJS evaluated in the worker (sqlite-worker.ts). */
+/** Plain CommonJS evaluated in the worker (sqlite-worker.ts); it sets its pragmas with scratch.ts, loaded through tsx. */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
 const Database = require(workerData.driver);
-let db;
-try {
-  db = new Database(workerData.path);
-  // Our own settings, with defensive mode lifted, as scratch.ts does it: else journal_mode = OFF does not take.
-  db.unsafeMode(true);
-  for (const pragma of workerData.pragmas) db.pragma(pragma);
-  db.unsafeMode(false);
-  if (workerData.pragmas.includes("journal_mode = OFF") && db.pragma("journal_mode", { simple: true }) !== "off") {
-    throw new Error("the journal mode did not turn off");
+(async () => {
+  let db;
+  try {
+    const { tsImport } = await import(workerData.tsx);
+    const { setScratchPragmas } = await tsImport(workerData.scratch, workerData.parent);
+    db = new Database(workerData.path);
+    setScratchPragmas(db, workerData.pragmas);
+    for (const sql of workerData.setup) db.exec(sql);
+    db.prepare("ATTACH DATABASE ? AS src").run(workerData.source);
+    let started = performance.now();
+    const step = (name) => {
+      const now = performance.now();
+      parentPort.postMessage({ step: name, seconds: (now - started) / 1000 });
+      started = now;
+    };
+    db.transaction(() => {
+      db.exec("INSERT INTO transcript_fts (rowid, script, chan) SELECT id, script, chan FROM src.fts_content ORDER BY id");
+    })();
+    step("transcript index");
+    db.exec("DETACH DATABASE src");
+    // One b-tree per term instead of many segments: fewer seeks per query.
+    db.exec("INSERT INTO transcript_fts (transcript_fts) VALUES ('optimize')");
+    step("transcript index merged");
+    db.exec(workerData.termStats);
+    step("term statistics");
+  } catch (error) {
+    // Said in a message: an error thrown across threads can lose its text.
+    parentPort.postMessage({ error: String((error && error.message) || error) });
+  } finally {
+    if (db) db.close();
   }
-  for (const sql of workerData.setup) db.exec(sql);
-  db.prepare("ATTACH DATABASE ? AS src").run(workerData.source);
-  let started = performance.now();
-  const step = (name) => {
-    const now = performance.now();
-    parentPort.postMessage({ step: name, seconds: (now - started) / 1000 });
-    started = now;
-  };
-  db.transaction(() => {
-    db.exec("INSERT INTO transcript_fts (rowid, script, chan) SELECT id, script, chan FROM src.fts_content ORDER BY id");
-  })();
-  step("transcript index");
-  db.exec("DETACH DATABASE src");
-  // One b-tree per term instead of many segments: fewer seeks per query.
-  db.exec("INSERT INTO transcript_fts (transcript_fts) VALUES ('optimize')");
-  step("transcript index merged");
-  db.exec(workerData.termStats);
-  step("term statistics");
-} catch (error) {
-  // Said in a message: an error thrown across threads can lose its text.
-  parentPort.postMessage({ error: String((error && error.message) || error) });
-} finally {
-  if (db) db.close();
-}
+})();
 `;
 
 const TERM_STATS_SQL = `
@@ -62,7 +61,7 @@ DROP TABLE temp.fts_terms;`;
 /**
  * Builds `transcript_fts` and `term_stats` from `sourcePath`'s `fts_content`
  * into a new database at `indexPath`, on a worker thread, whose settings
- * are `pragmas` (run with defensive mode lifted, as scratch.ts runs them). `onStep` is told
+ * are `pragmas` (set by scratch.ts's `setScratchPragmas`). `onStep` is told
  * each step's name and seconds as it ends. Resolves when the file is
  * complete and closed; `stop()` ends the worker early (the file is then
  * incomplete).
@@ -75,6 +74,8 @@ export function buildTranscriptIndex(
 ): { done: Promise<void>; stop: () => Promise<number> } {
   const worker = sqliteWorker(WORKER_SOURCE, indexPath, {
     source: sourcePath,
+    scratch: fileURLToPath(new URL("./scratch.ts", import.meta.url)),
+    parent: import.meta.url,
     pragmas,
     setup: [TRANSCRIPT_FTS_DDL, TERM_STATS_DDL, ...bulkLoadStatements("transcript_fts")],
     termStats: TERM_STATS_SQL,
