@@ -36,6 +36,25 @@ describe("term counting for BM25", () => {
     );
   });
 
+  it("counts in ASCII text exactly the whole words in the term's lower, Capitalized or UPPER form", () => {
+    // Repeated letters ("aaa"), words inside words ("alala", "lala"), digits ("x86"), and mixed case that is not counted ("tHe").
+    const words = ["a", "aa", "aaa", "aaaa", "A", "AA", "AAA", "Aaa", "aAa", "la", "lala", "alala", "Lala", "LALA", "laLa", "the", "The", "THE", "tHe", "then", "other", "x86", "X86", "3dx", "3DX", "3Dx", "level", "Level", "LEVEL", "bevel", "levels"];
+    const separators = [" ", ", ", ".\n", "-", "'", "  "];
+    const text = fc.array(fc.tuple(fc.constantFrom(...words), fc.constantFrom(...separators)), { minLength: 1, maxLength: 40 }).map((parts) => parts.flat().join(""));
+    const terms = ["a", "aa", "aaa", "la", "lala", "the", "x86", "3dx", "level"];
+    fc.assert(
+      fc.property(text, fc.subarray(terms, { minLength: 1 }), (sample, picked) => {
+        const tokens = sample.split(/[^A-Za-z0-9]+/);
+        const expected = picked.map((term) => {
+          const forms = new Set([term, term[0]!.toUpperCase() + term.slice(1), term.toUpperCase()]);
+          return tokens.filter((t) => forms.has(t)).length;
+        });
+        expect(countTerms(utf8(sample), picked, Infinity)).toEqual(expected);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it("scales counts over a scanned prefix to the whole length", () => {
     const text = "word ".repeat(1000); // 5,000 bytes
     expect(countTerms(utf8(text), ["word"], 1000)).toEqual([1000]);
