@@ -117,12 +117,13 @@ export function catalogSettings(config: Config): Pick<CatalogOptions, "cacheByte
   };
 }
 
-/** Warms a catalog's search memory (index, the phrase-pair index's longest lists, then the most viewed transcripts' text) and logs how it went; never rejects. */
+/** Warms a catalog's search memory (word bitmaps, index, the phrase-pair index's longest lists, then the most viewed transcripts' text) and logs how it went; never rejects. */
 export async function warmLogged(catalog: ArtifactCatalog, log: Logger): Promise<void> {
   try {
-    const { index, pairs, texts, searches } = await catalog.warm();
+    const { bitmaps, index, pairs, texts, searches } = await catalog.warm();
     const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
     const builtAt = catalog.manifest.builtAt;
+    if (bitmaps && bitmaps.words > 0) log.info("word bitmaps in memory", { builtAt, words: bitmaps.words, mb: mb(bitmaps.bytes), ms: Math.round(bitmaps.ms) });
     if (index?.outcome === "complete") log.info("search index in memory", { builtAt, mb: mb(index.bytes), ms: Math.round(index.ms) });
     else if (index?.outcome === "budget") {
       log.warn("search index larger than SEARCH_INDEX_MB; the rest is read from storage as needed", { builtAt, mb: mb(index.bytes), ms: Math.round(index.ms) });

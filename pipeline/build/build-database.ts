@@ -11,6 +11,7 @@ import { DATABASE_DDL, OPTIONS_HASH, SCHEMA_VERSION } from "../contract.js";
 import { buildPhrasePairs, PHRASE_PAIRS_DDL, PHRASE_PAIRS_VERSION } from "../phrase-pairs.js";
 import { copyFtsIndex } from "./fts-bulk-load.js";
 import { SCRATCH_PRAGMAS, setScratchPragmas } from "./scratch.js";
+import { WORD_BITMAPS_DDL, WORD_BITMAPS_VERSION } from "../word-bitmaps.js";
 import { buildTranscriptIndex } from "./transcript-index.js";
 
 export interface DatabaseCounts {
@@ -104,7 +105,9 @@ export async function buildDatabase(
     await buildIndexes(path, indexPath, pairsPath, log, step);
     db.prepare("ATTACH DATABASE ? AS side").run(indexPath);
     copyFtsIndex(db, "side", "transcript_fts");
-    db.exec("INSERT INTO term_stats (term, df) SELECT term, df FROM side.term_stats; DETACH DATABASE side");
+    db.exec("INSERT INTO term_stats (term, df) SELECT term, df FROM side.term_stats");
+    db.exec(WORD_BITMAPS_DDL);
+    db.exec("INSERT INTO word_bitmaps (term, df, bits) SELECT term, df, bits FROM side.word_bitmaps ORDER BY term; DETACH DATABASE side");
     db.exec(PHRASE_PAIRS_DDL);
     db.prepare("ATTACH DATABASE ? AS side").run(pairsPath);
     copyFtsIndex(db, "side", "phrase_pairs");
@@ -124,6 +127,7 @@ export async function buildDatabase(
       schemaVersion: String(SCHEMA_VERSION),
       optionsHash: OPTIONS_HASH,
       phrasePairs: PHRASE_PAIRS_VERSION,
+      wordBitmaps: WORD_BITMAPS_VERSION,
       counts: JSON.stringify(counts),
     };
     db.transaction(() => {

@@ -6,9 +6,9 @@
  *
  * The worker reads the transcripts from the finished tables of the
  * artifact database, which nobody writes while it runs, and writes
- * `transcript_fts` (bulk-loaded and merged, fts-bulk-load.ts) and
- * `term_stats` into `indexPath`; the build then copies both into the
- * artifact database.
+ * `transcript_fts` (bulk-loaded and merged, fts-bulk-load.ts), `term_stats`
+ * and the word bitmaps read off them (pipeline/word-bitmaps.ts) into
+ * `indexPath`; the build then copies all three into the artifact database.
  */
 import { fileURLToPath } from "node:url";
 import { TERM_STATS_DDL, TRANSCRIPT_FTS_DDL } from "../contract.js";
@@ -24,6 +24,7 @@ const Database = require(workerData.driver);
   try {
     const { tsImport } = await import(workerData.tsx);
     const { setScratchPragmas } = await tsImport(workerData.scratch, workerData.parent);
+    const { buildWordBitmaps } = await tsImport(workerData.wordBitmaps, workerData.parent);
     db = new Database(workerData.path);
     setScratchPragmas(db, workerData.pragmas);
     for (const sql of workerData.setup) db.exec(sql);
@@ -38,12 +39,15 @@ const Database = require(workerData.driver);
       db.exec("INSERT INTO transcript_fts (rowid, script, chan) SELECT id, script, chan FROM src.fts_content ORDER BY id");
     })();
     step("transcript index");
+    const [documents, lastRowid] = db.prepare("SELECT count(*), coalesce(max(id), 0) FROM src.fts_content").raw().get();
     db.exec("DETACH DATABASE src");
     // One b-tree per term instead of many segments: fewer seeks per query.
     db.exec("INSERT INTO transcript_fts (transcript_fts) VALUES ('optimize')");
     step("transcript index merged");
     db.exec(workerData.termStats);
     step("term statistics");
+    buildWordBitmaps(db, documents, lastRowid);
+    step("word bitmaps");
   } catch (error) {
     // Said in a message: an error thrown across threads can lose its text.
     parentPort.postMessage({ error: String((error && error.message) || error) });
@@ -75,6 +79,7 @@ export function buildTranscriptIndex(
   const worker = sqliteWorker(WORKER_SOURCE, indexPath, {
     source: sourcePath,
     scratch: fileURLToPath(new URL("./scratch.ts", import.meta.url)),
+    wordBitmaps: fileURLToPath(new URL("../word-bitmaps.ts", import.meta.url)),
     parent: import.meta.url,
     pragmas,
     setup: [TRANSCRIPT_FTS_DDL, TERM_STATS_DDL, ...bulkLoadStatements("transcript_fts")],

@@ -22,6 +22,7 @@ import { ftsPageBytes, longestLists, openIndexConnection, warmIndex, warmLists, 
 import { indexPrimeJobs, listPrimeJobs, primeInWorkers, textPrimeJobs } from "./prime.js";
 import { TextPrefetch } from "./text-prefetch.js";
 import { warmUpQueries } from "./search-warmup.js";
+import { WordBitmaps, type BitmapWarmth } from "./word-bitmaps.js";
 
 export { ArtifactError };
 
@@ -59,6 +60,12 @@ export interface CatalogOptions {
    */
   hotTextBytes?: number;
   /**
+   * Read the set's word bitmaps into memory in `warm()` (word-bitmaps.ts;
+   * default true): about 60 KiB per common word at 500,000 transcripts.
+   * false: every search's list of all its words' matches comes from FTS5.
+   */
+  wordBitmaps?: boolean;
+  /**
    * Worker threads that read ahead, in parallel, the texts a search is about
    * to read from the database one by one (text-prefetch.ts). 0 (the
    * default): none, each is read when it is needed.
@@ -71,6 +78,8 @@ export interface CatalogWarmth {
   index?: IndexWarmth;
   texts?: HotWarmth;
   pairs?: ListWarmth;
+  /** The word bitmaps read into memory (word-bitmaps.ts), unless `wordBitmaps` is false. */
+  bitmaps?: BitmapWarmth;
   /** Searches run to compile the search paths before the first user's (search-warmup.ts); their results are not kept. */
   searches: number;
 }
@@ -129,6 +138,8 @@ export class ArtifactCatalog implements Catalog {
   readonly #hot: HotTranscripts | undefined;
   readonly #hotTextBytes: number;
   readonly #prefetch: TextPrefetch | undefined;
+  readonly #bitmaps = new WordBitmaps();
+  readonly #loadBitmaps: boolean;
   readonly #tables: TranscriptTables;
   readonly #live: LiveStore | undefined;
   readonly #liveTables: TranscriptTables | undefined;
@@ -148,6 +159,7 @@ export class ArtifactCatalog implements Catalog {
     this.#index = index;
     this.#indexBytes = options.indexBytes ?? 0;
     this.#hotTextBytes = options.hotTextBytes ?? 0;
+    this.#loadBitmaps = options.wordBitmaps ?? true;
     this.#hot = this.#hotTextBytes > 0 ? new HotTranscripts() : undefined;
     this.#prefetch = (options.readThreads ?? 0) > 0 ? new TextPrefetch(options.file, options.readThreads!) : undefined;
     this.manifest = manifest;
@@ -177,7 +189,7 @@ export class ArtifactCatalog implements Catalog {
           titles,
           frequencies,
           { ...settings, popularityOrdered: true, phrasePairs },
-          { index, hot: this.#hot, prefetch: this.#prefetch },
+          { index, hot: this.#hot, prefetch: this.#prefetch, bitmaps: this.#bitmaps },
         ),
         generation: () => 0,
       },
@@ -260,10 +272,11 @@ export class ArtifactCatalog implements Catalog {
   }
 
   /**
-   * Reads into memory the full-text index (index-memory.ts), then the
-   * longest lists of the phrase-pair index, then the text of the most
-   * viewed transcripts (hot-transcripts.ts), then touches the
-   * videos table, a slice per turn of the event loop, and waits for the
+   * Reads into memory the word bitmaps (word-bitmaps.ts), the full-text
+   * index (index-memory.ts), then the longest lists of the phrase-pair
+   * index, then the text of the most viewed transcripts
+   * (hot-transcripts.ts), then touches the videos table, a slice per turn
+   * of the event loop, and waits for the
    * text read-ahead threads to start (text-prefetch.ts). Searches answer
    * meanwhile, reading from storage what is not in memory yet, with the
    * same results.
@@ -278,6 +291,7 @@ export class ArtifactCatalog implements Catalog {
       ...(this.#hot ? textPrimeJobs(this.#hotRanksEstimate(), PRIME_THREADS) : []),
     ];
     const readAhead = jobs.length > 0 ? primeInWorkers(this.#file, jobs, PRIME_THREADS) : Promise.resolve();
+    if (this.#loadBitmaps) warmth.bitmaps = await this.#bitmaps.load(this.#db);
     if (this.#index) warmth.index = await warmIndex(this.#index, { budgetBytes: this.#indexBytes });
     if (this.#index && this.#pairBytes > 0) warmth.pairs = await warmLists(this.#index, "phrase_pairs", pairLists, { budgetBytes: this.#pairBytes });
     if (this.#hot && this.#db.open) warmth.texts = await this.#hot.load(this.#db, { budgetBytes: this.#hotTextBytes });

@@ -21,6 +21,8 @@ export interface ParsedQuery {
   phrase?: string;
   /** The phrase's terms in order, repeats kept (with `phrase`). */
   phraseTerms?: string[];
+  /** The ANDed groups of `expression`, unquoted: a word, or a quoted phrase's words joined by spaces. */
+  groups: string[];
   /** Distinct terms, in order, for scoring. */
   terms: string[];
   /** Normalized form, the cache key. */
@@ -46,6 +48,7 @@ export function parseSearchQuery(q: string): ParsedQuery | undefined {
   const phrases = dedupe(groups.map((g) => g.join(" ")));
   const parsed: ParsedQuery = {
     expression: phrases.map((p) => `"${p}"`).join(" AND "),
+    groups: phrases,
     terms: dedupe(groups.flat()),
     key: phrases.join("\u0000"),
   };

@@ -36,6 +36,13 @@ export interface SearchOptions {
   nearTermMaxShare?: number;
   /** Terms in at most this many transcripts are counted from the FTS5 index, not in each candidate's text (default 4000). */
   indexCountMaxDf?: number;
+  /**
+   * Where some of a query's words have bitmaps (word-bitmaps.ts) and others
+   * do not, the others' FTS5 list is filtered by the bitmaps only when their
+   * rarest is in at most this many transcripts (default 20000); else FTS5
+   * answers the AND of all of them.
+   */
+  bitmapDriverMaxDf?: number;
   /** Phrase matches are found through the artifact set's phrase-pair index when it has one (default true). */
   phrasePairs?: boolean;
   /**
@@ -59,6 +66,7 @@ export const SEARCH_DEFAULTS: Required<SearchOptions> = {
   countTermMaxShare: 0.3,
   nearTermMaxShare: 0.3,
   indexCountMaxDf: 4000,
+  bitmapDriverMaxDf: 20000,
   phrasePairs: true,
   readAheadColdMicros: 200,
 };

@@ -18,6 +18,7 @@ import { countTerms } from "./term-counts.js";
 import type { ParsedQuery } from "./query.js";
 import { makeSnippet } from "./snippet.js";
 import { MIN_PREFETCH, type TextPrefetch } from "./text-prefetch.js";
+import { andOfSets, filterBySets, type WordBitmaps } from "./word-bitmaps.js";
 
 /** Occurrences per term considered for a snippet window: the best window among the first few dozen is good enough. */
 const SNIPPET_SPANS = 64;
@@ -86,6 +87,8 @@ export interface ShardOptions {
   nearTermMaxShare: number;
   /** Terms in at most this many transcripts are counted from the FTS5 index rather than in the candidates' text. */
   indexCountMaxDf: number;
+  /** The word bitmaps filter an FTS5 list of the query's other words only when it holds at most this many transcripts (SearchOptions). */
+  bitmapDriverMaxDf: number;
   /** Texts are read ahead only when the first of them took at least this long (µs) to read here; 0: always (SearchOptions). */
   readAheadColdMicros: number;
   /** True when rowids are popularity ranks, so `minViews` is a rowid bound. */
@@ -106,6 +109,8 @@ export interface ShardQuery {
   expression: string;
   /** The channel filter's part of every expression ("" without one). */
   filter: string;
+  /** The channel filter alone, an expression (`chan : "c12"`), "" without one. */
+  channel: string;
   /** All tiers together: the plain AND of the query's words (tiers partition its matches), counted once. */
   countExpression: string;
   maxRank: number;
@@ -145,6 +150,7 @@ export class ShardSearch {
   readonly #frequencies: DocumentFrequencies;
   readonly #hot: HotTranscripts | undefined;
   readonly #prefetch: TextPrefetch | undefined;
+  readonly #bitmaps: WordBitmaps | undefined;
   /** The last query's title lookups, by term (#titleMatches). */
   #lastTitles: { parsed: ParsedQuery; byTerm: Map<string, TitleFields> } | undefined;
   /** The last list of all words' matches (#allMatches) and the last second tier read off one (#secondTier), kept where the content never changes. */
@@ -159,17 +165,20 @@ export class ShardSearch {
    * `memory.hot` holds the text of the most viewed transcripts
    * (hot-transcripts.ts), read instead of the database where it has them.
    * `memory.prefetch` reads in parallel the other texts a query is about to
-   * read one by one (text-prefetch.ts).
+   * read one by one (text-prefetch.ts). `memory.bitmaps` holds the common
+   * words' sets (word-bitmaps.ts), through which the list of all the words'
+   * matches is read where it can be; popularity-ordered shards only.
    */
   constructor(
     db: Database.Database,
     titles: TitleIndex | undefined,
     frequencies: DocumentFrequencies,
     options: ShardOptions,
-    memory: { index?: Database.Database; hot?: HotTranscripts; prefetch?: TextPrefetch } = {},
+    memory: { index?: Database.Database; hot?: HotTranscripts; prefetch?: TextPrefetch; bitmaps?: WordBitmaps } = {},
   ) {
     const index = memory.index ?? db;
     this.#hot = memory.hot;
+    this.#bitmaps = options.popularityOrdered ? memory.bitmaps : undefined;
     this.#prefetch = memory.prefetch;
     this.#titles = titles;
     this.#options = options;
@@ -192,6 +201,8 @@ export class ShardSearch {
       matches: options.popularityOrdered
         ? rankOrderedMatches(index, "transcript_fts", lastRank)
         : joinedMatches(index),
+      // All of a short list at once, for the word bitmaps to filter (#bitmapMatches).
+      wholeList: index.prepare("SELECT rowid FROM transcript_fts WHERE transcript_fts MATCH ? ORDER BY rowid").pluck(),
       // The text as a BLOB: UTF-8 bytes, counted without decoding (term-counts.ts).
       scoring: db.prepare(
         `SELECT t.word_count AS words, CAST(t.script AS BLOB) AS bytes, v.view_count AS views
@@ -224,14 +235,15 @@ export class ShardSearch {
    */
   bind(parsed: ParsedQuery, params: SearchParams): ShardQuery[] {
     let maxRank = this.#sql.maxRank.get() as number;
-    let channelPart = "";
+    let channelOnly = "";
     let channelTranscripts: number | undefined;
     if (params.channel !== undefined) {
       const channel = this.#sql.channel.get(params.channel) as { id: number; transcripts: number } | undefined;
       if (!channel) return [];
-      channelPart = `chan : "${channelToken(channel.id)}" AND `;
+      channelOnly = `chan : "${channelToken(channel.id)}"`;
       channelTranscripts = channel.transcripts;
     }
+    const channelPart = channelOnly ? `${channelOnly} AND ` : "";
     const minViews = params.minViews ?? 0;
     if (minViews > 0 && this.#options.popularityOrdered) {
       // Ranks are in descending view order: the first video below minViews bounds the rowids.
@@ -253,6 +265,7 @@ export class ShardSearch {
         tier: expressions.length === 1 ? 1 : tier,
         expression,
         filter: channelPart,
+        channel: channelOnly,
         countExpression,
         maxRank,
         minViews: effectiveMinViews,
@@ -424,9 +437,41 @@ export class ShardSearch {
   #allMatches(query: ShardQuery): number[] {
     const key = `${query.countExpression}\u0000${query.maxRank}\u0000${query.minViews}`;
     if (this.#lastAll?.key === key) return this.#lastAll.rows;
-    const rows = this.#sql.matches(query.countExpression, query.maxRank, query.minViews, this.#options.exactCountCap + 1, 0);
+    const limit = this.#options.exactCountCap + 1;
+    const rows = this.#bitmapMatches(query, limit) ?? this.#sql.matches(query.countExpression, query.maxRank, query.minViews, limit, 0);
     if (this.#options.popularityOrdered) this.#lastAll = { key, rows };
     return rows;
+  }
+
+  /**
+   * What `#allMatches` asks FTS5 for, through the word bitmaps
+   * (word-bitmaps.ts), or undefined where they do not make it cheaper:
+   * - every group a word with a bitmap, no channel: the AND of the bitmaps;
+   * - else the list of FTS5's answer for the other groups and the channel
+   *   filter alone, filtered by the bitmaps, when that list is short (at
+   *   most `bitmapDriverMaxDf`, going by the document frequencies): FTS5
+   *   reads it quickly, where the AND of all the groups walked the common
+   *   words' long lists beside it.
+   */
+  #bitmapMatches(query: ShardQuery, limit: number): number[] | undefined {
+    if (!this.#bitmaps || this.#bitmaps.size === 0) return undefined;
+    const sets: Uint32Array[] = [];
+    const rest: string[] = [];
+    for (const group of query.parsed.groups) {
+      const set = group.includes(" ") ? undefined : this.#bitmaps.get(group);
+      if (set) sets.push(set);
+      else rest.push(group);
+    }
+    if (sets.length === 0) return undefined;
+    if (rest.length === 0 && !query.channel) return andOfSets(sets, query.maxRank, limit);
+    // A group's matches are at most its rarest word's.
+    const driverDf = Math.min(
+      query.channelTranscripts ?? Number.POSITIVE_INFINITY,
+      ...rest.map((group) => Math.min(...group.split(" ").map((term) => this.#frequencies.df(term)))),
+    );
+    if (driverDf > this.#options.bitmapDriverMaxDf) return undefined;
+    const expression = rest.length > 0 ? `${query.filter}script : (${rest.map((group) => `"${group}"`).join(" AND ")})` : query.channel;
+    return filterBySets(this.#sql.wholeList.all(expression) as number[], sets, query.maxRank, limit);
   }
 
   /**

@@ -206,8 +206,9 @@ describe("the build stage", () => {
       `database: transcript index${second}`,
       `database: transcript index merged${second}`,
       `database: term statistics${second}`,
+      `database: word bitmaps${second}`,
     ]);
-    expect(steps.indexOf(`database: term statistics${second}`)).toBeLessThan(steps.indexOf("database: waited for the transcript index"));
+    expect(steps.indexOf(`database: word bitmaps${second}`)).toBeLessThan(steps.indexOf("database: waited for the transcript index"));
   });
 
   it("merges records of the same video: later metadata wins, tracks are kept per language", async () => {
