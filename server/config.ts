@@ -74,6 +74,11 @@ export const SETTINGS: readonly Setting[] = [
     default: "on",
     help: "Find a multi-word query's phrase matches through the artifact set's index of consecutive word pairs (on/off); off, or in a set built without it: through FTS5's phrase query.",
   },
+  {
+    name: "SEARCH_WORD_BITMAPS",
+    default: "on",
+    help: "Read the artifact set's bitmaps of common words into memory at start (on/off; about 250 MiB at 500,000 transcripts): a search lists the matches of all its words through them; off, or in a set built without them: through FTS5.",
+  },
   { name: "BULK_FETCH_CONCURRENCY", default: "4", help: "Missing transcripts a bulk request fetches from the source at once." },
   { name: "YOUTUBE_ORIGIN", default: "https://www.youtube.com", help: "Scheme and host every YouTube URL is built on; point it at the local stand-in for tests and demos." },
   { name: "YOUTUBE_PROXY_URLS", default: "", help: "Comma-separated http(s) proxy URLs for upstream calls, rotated per request on a fresh connection; empty: direct." },
@@ -145,6 +150,7 @@ const EnvSchema = z.object({
   SEARCH_TEXT_MB: integer("SEARCH_TEXT_MB", 0, 65536),
   SEARCH_READ_THREADS: integer("SEARCH_READ_THREADS", 0, 64),
   SEARCH_PHRASE_PAIRS: onOff("SEARCH_PHRASE_PAIRS"),
+  SEARCH_WORD_BITMAPS: onOff("SEARCH_WORD_BITMAPS"),
   YOUTUBE_ORIGIN: z.string().trim().refine(isOrigin, "YOUTUBE_ORIGIN must be an http(s) scheme and host only, like https://www.youtube.com"),
   YOUTUBE_PROXY_URLS: z
     .string()
@@ -197,6 +203,7 @@ export interface Config {
   searchTextMb: number;
   searchReadThreads: number;
   searchPhrasePairs: boolean;
+  searchWordBitmaps: boolean;
   youtubeOrigin: string;
   /** May hold credentials: never log them. */
   youtubeProxyUrls: readonly string[];
@@ -260,6 +267,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     searchTextMb: v.SEARCH_TEXT_MB,
     searchReadThreads: v.SEARCH_READ_THREADS,
     searchPhrasePairs: v.SEARCH_PHRASE_PAIRS,
+    searchWordBitmaps: v.SEARCH_WORD_BITMAPS,
     youtubeOrigin: new URL(v.YOUTUBE_ORIGIN).origin,
     youtubeProxyUrls: v.YOUTUBE_PROXY_URLS,
     youtubeTimeoutMs: v.YOUTUBE_TIMEOUT_MS,

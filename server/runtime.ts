@@ -105,10 +105,11 @@ export function openRuntime(config: Config, options: RuntimeOptions): Runtime {
   }
 }
 
-/** The memory, read-thread and phrase-pair settings of an artifact set's catalog, as the server opens it. */
-export function catalogSettings(config: Config): Pick<CatalogOptions, "cacheBytes" | "indexBytes" | "pairBytes" | "hotTextBytes" | "readThreads" | "search"> {
+/** The memory, read-thread, phrase-pair and word-bitmap settings of an artifact set's catalog, as the server opens it. */
+export function catalogSettings(config: Config): Pick<CatalogOptions, "cacheBytes" | "indexBytes" | "pairBytes" | "hotTextBytes" | "readThreads" | "search" | "wordBitmaps"> {
   return {
     search: { phrasePairs: config.searchPhrasePairs },
+    wordBitmaps: config.searchWordBitmaps,
     cacheBytes: config.dbCacheMb * 2 ** 20,
     indexBytes: config.searchIndexMb * 2 ** 20,
     pairBytes: config.searchPairsMb * 2 ** 20,

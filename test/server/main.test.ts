@@ -29,10 +29,10 @@ interface Started {
   output: () => string;
 }
 
-function startMain(): Promise<Started> {
+function startMain(env: NodeJS.ProcessEnv = {}): Promise<Started> {
   const child = spawn(path.join(ROOT, "node_modules/.bin/tsx"), ["server/main.ts"], {
     cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", ACCESS_LOG: "off" },
+    env: { ...process.env, DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", ACCESS_LOG: "off", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -73,12 +73,15 @@ describe("npm start", () => {
     expect(warmed).toBeGreaterThan(-1);
     expect(warmed).toBeLessThan(first.output().indexOf('"msg":"listening"'));
     expect(first.output()).toMatch(/"msg":"most viewed transcripts in memory".*"transcripts":[1-9]/);
+    expect(first.output()).toMatch(/"msg":"word bitmaps in memory".*"words":[1-9]/);
 
-    const second = await startMain();
+    // Told not to (SEARCH_WORD_BITMAPS=off), it reads no bitmaps.
+    const second = await startMain({ SEARCH_WORD_BITMAPS: "off" });
     expect(second.key).not.toBe(first.key);
     expectProblem(await call(second.url, "/v1/stats", { key: first.key }), 401, "invalid_api_key");
     expect((await call(second.url, "/v1/stats", { key: second.key })).status).toBe(200);
     expect(await stop(second.child)).toBe(0);
+    expect(second.output()).not.toContain("word bitmaps in memory");
   });
 
   test("refuses to start on a bad setting, naming it", async () => {
