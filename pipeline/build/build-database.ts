@@ -1,8 +1,9 @@
 /**
  * Second pass of a build: the final database, written in popularity order
  * from the staging database, then, at once on two threads, the FTS index
- * over primary transcripts with the document frequencies for BM25
- * (transcript-index.ts) and the phrase-pair index (pipeline/phrase-pairs.ts),
+ * over primary transcripts with the document frequencies for BM25 and the
+ * word bitmaps (transcript-index.ts, pipeline/word-bitmaps.ts) and the
+ * phrase-pair index (pipeline/phrase-pairs.ts),
  * both bulk-loaded (fts-bulk-load.ts); then the build-time counts.
  */
 import { rmSync } from "node:fs";
