@@ -21,7 +21,7 @@ import { HotTranscripts, type HotWarmth } from "./hot-transcripts.js";
 import { ftsPageBytes, longestLists, openIndexConnection, warmIndex, warmLists, type IndexWarmth, type ListWarmth } from "./index-memory.js";
 import { indexPrimeJobs, listPrimeJobs, primeInWorkers, textPrimeJobs } from "./prime.js";
 import { TextPrefetch } from "./text-prefetch.js";
-import { warmUpMix, warmUpQueries } from "./search-warmup.js";
+import { warmUpQueries } from "./search-warmup.js";
 import { WordBitmaps, type BitmapWarmth } from "./word-bitmaps.js";
 
 export { ArtifactError };
@@ -83,9 +83,6 @@ export interface CatalogWarmth {
   /** Searches run to compile the search paths before the first user's (search-warmup.ts); their results are not kept. */
   searches: number;
 }
-
-/** Warm-up searches of the mix (search-warmup.ts), on the text of this many transcripts spread over the set, for at most so long. */
-const WARM_UP_MIX = { searches: 200, transcripts: 16, maxMs: 3000 };
 
 /** Worker threads reading ahead for `warm()` (prime.ts): I/O-bound, so more than the cores. */
 const PRIME_THREADS = 4;
@@ -307,10 +304,8 @@ export class ArtifactCatalog implements Catalog {
 
   /**
    * Runs the warm-up searches (search-warmup.ts), one per turn of the event
-   * loop: one of each kind of work on words of the five most viewed
-   * transcripts, then the mix, on words of transcripts spread over the set,
-   * for at most `WARM_UP_MIX.maxMs`; then empties the result cache. Stops
-   * early when the database is closed.
+   * loop, on words of the five most viewed transcripts, then empties the
+   * result cache; stops early when the database is closed.
    */
   async #warmSearches(): Promise<number> {
     if (!this.#db.open) return 0;
@@ -320,32 +315,16 @@ export class ArtifactCatalog implements Catalog {
       ? held.join("\n")
       : (this.#db.prepare("SELECT t.script FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id <= 5 ORDER BY v.id").pluck().all() as string[]).join("\n");
     const bound = this.#db.prepare("SELECT view_count FROM videos WHERE id <= 100 ORDER BY id DESC LIMIT 1").pluck().get() as number | undefined;
-    const first = warmUpQueries(text, this.#frequencies.df, {
+    const queries = warmUpQueries(text, this.#frequencies.df, {
       documents: this.#frequencies.stats().documents,
       indexCountMaxDf: this.#settings.indexCountMaxDf,
       countTermMaxShare: this.#settings.countTermMaxShare,
       minViews: bound ?? 0,
     });
-    const last = this.#db.prepare("SELECT coalesce(max(id), 0) FROM videos").pluck().get() as number;
-    const ranks = [...new Set(Array.from({ length: WARM_UP_MIX.transcripts }, (_, k) => 1 + Math.floor((k * last) / WARM_UP_MIX.transcripts)))];
-    const sampled = this.#db
-      .prepare(
-        `SELECT t.script AS script, c.channel_id AS channel FROM videos v JOIN transcripts t ON t.id = v.transcript JOIN channels c ON c.id = v.channel
-         WHERE v.id IN (SELECT value FROM json_each(?)) ORDER BY v.id`,
-      )
-      .all(JSON.stringify(ranks)) as { script: string; channel: string }[];
-    const mix = warmUpMix(sampled.map((row) => row.script), {
-      count: WARM_UP_MIX.searches,
-      channels: [...new Set(sampled.map((row) => row.channel))],
-      minViews: bound ?? 0,
-    });
     let run = 0;
-    let mixStarted: number | undefined;
-    for (const [i, query] of [...first, ...mix].entries()) {
+    for (const query of queries) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       if (!this.#db.open) break;
-      if (i === first.length) mixStarted = performance.now();
-      if (mixStarted !== undefined && performance.now() - mixStarted > WARM_UP_MIX.maxMs) break;
       this.#search.search(query);
       run++;
     }

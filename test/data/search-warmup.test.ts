@@ -3,7 +3,7 @@ import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
 import { openCatalog } from "../../server/data/artifact-catalog.js";
 import type { SearchParams } from "../../server/data/catalog.js";
 import { TranscriptSearch } from "../../server/data/search.js";
-import { warmUpMix, warmUpQueries } from "../../server/data/search-warmup.js";
+import { warmUpQueries } from "../../server/data/search-warmup.js";
 import { ShardSearch } from "../../server/data/shard.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
 
@@ -30,24 +30,6 @@ describe("warm-up searches", () => {
     expect(warmUpQueries("", () => 1, { documents: 1, indexCountMaxDf: 1, countTermMaxShare: 1, minViews: 0 })).toEqual([]);
   });
 
-  it("mix runs of consecutive words and words from far apart, one to four, some with a channel, a bound or a deep page", () => {
-    const text = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa";
-    const mix = warmUpMix([text, "quebec romeo sierra tango"], { count: 64, channels: ["UCa", "UCb"], minViews: 700 });
-    expect(mix).toHaveLength(64);
-    expect(mix.map((q) => q.q.split(" ").length)).toEqual(Array.from({ length: 64 }, (_, i) => 1 + (i % 4)));
-    const words = new Set([...text.split(" "), "quebec", "romeo", "sierra", "tango"]);
-    expect(mix.every((q) => q.q.split(" ").every((w) => words.has(w)) && q.limit === 10)).toBe(true);
-    // The first eight: runs of the text as it reads; the next eight: words from far apart.
-    const isRun = (q: string) => text.includes(q) || "quebec romeo sierra tango".includes(q);
-    expect(mix.slice(0, 4).every((q) => isRun(q.q))).toBe(true);
-    expect(mix.slice(8, 16).filter((q) => q.q.includes(" ")).some((q) => !isRun(q.q))).toBe(true);
-    expect(mix.filter((q) => q.channel !== undefined).map((q) => q.channel)).toEqual(expect.arrayContaining(["UCa", "UCb"]));
-    expect(mix.filter((q) => q.channel !== undefined)).toHaveLength(8);
-    expect(mix.filter((q) => q.minViews === 700)).toHaveLength(8);
-    expect(new Set(mix.filter((q) => q.offset > 0).map((q) => q.offset))).toEqual(new Set([100, 250, 500, 990]));
-    expect(warmUpMix([""], { count: 10, channels: [], minViews: 0 })).toEqual([]);
-  });
-
   describe("on an artifact set", () => {
     let set: TempArtifacts;
     beforeAll(async () => {
@@ -65,11 +47,9 @@ describe("warm-up searches", () => {
         const warmth = await catalog.warm();
         const warmedWith = searches.mock.calls.map(([params]) => params as SearchParams);
         expect(warmth.searches).toBe(warmedWith.length);
-        // The kinds of work, then the mix (all of it: this set is small and quick).
-        expect(warmth.searches).toBeGreaterThanOrEqual(205);
-        expect(new Set(warmedWith.map((p) => p.q.split(" ").length))).toEqual(new Set([1, 2, 3, 4]));
+        expect(warmth.searches).toBeGreaterThanOrEqual(5);
+        expect(new Set(warmedWith.map((p) => p.q.split(" ").length))).toEqual(new Set([1, 2]));
         expect(warmedWith.some((p) => p.minViews !== undefined && p.minViews > 0)).toBe(true);
-        expect(warmedWith.some((p) => p.channel !== undefined)).toBe(true);
         // Every warm-up search again: each answers as a catalog without a cache does, and each query
         // (a deep page shares its head with the first page) is ranked anew: head runs.
         const seen = new Set<string>();
@@ -77,11 +57,11 @@ describe("warm-up searches", () => {
           const expected = reference.search(params);
           const before = heads.mock.calls.length;
           expect(catalog.search(params)).toEqual(expected);
-          const key = `${params.q}|${params.minViews ?? 0}|${params.channel ?? ""}`;
+          const key = `${params.q}|${params.minViews ?? 0}`;
           if (!seen.has(key)) expect(heads.mock.calls.length, key).toBeGreaterThan(before);
           seen.add(key);
         }
-        expect(seen.size).toBeGreaterThanOrEqual(150);
+        expect(seen.size).toBeGreaterThanOrEqual(4);
       } finally {
         searches.mockRestore();
         heads.mockRestore();
