@@ -10,7 +10,7 @@
 import { EventEmitter } from "node:events";
 import type http from "node:http";
 import { describe, expect, it } from "vitest";
-import { Context } from "../../server/app.js";
+import { Context } from "../../server/http/context.js";
 
 function context(id: string): Context {
   const res = new EventEmitter() as unknown as http.ServerResponse;
