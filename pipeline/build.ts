@@ -23,6 +23,8 @@ export interface BuildOptions {
   onInvalid?: (error: Error, index: number) => void;
   /** The live store's sequence number up to which its records are among `records` (recorded in the manifest). */
   liveSeq?: number;
+  /** The live store those records came from (recorded in the manifest beside `liveSeq`). */
+  liveStoreId?: string | undefined;
   /** Progress lines for operators (default: silent). */
   log?: (message: string) => void;
 }
@@ -53,7 +55,7 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
     log(`database: ${counts.videos} videos, ${counts.transcripts} transcripts`);
     await buildTitleIndex(databasePath, join(work, ARTIFACT_FILES.titleIndex));
     log("title index written");
-    const manifest = await writeManifest(work, { dataset, builtAt, counts, liveSeq: options.liveSeq ?? 0 });
+    const manifest = await writeManifest(work, { dataset, builtAt, counts, liveSeq: options.liveSeq ?? 0, liveStoreId: options.liveStoreId });
     await rename(work, options.outDir);
     return {
       manifest,

@@ -1,27 +1,35 @@
 /**
  * `npm run pipeline -- <command>`: the batch side.
  *
- *   build --input FILE.jsonl [--input …] [--dataset NAME]
- *       Builds an artifact set from VideoRecord JSONL files and publishes it
- *       as DATA_DIR/current (atomically; the previous set is kept for rollback).
+ *   build --input FILE.jsonl [--input …] [--dataset NAME] [--force]
+ *       Adds the VideoRecords of JSONL files to the pipeline state, then
+ *       builds the state (and the live store) into an artifact set and
+ *       publishes it as DATA_DIR/current, under the same lock and guard as `run`.
  *   demo
  *       Builds and publishes the generated demo dataset if DATA_DIR has none.
  *   run --channels FILE [--dry-run] [--limit N] [--concurrency N] [--rate N/s] [--no-build] …
  *       The scheduled ingestion run: crawl the channels, fetch missing
  *       transcripts, build and publish (see pipeline/README.md and RUN_USAGE).
  *
- * Exit codes: 0 done, 1 failed, 2 bad usage; `run` adds 3 (another run holds
- * the lock), 4 (finished with failures a later run may fix), 130 (interrupted).
+ * Exit codes: 0 done, 1 failed, 2 bad usage, 3 (another run holds the lock),
+ * 5 (the new set would drop most of the served one: see --force); `run` adds
+ * 4 (finished with failures a later run may fix), 130 (interrupted).
  */
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig } from "../server/config.js";
-import { buildArtifacts } from "./build.js";
+import { join } from "node:path";
 import { ensureDemoArtifacts } from "./demo.js";
-import { newBuildDir, publishBuild } from "./publish.js";
 import { readJsonlFiles } from "./read-jsonl.js";
+import { acquireLock, LockHeldError } from "./run/acquire-lock.js";
+import { buildAndPublish } from "./run/build-and-publish.js";
+import { EXIT } from "./run/exit-codes.js";
+import { importRecords } from "./run/import-records.js";
+import { PipelineState } from "./run/open-state.js";
+import { PublishRefused } from "./run/publish-guard.js";
 import { runCommand } from "./run/run-command.js";
+import { LOCK_FILE, PIPELINE_DIR, STATE_FILE } from "./run/run-pipeline.js";
 
-const USAGE = `usage: npm run pipeline -- build --input FILE.jsonl [--input FILE.jsonl …] [--dataset NAME]
+const USAGE = `usage: npm run pipeline -- build --input FILE.jsonl [--input FILE.jsonl …] [--dataset NAME] [--force]
        npm run pipeline -- demo
        npm run pipeline -- run --channels FILE [--dry-run] [--limit N] [--concurrency N] [--rate N/s] [--no-build]
                                (npm run pipeline -- run --help for every option)`;
@@ -35,27 +43,17 @@ async function main(argv: string[]): Promise<number> {
   if (command === "build") {
     const { values } = parseArgs({
       args: rest,
-      options: { input: { type: "string", multiple: true }, dataset: { type: "string", default: "custom" } },
+      options: {
+        input: { type: "string", multiple: true },
+        dataset: { type: "string", default: "custom" },
+        force: { type: "boolean", default: false },
+      },
     });
     if (!values.input?.length) {
       console.error(USAGE);
       return 2;
     }
-    const dir = newBuildDir(config.dataDir);
-    let invalid = 0;
-    const result = await buildArtifacts({
-      records: readJsonlFiles(values.input),
-      outDir: dir,
-      dataset: values.dataset,
-      log,
-      onInvalid: (error, index) => {
-        invalid++;
-        if (invalid <= 20) log(`record ${index} skipped: ${error.message.split("\n")[0]}`);
-      },
-    });
-    await publishBuild(config.dataDir, dir);
-    log(`published ${dir}: ${JSON.stringify(result.manifest.counts)} (${result.invalidRecords} invalid records) in ${result.seconds.toFixed(1)} s`);
-    return 0;
+    return buildCommand(config.dataDir, values.input, values.dataset, values.force);
   }
   if (command === "demo") {
     const { built } = await ensureDemoArtifacts(config.dataDir, log);
@@ -64,6 +62,42 @@ async function main(argv: string[]): Promise<number> {
   }
   console.error(USAGE);
   return 2;
+}
+
+/** `build --input`: under the run lock, the input joins the pipeline state, and the state is built and published. */
+async function buildCommand(dataDir: string, inputs: string[], dataset: string, force: boolean): Promise<number> {
+  const pipelineDir = join(dataDir, PIPELINE_DIR);
+  let lock;
+  try {
+    lock = acquireLock(join(pipelineDir, LOCK_FILE));
+  } catch (error) {
+    if (!(error instanceof LockHeldError)) throw error;
+    console.error(error.message);
+    return EXIT.locked;
+  }
+  const state = PipelineState.open(join(pipelineDir, STATE_FILE));
+  try {
+    let invalid = 0;
+    const imported = await importRecords(state, readJsonlFiles(inputs), (error, index) => {
+      invalid++;
+      if (invalid <= 20) log(`record ${index} skipped: ${error.message.split("\n")[0]}`);
+    });
+    log(`imported ${imported.records} records into the pipeline state (${imported.invalid} invalid)`);
+    const built = await buildAndPublish({ dataDir, state, log, dataset, force });
+    if (!built) {
+      log("nothing to build: no record in the input, the pipeline state or the live store");
+      return EXIT.ok;
+    }
+    log(`published ${built.dir}: ${JSON.stringify(built.counts)} in ${built.seconds.toFixed(1)} s`);
+    return EXIT.ok;
+  } catch (error) {
+    if (!(error instanceof PublishRefused)) throw error;
+    console.error(error.message);
+    return EXIT.refused;
+  } finally {
+    state.close();
+    lock.release();
+  }
 }
 
 main(process.argv.slice(2)).then(

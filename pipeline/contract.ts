@@ -108,8 +108,10 @@ export const Manifest = z.object({
     totalWords: z.number().int(),
   }),
   files: z.record(z.string(), z.object({ bytes: z.number().int(), sha256: z.string() })),
-  /** Live-store records up to this sequence number are folded into this set (0: none). */
+  /** Records of the live store `liveStoreId` up to this sequence number are folded into this set (0: none). */
   liveSeq: z.number().int().nonnegative().default(0),
+  /** The live store (its random id) whose records up to `liveSeq` this set holds; absent: none. */
+  liveStoreId: z.string().optional(),
 });
 export type Manifest = z.infer<typeof Manifest>;
 

@@ -6,6 +6,8 @@
  */
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
+import { LIVE_STORE_FILE, trimmableThrough } from "../pipeline/live-records.js";
+import { readManifest } from "../pipeline/build/manifest.js";
 import { currentArtifactsDir } from "../pipeline/publish.js";
 import { createYouTubeClient, type YouTubeClientOptions } from "../pipeline/youtube/index.js";
 import { ArtifactSwitch, type SwitchOutcome, type SwitchTrigger } from "./artifact-set/artifact-switch.js";
@@ -17,7 +19,7 @@ import { LiveStore } from "./data/live-store.js";
 import { createLiveFetcher, type LiveFetcher } from "./live/live-fetcher.js";
 import { errorFields, type Logger } from "./log.js";
 
-export const LIVE_STORE_FILE = "live.db";
+export { LIVE_STORE_FILE };
 
 export interface RuntimeOptions {
   log: Logger;
@@ -45,7 +47,8 @@ export function openRuntime(config: Config, options: RuntimeOptions): Runtime {
   const { log } = options;
   const live = LiveStore.open(join(config.dataDir, LIVE_STORE_FILE));
   try {
-    const open = (dir: string): ArtifactCatalog => openCatalog({ dir, live, ...catalogSettings(config) });
+    const open = (dir: string): ArtifactCatalog =>
+      openCatalog({ dir, live, liveTrimThrough: trimmableThrough(config.dataDir, live.storeId, [readManifest(dir)]), ...catalogSettings(config) });
     // A set switched to while serving warms its index in the background; the first one is warmed before listening (main.ts).
     const openAndWarm = (dir: string): ArtifactCatalog => {
       const catalog = open(dir);

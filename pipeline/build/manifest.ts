@@ -14,7 +14,7 @@ export async function sha256File(path: string): Promise<string> {
 
 export async function writeManifest(
   dir: string,
-  fields: { dataset: string; builtAt: string; counts: DatabaseCounts; liveSeq?: number },
+  fields: { dataset: string; builtAt: string; counts: DatabaseCounts; liveSeq?: number; liveStoreId?: string | undefined },
 ): Promise<Manifest> {
   const files: Manifest["files"] = {};
   for (const name of [ARTIFACT_FILES.database, ARTIFACT_FILES.titleIndex]) {
@@ -29,6 +29,7 @@ export async function writeManifest(
     counts: fields.counts,
     files,
     liveSeq: fields.liveSeq ?? 0,
+    ...(fields.liveStoreId ? { liveStoreId: fields.liveStoreId } : {}),
   };
   await writeFile(join(dir, ARTIFACT_FILES.manifest), JSON.stringify(manifest, null, 2) + "\n");
   return manifest;

@@ -1,81 +1,97 @@
 /**
- * The last stage: every record in the state plus the transcripts the server
- * fetched live since the last build, built into a new artifact set and
+ * The last stage, under the run lock: the live store's records are folded
+ * into the pipeline state (so every later build holds them too), the state
+ * is built into a new artifact set, checked against the served one, and
  * published atomically (`current` swapped by a rename). Records stream from
  * SQLite one at a time, so memory does not grow with the dataset.
  */
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { LiveStore } from "../../server/data/live-store.js";
+import { rm } from "node:fs/promises";
 import { buildArtifacts } from "../build.js";
 import type { Manifest } from "../contract.js";
+import { openLiveSnapshot } from "../live-records.js";
 import { newBuildDir, publishBuild } from "../publish.js";
 import type { PipelineState } from "./open-state.js";
+import { checkPublish } from "./publish-guard.js";
 
 export const PIPELINE_DATASET = "pipeline";
-export const LIVE_STORE_FILE = "live.db";
 
 export interface BuildAndPublishOptions {
   dataDir: string;
   state: PipelineState;
   log: (message: string) => void;
+  /** Name recorded in the manifest. Default "pipeline". */
+  dataset?: string;
+  /** Publish even a set that drops most of what is served (publish-guard.ts). */
+  force?: boolean;
 }
 
 export interface PublishedBuild {
   dir: string;
   counts: Manifest["counts"];
   liveSeq: number;
-  /** Records read from the state and from the live store. */
+  /** Records built (the state's, the live store's among them). */
   stateRecords: number;
+  /** Live-store records folded into the state for this build. */
   liveRecords: number;
   invalidRecords: number;
   seconds: number;
 }
 
-export async function buildAndPublish(options: BuildAndPublishOptions): Promise<PublishedBuild> {
-  const livePath = join(options.dataDir, LIVE_STORE_FILE);
-  // Opened only when the server made one: the pipeline never creates it.
-  const live = existsSync(livePath) ? LiveStore.open(livePath) : undefined;
+/** Builds and publishes; undefined when there is nothing to build (no record in the state or the live store). */
+export async function buildAndPublish(options: BuildAndPublishOptions): Promise<PublishedBuild | undefined> {
+  const { state, log } = options;
+  // Folded first and durably: once the server trims its live store, the state is where these records live.
+  const live = openLiveSnapshot(options.dataDir);
+  let liveSeq = 0;
+  let liveStoreId: string | undefined;
+  let liveRecords = 0;
   try {
-    const liveSeq = live?.maxSeq() ?? 0;
-    let stateRecords = 0;
-    let liveRecords = 0;
-    let invalid = 0;
-    function* records(): Generator<unknown> {
-      for (const record of options.state.records()) {
-        stateRecords++;
-        yield record;
-      }
-      // After the state's records, so a live fetch (newer) wins the merge.
-      if (!live) return;
-      for (const record of live.records(0)) {
-        liveRecords++;
-        yield record;
-      }
+    if (live) {
+      liveSeq = live.maxSeq;
+      liveStoreId = live.storeId;
+      liveRecords = state.absorb(live.records(liveSeq));
+      if (liveRecords > 0) log(`folded ${liveRecords} live-fetched records (through #${liveSeq}) into the pipeline state`);
     }
-    const dir = newBuildDir(options.dataDir);
-    const result = await buildArtifacts({
-      records: records(),
-      outDir: dir,
-      dataset: PIPELINE_DATASET,
-      liveSeq,
-      log: options.log,
-      onInvalid: (error, index) => {
-        invalid++;
-        if (invalid <= 20) options.log(`record ${index} skipped: ${error.message.split("\n")[0]}`);
-      },
-    });
-    await publishBuild(options.dataDir, dir);
-    return {
-      dir,
-      counts: result.manifest.counts,
-      liveSeq,
-      stateRecords,
-      liveRecords,
-      invalidRecords: invalid,
-      seconds: result.seconds,
-    };
   } finally {
     live?.close();
   }
+  if (state.recordCount() === 0) return undefined;
+
+  let stateRecords = 0;
+  let invalid = 0;
+  function* records(): Generator<unknown> {
+    for (const record of state.records()) {
+      stateRecords++;
+      yield record;
+    }
+  }
+  const dir = newBuildDir(options.dataDir);
+  const result = await buildArtifacts({
+    records: records(),
+    outDir: dir,
+    dataset: options.dataset ?? PIPELINE_DATASET,
+    liveSeq,
+    liveStoreId,
+    log,
+    onInvalid: (error, index) => {
+      invalid++;
+      if (invalid <= 20) log(`record ${index} skipped: ${error.message.split("\n")[0]}`);
+    },
+  });
+  try {
+    checkPublish(options.dataDir, result.manifest, { force: options.force ?? false });
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+  await publishBuild(options.dataDir, dir);
+  return {
+    dir,
+    counts: result.manifest.counts,
+    liveSeq,
+    stateRecords,
+    liveRecords,
+    invalidRecords: invalid,
+    seconds: result.seconds,
+  };
 }

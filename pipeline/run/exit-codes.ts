@@ -14,6 +14,8 @@ export const EXIT = {
   locked: 3,
   /** The run finished and published, but some fetches or channels failed in a way a later run may fix (blocked, timeouts, 5xx). */
   partial: 4,
+  /** The new set would drop most of what is served (or all of it), so it was not published; `--force` publishes it. */
+  refused: 5,
   /** Stopped by SIGINT/SIGTERM; everything fetched so far is kept and the next run continues. */
   interrupted: 130,
 } as const;

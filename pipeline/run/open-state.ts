@@ -9,9 +9,10 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { promisify } from "node:util";
-import { deflateRaw, inflateRawSync } from "node:zlib";
+import { deflateRaw, deflateRawSync, inflateRawSync } from "node:zlib";
 import Database from "better-sqlite3";
 import type { VideoRecord } from "../contract.js";
+import { mergeRecords } from "../live-records.js";
 
 export const STATE_SCHEMA_VERSION = 1;
 
@@ -128,6 +129,16 @@ export interface CrawledVideo {
   approximate: boolean;
 }
 
+/** A record fetched elsewhere (the live store, an import) to be folded into the state. */
+export interface ForeignRecord {
+  record: VideoRecord;
+  /** ISO 8601; decides which of two records of a video is the newer. */
+  fetchedAt: string;
+}
+
+/** Records folded per transaction by `absorb`. */
+const ABSORB_BATCH = 500;
+
 export interface FetchCandidate {
   id: number;
   videoId: string;
@@ -207,6 +218,10 @@ export class PipelineState {
          FROM records r JOIN videos v ON v.video_id = r.video_id ORDER BY v.id`,
       ),
       recordCount: db.prepare("SELECT count(*) FROM records").pluck(),
+      storedRecord: db.prepare("SELECT record, fetched_at AS fetchedAt FROM records WHERE video_id = ?"),
+      upsertVideo: db.prepare(UPSERT_VIDEO_SQL),
+      putRecord: db.prepare(PUT_RECORD_SQL),
+      markFetched: db.prepare(MARK_FETCHED_SQL),
       startRun: db.prepare("INSERT INTO runs (pid, started_at) VALUES (?, ?) RETURNING id").pluck(),
       finishRun: db.prepare("UPDATE runs SET finished_at = ?, exit_code = ?, summary = ? WHERE id = ?"),
     };
@@ -240,6 +255,54 @@ export class PipelineState {
       const record = JSON.parse(inflateRawSync(row.record).toString("utf8")) as VideoRecord;
       if (row.refreshed && row.viewCount !== null) record.viewCount = row.viewCount;
       yield record;
+    }
+  }
+
+  /**
+   * Folds records fetched elsewhere into the state, each merged with the
+   * state's record of its video (the later fetch wins, per track), and marks
+   * their videos fetched, so every later build holds them. Durable
+   * (synchronous=FULL) transactions of a few hundred records; folding the
+   * same record again changes nothing, so a run killed midway loses nothing.
+   * Returns how many records were folded.
+   */
+  absorb(records: Iterable<ForeignRecord>): number {
+    const db = this.db;
+    const previousSync = db.pragma("synchronous", { simple: true }) as number;
+    db.pragma("synchronous = FULL");
+    try {
+      const fold = db.transaction((batch: ForeignRecord[]) => {
+        for (const { record, fetchedAt } of batch) {
+          const stored = this.#sql.storedRecord.get(record.videoId) as { record: Buffer; fetchedAt: string } | undefined;
+          let merged = record;
+          let at = fetchedAt;
+          if (stored) {
+            const older = JSON.parse(inflateRawSync(stored.record).toString("utf8")) as VideoRecord;
+            merged = stored.fetchedAt > fetchedAt ? mergeRecords(record, older) : mergeRecords(older, record);
+            at = stored.fetchedAt > fetchedAt ? stored.fetchedAt : fetchedAt;
+          }
+          const now = new Date(at);
+          this.#sql.upsertVideo.run(
+            videoRows([{ videoId: merged.videoId, channelId: merged.channelId, title: merged.title, viewCount: merged.viewCount, publishedAt: merged.publishedAt, approximate: false }], now)[0],
+          );
+          this.#sql.putRecord.run({ videoId: merged.videoId, blob: deflateRawSync(JSON.stringify(merged), { level: 1 }), now: at });
+          this.#sql.markFetched.run({ videoId: merged.videoId, now: at, publishedAt: merged.publishedAt, viewCount: merged.viewCount, title: merged.title });
+        }
+      });
+      let count = 0;
+      let batch: ForeignRecord[] = [];
+      for (const item of records) {
+        batch.push(item);
+        if (batch.length >= ABSORB_BATCH) {
+          fold(batch);
+          count += batch.length;
+          batch = [];
+        }
+      }
+      fold(batch);
+      return count + batch.length;
+    } finally {
+      db.pragma(`synchronous = ${previousSync}`);
     }
   }
 

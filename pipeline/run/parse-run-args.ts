@@ -10,6 +10,7 @@ export const RUN_USAGE = `usage: npm run pipeline -- run --channels FILE [option
   --concurrency N         transcript fetches at once (default 8; channels: up to 4 at once)
   --rate N/s              at most N fetches started per second (also N/min, N/h); one fetch = 3 requests
   --no-build              do not build and publish an artifact set at the end
+  --force                 publish even a set that drops most of the served set's transcripts
   --origin URL            YouTube origin (default: YOUTUBE_ORIGIN, else https://www.youtube.com)
   --languages en,de       preferred transcript languages (default en; other videos get their own track)
   --retries N             in-run retries of a transient failure, with backoff (default 2)
@@ -18,7 +19,7 @@ export const RUN_USAGE = `usage: npm run pipeline -- run --channels FILE [option
   --timeout-ms MS         limit of each YouTube request (default 15000)
 
 exit codes: 0 ok, 1 failed, 2 usage, 3 another run holds the lock,
-            4 finished with failures a later run may fix, 130 interrupted`;
+            4 finished with failures a later run may fix, 5 publish refused (see --force), 130 interrupted`;
 
 export interface RunArgs {
   channelsFile: string;
@@ -27,6 +28,7 @@ export interface RunArgs {
   concurrency: number;
   rate?: { count: number; intervalMs: number };
   build: boolean;
+  force: boolean;
   origin?: string;
   languages: string[];
   retries: number;
@@ -49,6 +51,7 @@ export function parseRunArgs(argv: string[]): RunArgs {
         concurrency: { type: "string", default: "8" },
         rate: { type: "string" },
         "no-build": { type: "boolean", default: false },
+        force: { type: "boolean", default: false },
         origin: { type: "string" },
         languages: { type: "string", default: "en" },
         retries: { type: "string", default: "2" },
@@ -74,6 +77,7 @@ export function parseRunArgs(argv: string[]): RunArgs {
     dryRun: values["dry-run"] === true,
     concurrency: integer("concurrency", values.concurrency, 1, 256),
     build: values["no-build"] !== true,
+    force: values.force === true,
     languages,
     retries: integer("retries", values.retries, 0, 10),
     retryPermanentAfterMs: integer("retry-failed-after", values["retry-failed-after"], 0, 36_500) * 86_400_000,

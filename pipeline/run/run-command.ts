@@ -49,6 +49,7 @@ export async function runCommand(argv: string[], config: Config): Promise<number
       concurrency: args.concurrency,
       ...(args.rate ? { rate: args.rate } : {}),
       build: args.build,
+      force: args.force,
       ...(origin ? { origin } : {}),
       proxyUrls: [...(upstream.youtubeProxyUrls ?? [])],
       ...(upstream.youtubeMaxBlockedRetries !== undefined ? { maxBlockedRetries: upstream.youtubeMaxBlockedRetries } : {}),

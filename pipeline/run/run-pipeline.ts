@@ -15,6 +15,7 @@ import { crawlChannels, type ChannelFailure, type CrawlOptions, type CrawlResult
 import { EXIT } from "./exit-codes.js";
 import { fetchTranscripts, type CrawlFeed, type FetchOptions, type FetchResult } from "./fetch-transcripts.js";
 import { PipelineState } from "./open-state.js";
+import { PublishRefused } from "./publish-guard.js";
 import { readChannelList } from "./read-channel-list.js";
 import { RecordWriter } from "./record-writer.js";
 import { formatDuration, type Progress } from "./report-progress.js";
@@ -38,6 +39,8 @@ export interface RunOptions {
   rate?: { count: number; intervalMs: number };
   /** Build and publish at the end. Default true. */
   build?: boolean;
+  /** Publish even a set that drops most of what is served (publish-guard.ts). Default false. */
+  force?: boolean;
   /** YouTube (or the stand-in). Default https://www.youtube.com. */
   origin?: string;
   /** Proxies, one per request, round-robin. Default none. */
@@ -67,7 +70,7 @@ export interface RunOptions {
 }
 
 export interface RunSummary {
-  outcome: "ok" | "partial" | "failed" | "interrupted" | "dry-run";
+  outcome: "ok" | "partial" | "failed" | "interrupted" | "refused" | "dry-run";
   exitCode: number;
   dryRun: boolean;
   startedAt: string;
@@ -209,12 +212,12 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
     }
 
     if (!signal.aborted && !dryRun && state && (options.build ?? true)) {
-      if (state.recordCount() === 0) {
-        log("no fetched transcripts yet: nothing to build");
-      } else {
-        log("building the artifact set");
-        summary.build = await buildAndPublish({ dataDir: options.dataDir, state, log });
-        log(`published ${summary.build.dir}: ${JSON.stringify(summary.build.counts)}, liveSeq ${summary.build.liveSeq}`);
+      log("building the artifact set");
+      const built = await buildAndPublish({ dataDir: options.dataDir, state, log, force: options.force ?? false });
+      if (!built) log("no fetched transcripts yet: nothing to build");
+      else {
+        summary.build = built;
+        log(`published ${built.dir}: ${JSON.stringify(built.counts)}, liveSeq ${built.liveSeq}`);
       }
     }
 
@@ -225,8 +228,13 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
   } catch (error) {
     progress.end();
     if (error instanceof Error && error.name === "LockHeldError") throw error;
-    Object.assign(summary, { outcome: "failed", exitCode: EXIT.failed, error: error instanceof Error ? error.message : String(error) });
-    if (!(error instanceof Error) || error.name !== "YouTubeError") log(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    if (error instanceof PublishRefused) {
+      Object.assign(summary, { outcome: "refused", exitCode: EXIT.refused, error: error.message });
+      log(error.message);
+    } else {
+      Object.assign(summary, { outcome: "failed", exitCode: EXIT.failed, error: error instanceof Error ? error.message : String(error) });
+      if (!(error instanceof Error) || error.name !== "YouTubeError") log(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    }
   } finally {
     const finished = now();
     summary.finishedAt = finished.toISOString();

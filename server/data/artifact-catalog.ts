@@ -29,8 +29,10 @@ export { ArtifactError };
 export interface CatalogOptions {
   /** The artifact set's directory (e.g. `<DATA_DIR>/current`). */
   dir: string;
-  /** Transcripts fetched live since the build; searched and served beside the artifact set. */
+  /** Transcripts fetched live; searched and served beside the artifact set. */
   live?: LiveStore;
+  /** Live-store records up to this sequence number leave the store when it opens (default 0: none; see `trimmableThrough`). */
+  liveTrimThrough?: number;
   search?: SearchOptions;
   /** Bytes of the database SQLite may memory-map (default 256 MiB). */
   mmapBytes?: number;
@@ -99,7 +101,7 @@ const LIVE_CANDIDATES = 1000;
 
 /**
  * Opens an artifact set. With a live store, the store is first reconciled with
- * the set: what the set's build folded in (manifest `liveSeq`) leaves the store.
+ * the set: each record is filed against it, and those up to `liveTrimThrough` leave the store.
  */
 export function openCatalog(options: CatalogOptions): ArtifactCatalog {
   const manifest = readManifest(options.dir);
@@ -117,7 +119,7 @@ export function openCatalog(options: CatalogOptions): ArtifactCatalog {
     const indexBytes = options.indexBytes ?? 0;
     index = indexBytes > 0 ? openIndexConnection(file, indexBytes + (options.pairBytes ?? 0)) : undefined;
     const catalog = new ArtifactCatalog(db, manifest, titles, { ...options, file }, index);
-    options.live?.reconcile(manifest.liveSeq, (record) => catalog.placement(record));
+    options.live?.reconcile(options.liveTrimThrough ?? 0, (record) => catalog.placement(record));
     return catalog;
   } catch (error) {
     index?.close();

@@ -1,33 +1,24 @@
 /**
- * The live store: transcripts fetched from YouTube since the last build, in
- * `<DATA_DIR>/live.db`, a database of the artifact schema plus the records
- * themselves (for the next build to fold in).
+ * The live store: transcripts fetched from YouTube, in `<DATA_DIR>/live.db`,
+ * a database of the artifact schema plus the records themselves (for the
+ * next build to fold in). A record leaves it only once every artifact set the
+ * server may serve holds it (see docs/live-store.md).
  *
  * Every write is one transaction with synchronous=FULL in WAL mode: a crash
- * leaves either the whole record or none of it. The published artifact set is
- * never written to.
+ * leaves either the whole record or none of it, and what is held in memory
+ * (counts, the title index) changes only after the commit. The published
+ * artifact set is never written to.
  */
+import { randomUUID } from "node:crypto";
 import Database from "better-sqlite3";
 import { DATABASE_DDL, VideoRecord, type TranscriptRecord } from "../../pipeline/contract.js";
 import { PRIMARY_TRACK_ORDER } from "../../pipeline/build/build-database.js";
+import { LIVE_META, LIVE_RECORDS_DDL, mergeRecords } from "../../pipeline/live-records.js";
 import { prepareTrack } from "../../pipeline/segments.js";
 import { createTitleIndex, type TitleIndex } from "../../pipeline/title-index.js";
 import type { ChannelVideoItem } from "./catalog.js";
 import { toChannelVideoItem, type ChannelVideoRow } from "./transcript-tables.js";
 
-const LIVE_DDL = `
-CREATE TABLE live_records (
-  video_id TEXT PRIMARY KEY,
-  record TEXT NOT NULL,
-  fetched_at TEXT NOT NULL,
-  seq INTEGER NOT NULL,
-  -- The artifact set has this video (then it is not counted as new) ...
-  in_artifacts INTEGER NOT NULL,
-  -- ... and the video's primary track is in this store's FTS index (the artifact set has no transcript for it).
-  searchable INTEGER NOT NULL
-) WITHOUT ROWID;
-CREATE INDEX live_records_by_seq ON live_records(seq);
-`;
 
 export interface LiveCounts {
   /** Videos not in the artifact set. */
@@ -46,6 +37,8 @@ export interface Placement {
   channelInArtifacts: boolean;
 }
 
+export { mergeRecords };
+
 export interface PutOptions extends Placement {
   fetchedAt?: Date;
   /** Keep this sequence number (replaying a stored record); default: the next one. */
@@ -56,6 +49,8 @@ export class LiveStore {
   readonly db: Database.Database;
   /** Titles and channel names of the stored videos, for the same title boost as the artifact set's index. */
   readonly titles: TitleIndex = createTitleIndex();
+  /** Random id of this store (manifest `liveStoreId` of the sets built from it). */
+  readonly storeId: string;
   #generation = 0;
   #counts: LiveCounts;
   readonly #sql;
@@ -67,7 +62,13 @@ export class LiveStore {
       db.pragma("synchronous = FULL");
       db.pragma("busy_timeout = 5000");
       const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'live_records'").get();
-      if (!exists) db.exec(`BEGIN; ${DATABASE_DDL} ${LIVE_DDL} COMMIT;`);
+      if (!exists) db.exec(`BEGIN; ${DATABASE_DDL} ${LIVE_RECORDS_DDL} COMMIT;`);
+      // A store made before stores had ids gets one now; its sequence continues above what it holds.
+      db.transaction(() => {
+        const put = db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)");
+        put.run(LIVE_META.storeId, randomUUID());
+        put.run(LIVE_META.nextSeq, String((db.prepare("SELECT coalesce(max(seq), 0) + 1 FROM live_records").pluck().get() as number)));
+      }).immediate();
       return new LiveStore(db);
     } catch (error) {
       db.close();
@@ -117,14 +118,17 @@ export class LiveStore {
       record: db.prepare("SELECT record, in_artifacts, searchable FROM live_records WHERE video_id = ?"),
       putRecord: db.prepare(
         `INSERT INTO live_records (video_id, record, fetched_at, seq, in_artifacts, searchable)
-         VALUES (?, ?, ?, coalesce(?, (SELECT coalesce(max(seq), 0) + 1 FROM live_records)), ?, ?)
+         VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT (video_id) DO UPDATE SET record = excluded.record, fetched_at = excluded.fetched_at,
            seq = excluded.seq, in_artifacts = excluded.in_artifacts, searchable = excluded.searchable`,
       ),
-      putMeta: db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('counts', ?)"),
-      getMeta: db.prepare("SELECT value FROM meta WHERE key = 'counts'").pluck(),
+      getSeq: db.prepare(`SELECT CAST(value AS INTEGER) FROM meta WHERE key = '${LIVE_META.nextSeq}'`).pluck(),
+      setSeq: db.prepare(`UPDATE meta SET value = ? WHERE key = '${LIVE_META.nextSeq}'`),
+      putMeta: db.prepare(`INSERT OR REPLACE INTO meta (key, value) VALUES ('${LIVE_META.counts}', ?)`),
+      getMeta: db.prepare(`SELECT value FROM meta WHERE key = '${LIVE_META.counts}'`).pluck(),
       records: db.prepare("SELECT record FROM live_records WHERE seq > ? ORDER BY seq").pluck(),
       stored: db.prepare("SELECT record, fetched_at AS fetchedAt, seq FROM live_records WHERE seq > ? ORDER BY seq"),
+      storeId: db.prepare(`SELECT value FROM meta WHERE key = '${LIVE_META.storeId}'`).pluck(),
       maxSeq: db.prepare("SELECT coalesce(max(seq), 0) FROM live_records").pluck(),
       newVideosOfChannel: db.prepare(
         `SELECT v.video_id AS videoId, v.title, v.view_count AS viewCount, v.published_at AS publishedAt,
@@ -136,73 +140,91 @@ export class LiveStore {
       channelTitle: db.prepare("SELECT title FROM channels WHERE channel_id = ?").pluck(),
       newChannel: db.prepare("SELECT count(*) FROM live_records WHERE in_artifacts = 0 AND json_extract(record, '$.channelId') = ?").pluck(),
     };
-    for (const row of db.prepare("SELECT v.id, v.title, c.title AS channel FROM videos v JOIN channels c ON c.id = v.channel").iterate()) {
+    this.storeId = this.#sql.storeId.get() as string;
+    this.#counts = this.#reloadMemory();
+  }
+
+  /** Reads the counts and the title index from the database, which is their source of truth. */
+  #reloadMemory(): LiveCounts {
+    this.titles.clear();
+    for (const row of this.db.prepare("SELECT v.id, v.title, c.title AS channel FROM videos v JOIN channels c ON c.id = v.channel").iterate()) {
       this.titles.add(row as { id: number; title: string; channel: string });
     }
     const stored = this.#sql.getMeta.get() as string | undefined;
-    this.#counts = stored ? (JSON.parse(stored) as LiveCounts) : { videos: 0, transcripts: 0, totalWords: 0, channels: 0 };
+    return stored ? (JSON.parse(stored) as LiveCounts) : { videos: 0, transcripts: 0, totalWords: 0, channels: 0 };
   }
 
-  /** Stores a fetched record (merged with what is stored for the video) in one durable transaction. */
+  /**
+   * Stores a fetched record (merged with what is stored for the video) in one
+   * durable transaction; counts and titles in memory change after its commit.
+   */
   put(input: VideoRecord, options: PutOptions): void {
     const record = VideoRecord.parse(input);
-    this.db.transaction(() => {
-      const previous = this.#sql.record.get(record.videoId) as { record: string; in_artifacts: number; searchable: number } | undefined;
-      const merged = previous ? mergeRecords(JSON.parse(previous.record) as VideoRecord, record) : record;
-      const channelId = this.#sql.channel.get(merged.channelId, merged.channelTitle, merged.channelHandle ?? null) as number;
-      const known = this.#sql.videoByKey.get(merged.videoId) as { id: number; transcript: number | null } | undefined;
-      const fields = {
-        videoId: merged.videoId,
-        channel: channelId,
-        title: merged.title,
-        viewCount: merged.viewCount,
-        publishedAt: new Date(merged.publishedAt).toISOString(),
-        thumbnail: merged.thumbnail,
-        lengthSeconds: merged.lengthSeconds,
-        description: merged.description ?? null,
-        chapters: merged.chapters ? JSON.stringify(merged.chapters) : null,
-        keywords: merged.keywords ? JSON.stringify(merged.keywords) : null,
-        category: merged.category ?? null,
-      };
-      const wasSearchable = previous?.searchable === 1;
-      const oldWords = wasSearchable && known ? ((this.#sql.wordsOf.get(known.id) as number | undefined) ?? 0) : 0;
-      if (wasSearchable && known) {
-        // External-content FTS5 forgets a row only when told its old content.
-        const old = this.#sql.ftsContent.get(known.id) as { script: string; chan: string } | undefined;
-        if (old) this.#sql.ftsDelete.run(known.id, old.script, old.chan);
-      }
-      let id: number;
-      if (known) {
-        id = known.id;
-        this.#sql.updateVideo.run({ ...fields, id });
-      } else {
-        id = this.#sql.insertVideo.get(fields) as number;
-      }
-      for (const track of merged.transcripts) this.#putTrack(id, track);
-      this.#sql.setPrimary.run((this.#sql.primary.get(id) as number | undefined) ?? null, id);
-      const searchable = !options.artifactHasTranscript && merged.transcripts.length > 0;
-      if (searchable) this.#sql.ftsInsert.run(id);
-      this.#sql.channelCounts.run(channelId);
-      const channelAlreadyCounted = !options.channelInArtifacts && (this.#sql.newChannel.get(merged.channelId) as number) > 0;
-      this.#sql.putRecord.run(
-        merged.videoId,
-        JSON.stringify(merged),
-        (options.fetchedAt ?? new Date()).toISOString(),
-        options.seq ?? null,
-        options.videoInArtifacts ? 1 : 0,
-        searchable ? 1 : 0,
-      );
-      const counts = { ...this.#counts };
-      if (!previous && !options.videoInArtifacts) counts.videos++;
-      if (!options.channelInArtifacts && !channelAlreadyCounted) counts.channels++;
-      if (searchable && !wasSearchable) counts.transcripts++;
-      if (!searchable && wasSearchable) counts.transcripts--;
-      counts.totalWords += (searchable ? ((this.#sql.wordsOf.get(id) as number | undefined) ?? 0) : 0) - oldWords;
-      this.#sql.putMeta.run(JSON.stringify(counts));
-      this.#counts = counts;
-      this.titles.update({ id, title: merged.title, channel: merged.channelTitle });
-    })();
+    const change = this.db.transaction(() => this.#write(record, options, this.#counts))();
+    this.#counts = change.counts;
+    this.titles.update(change.title);
     this.#generation++;
+  }
+
+  /** The SQL of `put`, inside the caller's transaction; returns what memory should become once it commits. */
+  #write(record: VideoRecord, options: PutOptions, before: LiveCounts): { counts: LiveCounts; title: { id: number; title: string; channel: string } } {
+    const previous = this.#sql.record.get(record.videoId) as { record: string; in_artifacts: number; searchable: number } | undefined;
+    const merged = previous ? mergeRecords(JSON.parse(previous.record) as VideoRecord, record) : record;
+    const channelId = this.#sql.channel.get(merged.channelId, merged.channelTitle, merged.channelHandle ?? null) as number;
+    const known = this.#sql.videoByKey.get(merged.videoId) as { id: number; transcript: number | null } | undefined;
+    const fields = {
+      videoId: merged.videoId,
+      channel: channelId,
+      title: merged.title,
+      viewCount: merged.viewCount,
+      publishedAt: new Date(merged.publishedAt).toISOString(),
+      thumbnail: merged.thumbnail,
+      lengthSeconds: merged.lengthSeconds,
+      description: merged.description ?? null,
+      chapters: merged.chapters ? JSON.stringify(merged.chapters) : null,
+      keywords: merged.keywords ? JSON.stringify(merged.keywords) : null,
+      category: merged.category ?? null,
+    };
+    const wasSearchable = previous?.searchable === 1;
+    const oldWords = wasSearchable && known ? ((this.#sql.wordsOf.get(known.id) as number | undefined) ?? 0) : 0;
+    if (wasSearchable && known) {
+      // External-content FTS5 forgets a row only when told its old content.
+      const old = this.#sql.ftsContent.get(known.id) as { script: string; chan: string } | undefined;
+      if (old) this.#sql.ftsDelete.run(known.id, old.script, old.chan);
+    }
+    let id: number;
+    if (known) {
+      id = known.id;
+      this.#sql.updateVideo.run({ ...fields, id });
+    } else {
+      id = this.#sql.insertVideo.get(fields) as number;
+    }
+    for (const track of merged.transcripts) this.#putTrack(id, track);
+    this.#sql.setPrimary.run((this.#sql.primary.get(id) as number | undefined) ?? null, id);
+    const searchable = !options.artifactHasTranscript && merged.transcripts.length > 0;
+    if (searchable) this.#sql.ftsInsert.run(id);
+    this.#sql.channelCounts.run(channelId);
+    const channelAlreadyCounted = !options.channelInArtifacts && (this.#sql.newChannel.get(merged.channelId) as number) > 0;
+    // Sequence numbers only grow, across publishes and restarts: a number is never given to two records.
+    const next = this.#sql.getSeq.get() as number;
+    const seq = options.seq ?? next;
+    if (seq >= next) this.#sql.setSeq.run(String(seq + 1));
+    this.#sql.putRecord.run(
+      merged.videoId,
+      JSON.stringify(merged),
+      (options.fetchedAt ?? new Date()).toISOString(),
+      seq,
+      options.videoInArtifacts ? 1 : 0,
+      searchable ? 1 : 0,
+    );
+    const counts = { ...before };
+    if (!previous && !options.videoInArtifacts) counts.videos++;
+    if (!options.channelInArtifacts && !channelAlreadyCounted) counts.channels++;
+    if (searchable && !wasSearchable) counts.transcripts++;
+    if (!searchable && wasSearchable) counts.transcripts--;
+    counts.totalWords += (searchable ? ((this.#sql.wordsOf.get(id) as number | undefined) ?? 0) : 0) - oldWords;
+    this.#sql.putMeta.run(JSON.stringify(counts));
+    return { counts, title: { id, title: merged.title, channel: merged.channelTitle } };
   }
 
   /** Videos of a channel that the artifact set does not have, newest first. */
@@ -229,35 +251,42 @@ export class LiveStore {
   }
 
   /**
-   * After a new artifact set is published: records up to `throughSeq` are in
-   * it now and leave this store; the rest are filed again against the new set
-   * (`place` tells where each video stands there), keeping their sequence
-   * numbers and fetch times. One transaction: a crash leaves the old state.
+   * Files every record again against a newly opened artifact set (`place`
+   * tells where each video stands there), keeping sequence numbers and fetch
+   * times; records up to `trimThrough` leave the store, because every set the
+   * server may serve holds them (the caller's guarantee: see
+   * `trimmableThrough`). One transaction: a crash or a failed commit leaves
+   * the old state, on disk and in memory.
    */
-  reconcile(throughSeq: number, place: (record: VideoRecord) => Placement): void {
-    const kept = (this.#sql.stored.all(throughSeq) as { record: string; fetchedAt: string; seq: number }[]).map((row) => ({
+  reconcile(trimThrough: number, place: (record: VideoRecord) => Placement): void {
+    const kept = (this.#sql.stored.all(trimThrough) as { record: string; fetchedAt: string; seq: number }[]).map((row) => ({
       record: JSON.parse(row.record) as VideoRecord,
       fetchedAt: new Date(row.fetchedAt),
       seq: row.seq,
     }));
-    this.db.transaction(() => {
-      this.db.exec(`
-        INSERT INTO transcript_fts (transcript_fts) VALUES ('delete-all');
-        DELETE FROM live_records; DELETE FROM transcripts; DELETE FROM videos; DELETE FROM channels;
-      `);
-      this.#counts = { videos: 0, transcripts: 0, totalWords: 0, channels: 0 };
-      this.#sql.putMeta.run(JSON.stringify(this.#counts));
-      for (const { record, fetchedAt, seq } of kept) this.put(record, { ...place(record), fetchedAt, seq });
-    })();
-    this.titles.clear();
-    for (const row of this.db.prepare("SELECT v.id, v.title, c.title AS channel FROM videos v JOIN channels c ON c.id = v.channel").iterate()) {
-      this.titles.add(row as { id: number; title: string; channel: string });
+    try {
+      this.db.transaction(() => {
+        this.db.exec(`
+          INSERT INTO transcript_fts (transcript_fts) VALUES ('delete-all');
+          DELETE FROM live_records; DELETE FROM transcripts; DELETE FROM videos; DELETE FROM channels;
+        `);
+        let counts: LiveCounts = { videos: 0, transcripts: 0, totalWords: 0, channels: 0 };
+        this.#sql.putMeta.run(JSON.stringify(counts));
+        for (const { record, fetchedAt, seq } of kept) counts = this.#write(record, { ...place(record), fetchedAt, seq }, counts).counts;
+      })();
+    } finally {
+      this.#counts = this.#reloadMemory();
+      this.#generation++;
     }
-    this.#generation++;
   }
 
   maxSeq(): number {
     return this.#sql.maxSeq.get() as number;
+  }
+
+  /** The number the next record will get. */
+  nextSeq(): number {
+    return this.#sql.getSeq.get() as number;
   }
 
   close(): void {
@@ -278,20 +307,4 @@ export class LiveStore {
       stored.timings,
     );
   }
-}
-
-/** The newer record's metadata; tracks from both, the newer one winning per (language, generated). */
-export function mergeRecords(older: VideoRecord, newer: VideoRecord): VideoRecord {
-  const key = (t: TranscriptRecord) => `${t.languageCode}\u0000${t.isGenerated}`;
-  const tracks = new Map(older.transcripts.map((t) => [key(t), t]));
-  for (const t of newer.transcripts) tracks.set(key(t), t);
-  return {
-    ...older,
-    ...newer,
-    description: newer.description ?? older.description,
-    chapters: newer.chapters ?? older.chapters,
-    keywords: newer.keywords ?? older.keywords,
-    category: newer.category ?? older.category,
-    transcripts: [...tracks.values()],
-  } as VideoRecord;
 }

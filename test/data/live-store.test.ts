@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openCatalog, type ArtifactCatalog } from "../../server/data/artifact-catalog.js";
 import { LiveStore } from "../../server/data/live-store.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
+import { mountTmpfs, type Tmpfs } from "../helpers/tmpfs.js";
 import { CHANNEL_A, makeVideo, sampleRecords, segmentsOf, videoId } from "../helpers/records.js";
 
 const NEW_CHANNEL = "UCcccccccccccccccccccccc";
@@ -106,11 +107,11 @@ describe("the live store beside an artifact set", () => {
 });
 
 describe("folding the live store into the next build", () => {
-  it("drops what the new set contains, keeps what came after, and counts nothing twice", async () => {
+  async function foldedSet() {
     const first = await buildTempArtifacts(sampleRecords());
     const dir = mkdtempSync(join(tmpdir(), "ts-fold-"));
     const live = LiveStore.open(join(dir, "live.db"));
-    let catalog = openCatalog({ dir: first.dir, live });
+    const catalog = openCatalog({ dir: first.dir, live });
     catalog.storeLive(makeVideo(90, { channelId: NEW_CHANNEL, channelTitle: "Gamma Talks", text: "folded into the build" }));
     const watermark = live.maxSeq();
     // The next build reads the live records up to here...
@@ -118,20 +119,84 @@ describe("folding the live store into the next build", () => {
     // ...while one more video is fetched live.
     catalog.storeLive(makeVideo(91, { channelId: NEW_CHANNEL, channelTitle: "Gamma Talks", text: "fetched during the build" }));
     catalog.close();
-    // Publish the next build with its watermark (as the pipeline does), then reopen.
-    const { readFileSync, writeFileSync } = await import("node:fs");
-    const manifestPath = join(next.dir, "manifest.json");
-    writeFileSync(manifestPath, JSON.stringify({ ...JSON.parse(readFileSync(manifestPath, "utf8")), liveSeq: watermark }));
-    catalog = openCatalog({ dir: next.dir, live });
-    expect([...live.records()].map((r) => r.videoId)).toEqual([videoId(91)]);
-    expect(catalog.search(page("folded")).results.map((r) => r.videoId)).toEqual([videoId(90)]);
-    expect(catalog.search(page("fetched during")).results.map((r) => r.videoId)).toEqual([videoId(91)]);
-    expect(catalog.stats()).toMatchObject({ videos: 9, transcripts: 8, channels: 3 });
-    expect(catalog.channelVideos(NEW_CHANNEL, 10, 0)!.items.map((v) => v.videoId)).toEqual([videoId(91), videoId(90)]);
-    catalog.close();
+    return {
+      live,
+      watermark,
+      next,
+      cleanup() {
+        live.close();
+        first.cleanup();
+        next.cleanup();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+
+  for (const trimmed of [true, false]) {
+    it(`${trimmed ? "drops" : "keeps"} what the new set contains, keeps what came after, and counts nothing twice`, async () => {
+      const { live, watermark, next, cleanup } = await foldedSet();
+      const catalog = openCatalog({ dir: next.dir, live, liveTrimThrough: trimmed ? watermark : 0 });
+      expect([...live.records()].map((r) => r.videoId)).toEqual(trimmed ? [videoId(91)] : [videoId(90), videoId(91)]);
+      expect(catalog.search(page("folded")).results.map((r) => r.videoId)).toEqual([videoId(90)]);
+      expect(catalog.search(page("fetched during")).results.map((r) => r.videoId)).toEqual([videoId(91)]);
+      expect(catalog.stats()).toMatchObject({ videos: 9, transcripts: 8, channels: 3 });
+      expect(catalog.channelVideos(NEW_CHANNEL, 10, 0)!.items.map((v) => v.videoId)).toEqual([videoId(91), videoId(90)]);
+      catalog.close();
+      cleanup();
+    });
+  }
+
+  it("never gives a sequence number twice, across trims and restarts", async () => {
+    const { live, watermark, next, cleanup } = await foldedSet();
+    const path = live.db.name;
+    openCatalog({ dir: next.dir, live, liveTrimThrough: live.maxSeq() }).close();
+    expect([...live.records()]).toEqual([]);
     live.close();
-    first.cleanup();
-    next.cleanup();
-    rmSync(dir, { recursive: true, force: true });
+    const again = LiveStore.open(path);
+    const catalog = openCatalog({ dir: next.dir, live: again });
+    catalog.storeLive(makeVideo(92, { channelId: NEW_CHANNEL, channelTitle: "Gamma Talks", text: "after the trim" }));
+    expect(again.maxSeq()).toBe(watermark + 2);
+    catalog.close();
+    again.close();
+    cleanup();
+  });
+});
+
+describe("a write the disk refuses", () => {
+  const disk = mountTmpfs(8 * 2 ** 20);
+  if (typeof disk === "string") console.log(`skipped: the full-disk live-store test: ${disk}`);
+  afterAll(() => {
+    if (typeof disk !== "string") disk.cleanup();
+  });
+
+  it.skipIf(typeof disk === "string")("changes nothing in memory when its commit fails: counts, titles, search and the next write stay as they were", async () => {
+    const tmpfs = disk as Tmpfs;
+    const set = await buildTempArtifacts(sampleRecords());
+    const live = LiveStore.open(join(tmpfs.dir, "live.db"));
+    const catalog = openCatalog({ dir: set.dir, live });
+    try {
+      catalog.storeLive(makeVideo(50, { channelId: NEW_CHANNEL, channelTitle: "Gamma Talks", title: "Glaciers", text: "glaciers carve valleys" }));
+      const stats = catalog.stats();
+      const generation = live.generation();
+      // WAL mode writes a transaction's pages at its commit: on a full disk, the COMMIT is what fails.
+      tmpfs.fill();
+      const big = (i: number) =>
+        makeVideo(i, { channelId: "UCdddddddddddddddddddddd", channelTitle: "Delta", title: "Wombats", text: "wombat ".repeat(20_000) });
+      for (const attempt of [1, 2]) {
+        expect(() => catalog.storeLive(big(51)), `attempt ${attempt}`).toThrow(expect.objectContaining({ code: "SQLITE_FULL" }));
+        expect(catalog.stats()).toEqual(stats);
+        expect(live.generation()).toBe(generation);
+        expect(live.titles.search("wombats")).toEqual([]);
+        expect(catalog.search(page("wombat")).results).toEqual([]);
+      }
+      tmpfs.drain();
+      catalog.storeLive(big(52));
+      expect(catalog.stats()).toMatchObject({ videos: stats.videos + 1, transcripts: stats.transcripts + 1, channels: stats.channels + 1 });
+      expect(catalog.search(page("wombat")).results.map((r) => r.videoId)).toEqual([videoId(52)]);
+    } finally {
+      catalog.close();
+      live.close();
+      set.cleanup();
+    }
   });
 });

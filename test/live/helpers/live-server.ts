@@ -37,6 +37,8 @@ export interface LiveServerOptions {
   runtime?: Partial<Omit<RuntimeOptions, "log">>;
   /** Share a stand-in between servers; default: a new one, closed with the server. */
   standin?: Standin;
+  /** Serve this DATA_DIR as it is (nothing published into it, nothing removed at close): a restart. */
+  dataDir?: string;
 }
 
 /** Builds `records` into a new build directory of `dataDir` and points `current` at it. */
@@ -48,8 +50,8 @@ export async function publishRecords(dataDir: string, records: VideoRecord[], li
 }
 
 export async function startLiveServer(options: LiveServerOptions = {}): Promise<LiveServer> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), "live-data-"));
-  await publishRecords(dataDir, options.records ?? artifactRecords());
+  const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), "live-data-"));
+  if (options.dataDir === undefined) await publishRecords(dataDir, options.records ?? artifactRecords());
   const standin = options.standin ?? (await startStandin({ corpus: upstreamCorpus() }));
   const config = loadConfig({
     DATA_DIR: dataDir,
@@ -90,7 +92,7 @@ export async function startLiveServer(options: LiveServerOptions = {}): Promise<
       await runtime.close();
       keyStore.close();
       if (options.standin === undefined) await standin.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,0 +1,181 @@
+/**
+ * The live store's life as an operator sees it: a server fetching live, the
+ * pipeline publishing on its schedule, restarts. Every transcript answered as
+ * stored stays stored (served `cached: true`, counted by /v1/stats) across
+ * publishes and restarts, and is never fetched from YouTube twice.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { readManifest } from "../../pipeline/build/manifest.js";
+import { currentArtifactsDir } from "../../pipeline/publish.js";
+import { acquireLock } from "../../pipeline/run/acquire-lock.js";
+import { buildAndPublish } from "../../pipeline/run/build-and-publish.js";
+import { EXIT } from "../../pipeline/run/exit-codes.js";
+import { importRecords } from "../../pipeline/run/import-records.js";
+import { PipelineState } from "../../pipeline/run/open-state.js";
+import { startStandin, type Standin } from "../../scripts/youtube-standin/server.js";
+import { artifactRecords, fresh, upstreamCorpus } from "../live/helpers/live-corpus.js";
+import { startLiveServer, type LiveServer } from "../live/helpers/live-server.js";
+
+const REPO = join(import.meta.dirname, "..", "..");
+
+let standin: Standin;
+let dataDir: string;
+let server: LiveServer | undefined;
+
+beforeAll(async () => {
+  standin = await startStandin({ corpus: upstreamCorpus() });
+});
+afterAll(async () => {
+  await standin.close();
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** A DATA_DIR whose served set was built by the pipeline from its state (the artifact records imported). */
+async function pipelineDataDir(): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), "lifecycle-"));
+  const state = PipelineState.open(join(dir, "pipeline", "state.db"));
+  try {
+    await importRecords(state, artifactRecords());
+    await buildAndPublish({ dataDir: dir, state, log: () => {} });
+  } finally {
+    state.close();
+  }
+  return dir;
+}
+
+/** What the pipeline does at the end of a run: fold the live store into the state, build, publish. */
+async function publish(): Promise<void> {
+  const state = PipelineState.open(join(dataDir, "pipeline", "state.db"));
+  try {
+    await buildAndPublish({ dataDir, state, log: () => {} });
+  } finally {
+    state.close();
+  }
+}
+
+async function start(): Promise<LiveServer> {
+  // A generous upstream limit: these tests are about storage, not about a slow machine's timeouts.
+  server = await startLiveServer({ dataDir, standin, runtime: { watch: false, pollMs: 0 }, env: { YOUTUBE_TIMEOUT_MS: "30000" } });
+  return server;
+}
+
+async function restart(): Promise<LiveServer> {
+  await server?.close();
+  return start();
+}
+
+async function getTranscript(videoId: string): Promise<{ status: number; cached?: boolean }> {
+  const res = await fetch(`${server!.baseUrl}/v1/transcript/${videoId}`, { headers: { "X-API-Key": server!.key } });
+  const body = (await res.json()) as { cached?: boolean };
+  return { status: res.status, cached: body.cached };
+}
+
+async function transcripts(): Promise<number> {
+  const res = await fetch(`${server!.baseUrl}/v1/stats`, { headers: { "X-API-Key": server!.key } });
+  return ((await res.json()) as { transcripts: number }).transcripts;
+}
+
+const playerCalls = (videoId: string): number => standin.stats.byVideo[videoId]?.player ?? 0;
+
+describe("a transcript fetched live", () => {
+  it("is in every later build, not only the next one", async () => {
+    dataDir = await pipelineDataDir();
+    await start();
+    const base = await transcripts();
+    const id = fresh(1).videoId;
+    expect(await getTranscript(id)).toEqual({ status: 200, cached: false });
+    for (const round of [1, 2, 3]) {
+      await publish();
+      expect(server!.runtime.reload("sighup", true), `publish ${round}`).toBe("switched");
+      expect(await getTranscript(id), `after publish ${round}`).toEqual({ status: 200, cached: true });
+      expect(await transcripts(), `after publish ${round}`).toBe(base + 1);
+    }
+    // After three publishes every kept set holds it: it has left the live store and is served from the set.
+    expect([...server!.runtime.live.records()].map((r) => r.videoId)).toEqual([]);
+    expect(readManifest(currentArtifactsDir(dataDir)).counts.transcripts).toBe(base + 1);
+    expect(playerCalls(id)).toBe(1);
+  });
+
+  it("survives a restart after a publish emptied the live store: sequence numbers are not reused", async () => {
+    dataDir = await pipelineDataDir();
+    await start();
+    const first = [fresh(2).videoId, fresh(3).videoId];
+    for (const id of first) expect(await getTranscript(id)).toEqual({ status: 200, cached: false });
+    await publish();
+    await publish();
+    expect(server!.runtime.reload("sighup", true)).toBe("switched");
+    expect(readManifest(currentArtifactsDir(dataDir)).liveSeq).toBe(2);
+    expect([...server!.runtime.live.records()]).toEqual([]);
+    const later = fresh(4).videoId;
+    expect(await getTranscript(later)).toEqual({ status: 200, cached: false });
+    const counted = await transcripts();
+    await restart();
+    expect(await getTranscript(later)).toEqual({ status: 200, cached: true });
+    expect(await transcripts()).toBe(counted);
+    for (const id of [...first, later]) expect(playerCalls(id), id).toBe(1);
+  });
+});
+
+describe("build --input", () => {
+  const cli = (args: string[]) =>
+    spawnSync(process.execPath, ["--import", "tsx", "pipeline/cli.ts", ...args], { cwd: REPO, env: { ...process.env, DATA_DIR: dataDir }, encoding: "utf8" });
+
+  it("keeps everything served: an empty input rebuilds the state and the live store, a set that drops most of the served one is refused", async () => {
+    dataDir = await pipelineDataDir();
+    await start();
+    const id = fresh(5).videoId;
+    expect(await getTranscript(id)).toEqual({ status: 200, cached: false });
+    const served = await transcripts();
+    const empty = join(dataDir, "empty.jsonl");
+    writeFileSync(empty, "");
+
+    const rebuilt = cli(["build", "--input", empty]);
+    expect(rebuilt.status, rebuilt.stderr).toBe(EXIT.ok);
+    expect(server!.runtime.reload("sighup", true)).toBe("switched");
+    expect(await transcripts()).toBe(served);
+    expect(await getTranscript(id)).toEqual({ status: 200, cached: true });
+
+    // The state lost (an operator's mistake): the next set would hold the live store's records only.
+    const before = realpathSync(currentArtifactsDir(dataDir));
+    rmSync(join(dataDir, "pipeline"), { recursive: true, force: true });
+    const refused = cli(["build", "--input", empty]);
+    expect(refused.status).toBe(EXIT.refused);
+    // Only the live-fetched transcript is left to build: 1 of the served 3.
+    expect(refused.stderr).toMatch(
+      /refusing to publish: the new set has 1 transcripts \(1 videos\), the served set \(dataset custom, built .+\) has 3 \(4 videos\); publishing would drop 2 transcripts \(67%\)\. Nothing was published\. Run again with --force/,
+    );
+    expect(realpathSync(currentArtifactsDir(dataDir))).toBe(before);
+    expect(readdirSync(join(dataDir, "builds")).filter((name) => !name.startsWith(".")).length).toBe(2);
+
+    const forced = cli(["build", "--input", empty, "--force"]);
+    expect(forced.status, forced.stderr).toBe(EXIT.ok);
+    expect(realpathSync(currentArtifactsDir(dataDir))).not.toBe(before);
+  });
+
+  it("waits its turn: refused with exit 3 while a run holds the lock", async () => {
+    dataDir = await pipelineDataDir();
+    const before = realpathSync(currentArtifactsDir(dataDir));
+    const input = join(dataDir, "one.jsonl");
+    writeFileSync(input, `${JSON.stringify(fresh(6))}\n`);
+    const lock = acquireLock(join(dataDir, "pipeline", "run.lock"));
+    try {
+      const locked = cli(["build", "--input", input]);
+      expect(locked.status).toBe(EXIT.locked);
+      expect(locked.stderr).toMatch(/Another pipeline run holds .*run\.lock \(pid \d+/);
+      expect(realpathSync(currentArtifactsDir(dataDir))).toBe(before);
+    } finally {
+      lock.release();
+    }
+    const built = cli(["build", "--input", input]);
+    expect(built.status, built.stderr).toBe(EXIT.ok);
+    expect(readManifest(currentArtifactsDir(dataDir)).counts.transcripts).toBe(readManifest(before).counts.transcripts + 1);
+  });
+});
