@@ -209,7 +209,7 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
         signal,
       );
       const slot = slots.get(key);
-      if (!leader) {
+      if (!leader && !signal.aborted) {
         stats.joined++;
         // A single request joining a bulk's queued fetch brings it forward, so it waits as its own would.
         if (slot !== undefined && !slot.started && slot.priority < priority) {
