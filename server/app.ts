@@ -129,11 +129,17 @@ export function createApp(options: AppOptions): http.Server {
     const requestId = requestIdFrom(req.headers["x-request-id"]);
     const method = (req.method ?? "GET").toUpperCase();
     const { path, query } = splitTarget(req.url);
-    const ctx = new Context(req, res, requestId, method, path, query, startedAt, {
-      "X-Request-Id": requestId,
-      ...SECURITY_HEADERS,
-      "Cache-Control": "no-store",
-    });
+    const ctx = new Context(
+      req,
+      res,
+      requestId,
+      method,
+      path,
+      query,
+      startedAt,
+      { "X-Request-Id": requestId, ...SECURITY_HEADERS, "Cache-Control": "no-store" },
+      startedAt + config.requestDeadlineMs,
+    );
     res.on("close", () => {
       if (!res.writableFinished) ctx.clientGone();
     });

@@ -30,6 +30,11 @@ export const SETTINGS: readonly Setting[] = [
   { name: "ACCESS_LOG", default: "on", help: "One JSON access-log line per request (on/off)." },
   { name: "SHUTDOWN_GRACE_MS", default: "10000", help: "On SIGTERM/SIGINT, how long in-flight requests may finish before connections are cut." },
   { name: "REQUEST_TIMEOUT_MS", default: "30000", help: "Time allowed to receive a whole request (node:http requestTimeout)." },
+  {
+    name: "REQUEST_DEADLINE_MS",
+    default: "30000",
+    help: "Total time a request may take from arrival to answer (100 to 3600000), bounding its waits for live fetches. At the deadline a transcript still waiting for a fetch slot gets 503 upstream_busy and one being fetched 504 deadline_exceeded (that fetch goes on and is stored); a bulk request answers 200 with what it has and an error per unfinished id. Default: that of REQUEST_TIMEOUT_MS, and room for the three YouTube calls of one fetch (watch page, player, captions) at the default YOUTUBE_TIMEOUT_MS.",
+  },
   { name: "HEADERS_TIMEOUT_MS", default: "10000", help: "Time allowed to receive the request headers (node:http headersTimeout)." },
   { name: "KEEP_ALIVE_TIMEOUT_MS", default: "5000", help: "How long an idle keep-alive connection stays open." },
   { name: "MAX_CONNECTIONS", default: "1024", help: "Concurrent connections accepted; further ones are dropped by node:http." },
@@ -79,7 +84,11 @@ export const SETTINGS: readonly Setting[] = [
     default: "on",
     help: "Read the artifact set's bitmaps of common words into memory at start (on/off; about 250 MiB at 500,000 transcripts): a search lists the matches of all its words through them; off, or in a set built without them: through FTS5.",
   },
-  { name: "BULK_FETCH_CONCURRENCY", default: "4", help: "Missing transcripts a bulk request fetches from the source at once." },
+  {
+    name: "BULK_FETCH_CONCURRENCY",
+    default: "4",
+    help: "Missing transcripts one bulk request fetches from the source at once, capped at half of LIVE_FETCH_CONCURRENCY (at least 1) so single requests always find free slots; a bulk's fetches also wait behind single requests' for a slot.",
+  },
   { name: "YOUTUBE_ORIGIN", default: "https://www.youtube.com", help: "Scheme and host every YouTube URL is built on; point it at the local stand-in for tests and demos." },
   { name: "YOUTUBE_PROXY_URLS", default: "", help: "Comma-separated http(s) proxy URLs for upstream calls, rotated per request on a fresh connection; empty: direct." },
   { name: "YOUTUBE_TIMEOUT_MS", default: "10000", help: "Time limit of each upstream call (headers and body), 100 to 120000; past it: 504 upstream_timeout." },
@@ -137,6 +146,7 @@ const EnvSchema = z.object({
   ACCESS_LOG: onOff("ACCESS_LOG"),
   SHUTDOWN_GRACE_MS: integer("SHUTDOWN_GRACE_MS", 0, 600_000),
   REQUEST_TIMEOUT_MS: integer("REQUEST_TIMEOUT_MS", 1, 3_600_000),
+  REQUEST_DEADLINE_MS: integer("REQUEST_DEADLINE_MS", 100, 3_600_000),
   HEADERS_TIMEOUT_MS: integer("HEADERS_TIMEOUT_MS", 1, 3_600_000),
   KEEP_ALIVE_TIMEOUT_MS: integer("KEEP_ALIVE_TIMEOUT_MS", 0, 3_600_000),
   MAX_CONNECTIONS: integer("MAX_CONNECTIONS", 1, 1_000_000),
@@ -190,6 +200,7 @@ export interface Config {
   accessLog: boolean;
   shutdownGraceMs: number;
   requestTimeoutMs: number;
+  requestDeadlineMs: number;
   headersTimeoutMs: number;
   keepAliveTimeoutMs: number;
   maxConnections: number;
@@ -254,6 +265,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     accessLog: v.ACCESS_LOG,
     shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
     requestTimeoutMs: v.REQUEST_TIMEOUT_MS,
+    requestDeadlineMs: v.REQUEST_DEADLINE_MS,
     headersTimeoutMs: v.HEADERS_TIMEOUT_MS,
     keepAliveTimeoutMs: v.KEEP_ALIVE_TIMEOUT_MS,
     maxConnections: v.MAX_CONNECTIONS,

@@ -16,7 +16,10 @@ export interface TranscriptSourceResult {
 
 export interface TranscriptFetchOptions {
   includeMetadata: boolean;
+  /** Ends this caller's wait: the client went away or the request's deadline passed (`untilDeadline`). */
   signal: AbortSignal;
+  /** A bulk request's miss: it waits behind single requests' misses for a slot. Default false. */
+  bulk?: boolean;
 }
 
 export interface TranscriptSource {

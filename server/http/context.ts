@@ -17,6 +17,11 @@ export interface RequestContext {
   readonly startedAt: number;
   /** Aborted when the client goes away before the response is complete. */
   readonly signal: AbortSignal;
+  /**
+   * performance.now() by which the request must be answered (arrival plus
+   * REQUEST_DEADLINE_MS); waits for live fetches end there (`untilDeadline`).
+   */
+  readonly deadline: number;
   /** Set once the API key is verified. */
   key?: KeyRecord;
   /**
@@ -50,6 +55,7 @@ export class Context implements RequestContext {
     readonly query: URLSearchParams,
     readonly startedAt: number,
     readonly headers: Record<string, string | number>,
+    readonly deadline: number = Infinity,
   ) {}
 
   get signal(): AbortSignal {

@@ -6,18 +6,24 @@
  * Per (video, language) one upstream fetch at a time (single-flight); all
  * fetches share a p-queue of `concurrency` slots and a bounded wait queue,
  * beyond which callers get 503 `upstream_busy` at once instead of waiting
- * without end. "No transcript" outcomes are remembered (negative cache).
+ * without end. A single request's fetch waits ahead of a bulk request's, so
+ * a bulk never queues single requests behind it. A caller waits until its
+ * signal aborts (client gone, or its deadline: 503 `upstream_busy` while
+ * still queued, 504 `deadline_exceeded` once running); a queued fetch whose
+ * callers all left is withdrawn and takes no slot, a running one goes on and
+ * is stored. "No transcript" outcomes are remembered (negative cache).
  */
 import PQueue from "p-queue";
 import { isYouTubeError, YouTubeError, type YouTubeClient } from "../../pipeline/youtube/index.js";
 import { prepareTrack } from "../../pipeline/segments.js";
 import type { VideoRecord } from "../../pipeline/contract.js";
 import type { TranscriptLookup } from "../data/catalog.js";
+import { isDeadlineExceeded } from "../http/deadline.js";
 import type { Logger } from "../log.js";
 import type { TranscriptFetchOptions, TranscriptSource, TranscriptSourceResult } from "../transcript-source.js";
 import { NegativeCache } from "./negative-cache.js";
-import { SingleFlight } from "./single-flight.js";
-import { shuttingDownError, upstreamBusyError, upstreamHttpError } from "./upstream-problem.js";
+import { SingleFlight, type Run } from "./single-flight.js";
+import { deadlineExceededError, shuttingDownError, upstreamBusyError, upstreamHttpError } from "./upstream-problem.js";
 
 /** What the fetcher needs of the served catalog: read back, and store into the live store. */
 export interface LiveCatalog {
@@ -55,6 +61,23 @@ export interface LiveFetcherStats {
   refusedBusy: number;
   /** Records written to the live store. */
   stored: number;
+  /** Queued fetches withdrawn before they started because every caller had left. */
+  withdrawn: number;
+  /** Callers whose deadline passed while their fetch waited for a slot (503 `upstream_busy`). */
+  deadlineQueued: number;
+  /** Callers whose deadline passed while their fetch ran (504 `deadline_exceeded`). */
+  deadlineRunning: number;
+}
+
+/** Queue priorities: a single request's fetch takes the next free slot before a bulk request's. */
+const SINGLE_PRIORITY = 1;
+const BULK_PRIORITY = 0;
+
+/** A fetch in the pool: its queue id and priority, and whether it has left the queue for a slot. */
+interface Slot {
+  readonly id: string;
+  priority: number;
+  started: boolean;
 }
 
 export interface LiveFetcher extends TranscriptSource {
@@ -82,7 +105,19 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
   });
   const shutdown = new AbortController();
   const busyRetryAfter = options.busyRetryAfterSeconds ?? 5;
-  const stats: LiveFetcherStats = { upstreamFetches: 0, joined: 0, negativeHits: 0, refusedBusy: 0, stored: 0 };
+  const stats: LiveFetcherStats = {
+    upstreamFetches: 0,
+    joined: 0,
+    negativeHits: 0,
+    refusedBusy: 0,
+    stored: 0,
+    withdrawn: 0,
+    deadlineQueued: 0,
+    deadlineRunning: 0,
+  };
+  /** The pool entry of each flight, by flight key, until the flight settles. */
+  const slots = new Map<string, Slot>();
+  let nextSlotId = 0;
 
   const fetchAndStore = async (videoId: string, lang: string): Promise<TranscriptSourceResult> => {
     if (shutdown.signal.aborted) throw shuttingDownError();
@@ -116,7 +151,7 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
     return { stored: lookup.stored, method: fetched.method, usedProxy: fetched.usedProxy };
   };
 
-  const admit = (videoId: string, lang: string): Promise<TranscriptSourceResult> => {
+  const admit = (key: string, videoId: string, lang: string, priority: number): Run<TranscriptSourceResult> => {
     if (shutdown.signal.aborted) throw shuttingDownError();
     const slotsFree = queue.pending < queue.concurrency;
     if (!slotsFree && queue.size >= options.maxQueue) {
@@ -124,7 +159,31 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
       log?.warn("live fetch refused: queue full", { running: queue.pending, waiting: queue.size });
       throw upstreamBusyError(busyRetryAfter);
     }
-    return queue.add(() => fetchAndStore(videoId, lang));
+    const slot: Slot = { id: `live-${++nextSlotId}`, priority, started: false };
+    // Aborted only while queued: p-queue would also release the slot of a running task on abort.
+    const withdraw = new AbortController();
+    const promise = queue.add(
+      () => {
+        slot.started = true;
+        return fetchAndStore(videoId, lang);
+      },
+      { id: slot.id, priority, signal: withdraw.signal },
+    );
+    slots.set(key, slot);
+    const forget = (): void => {
+      if (slots.get(key) === slot) slots.delete(key);
+    };
+    promise.then(forget, forget);
+    return {
+      promise,
+      cancel() {
+        if (slot.started) return false;
+        withdraw.abort(new Error("every caller of this fetch stopped waiting"));
+        stats.withdrawn++;
+        forget();
+        return true;
+      },
+    };
   };
 
   return {
@@ -132,23 +191,43 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
     get load() {
       return { running: queue.pending, waiting: queue.size };
     },
-    async fetch(videoId: string, lang: string, { signal }: TranscriptFetchOptions): Promise<TranscriptSourceResult> {
+    async fetch(videoId: string, lang: string, { signal, bulk = false }: TranscriptFetchOptions): Promise<TranscriptSourceResult> {
       const remembered = negative.get(videoId, lang);
       if (remembered !== undefined) {
         stats.negativeHits++;
         throw upstreamHttpError(remembered);
       }
+      const key = `${videoId}\u0000${lang}`;
+      const priority = bulk ? BULK_PRIORITY : SINGLE_PRIORITY;
       let leader = false;
       const result = flights.run(
-        `${videoId}\u0000${lang}`,
+        key,
         () => {
           leader = true;
-          return admit(videoId, lang);
+          return admit(key, videoId, lang, priority);
         },
         signal,
       );
-      if (!leader) stats.joined++;
-      return result;
+      const slot = slots.get(key);
+      if (!leader && !signal.aborted) {
+        stats.joined++;
+        // A single request joining a bulk's queued fetch brings it forward, so it waits as its own would.
+        if (slot !== undefined && !slot.started && slot.priority < priority) {
+          queue.setPriority(slot.id, priority);
+          slot.priority = priority;
+        }
+      }
+      try {
+        return await result;
+      } catch (error) {
+        if (!isDeadlineExceeded(error)) throw error;
+        if (slot?.started === true) {
+          stats.deadlineRunning++;
+          throw deadlineExceededError();
+        }
+        stats.deadlineQueued++;
+        throw upstreamBusyError(busyRetryAfter, "deadline");
+      }
     },
     async close() {
       // Waiting tasks still run, but see the abort at once and settle their callers.

@@ -52,11 +52,29 @@ export function upstreamHttpError(error: YouTubeError): HttpError {
   });
 }
 
-/** The wait queue of upstream fetches is full. */
-export function upstreamBusyError(retryAfterSeconds: number): HttpError {
-  return new HttpError(503, "upstream_busy", "Too many transcripts are being fetched from YouTube right now; try again shortly.", {
+const BUSY_DETAILS = {
+  "queue-full": "Too many transcripts are being fetched from YouTube right now; try again shortly.",
+  deadline: "No upstream fetch slot came free before the request's deadline; nothing was fetched. Try again shortly.",
+} as const;
+
+/** The wait queue of upstream fetches is full, or the caller's deadline passed while its fetch still waited for a slot. */
+export function upstreamBusyError(retryAfterSeconds: number, why: keyof typeof BUSY_DETAILS = "queue-full"): HttpError {
+  return new HttpError(503, "upstream_busy", BUSY_DETAILS[why], {
     headers: { "Retry-After": String(retryAfterSeconds) },
   });
+}
+
+/** Seconds to suggest after `deadline_exceeded`: the fetch goes on, and is usually stored by then. */
+export const DEADLINE_RETRY_AFTER_SECONDS = 5;
+
+/** The caller's deadline passed while its transcript was being fetched; the fetch goes on and is stored. */
+export function deadlineExceededError(): HttpError {
+  return new HttpError(
+    504,
+    "deadline_exceeded",
+    "The transcript was still being fetched from YouTube when the request's deadline passed; the fetch goes on and is stored, so a retry shortly may find it.",
+    { headers: { "Retry-After": String(DEADLINE_RETRY_AFTER_SECONDS) } },
+  );
 }
 
 /** The server is stopping and abandoned the fetch. */

@@ -4,6 +4,7 @@
  * transcript at all), from the transcript source when there is one.
  */
 import { z } from "zod";
+import { untilDeadline } from "../http/deadline.js";
 import { ifNoneMatchHits } from "../http/etag.js";
 import { HttpError } from "../http/http-error.js";
 import { parseParams, parseQuery } from "../http/route-input.js";
@@ -35,6 +36,8 @@ export const transcriptRoute: Route = {
       "Served from storage when stored (cached: true); otherwise fetched live from YouTube and stored (cached: false). " +
       "Live-fetch failures are problems too: 404 for videos without a transcript (video_unavailable, transcripts_disabled, unplayable), " +
       "403 age_restricted, 502/504 when YouTube fails (with Retry-After where a retry may help), 503 upstream_busy when too many fetches wait. " +
+      "A live fetch is bounded by the request's deadline (REQUEST_DEADLINE_MS): still waiting for a fetch slot then, 503 upstream_busy; " +
+      "still being fetched, 504 deadline_exceeded (the fetch goes on and is stored). " +
       "Responses carry a weak ETag; send it back in If-None-Match to get 304.",
     params: TranscriptParams,
     query: TranscriptQuery,
@@ -49,6 +52,17 @@ export const transcriptRoute: Route = {
         status: 404,
         code: "language_not_available",
         description: "The video has no transcript in the requested language; availableLanguages lists those it has.",
+      },
+      {
+        status: 503,
+        code: "upstream_busy",
+        description: "Live fetch: the wait queue is full, or no fetch slot came free before the request's deadline; nothing was fetched. See Retry-After.",
+      },
+      {
+        status: 504,
+        code: "deadline_exceeded",
+        description:
+          "Live fetch: the request's deadline (REQUEST_DEADLINE_MS) passed while the transcript was being fetched; the fetch goes on and is stored. See Retry-After.",
       },
     ],
   },
@@ -88,12 +102,15 @@ async function fetchLive(
   includeMetadata: boolean,
 ): Promise<RouteResult> {
   if (transcriptSource === undefined) throw new HttpError(404, "video_not_found", "No video with this id is stored.");
+  const wait = untilDeadline(ctx.signal, ctx.deadline);
   try {
-    const result = await transcriptSource.fetch(videoId, lang, { includeMetadata, signal: ctx.signal });
+    const result = await transcriptSource.fetch(videoId, lang, { includeMetadata, signal: wait.signal });
     const body = videoBody(result.stored, { includeMetadata, cached: false, method: result.method, usedProxy: result.usedProxy });
     return respond(ctx, representations.put(undefined, body));
   } catch (error) {
     throw sourceHttpError(error) ?? error;
+  } finally {
+    wait.clear();
   }
 }
 

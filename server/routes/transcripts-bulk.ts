@@ -2,12 +2,17 @@
  * POST /v1/transcripts/bulk: up to 100 transcripts in one request. Stored ones
  * come from the catalog; the others (unknown videos, or stored without the
  * wanted transcript) go to the transcript source (unless fetchMissing is
- * false) a few at a time. Items and errors keep the order of
- * first occurrence in the request.
+ * false) a few at a time: at most BULK_FETCH_CONCURRENCY, and at most half
+ * of the live-fetch slots, behind single requests. At the request's deadline
+ * the answer is what it has, with an error for each id it could not finish.
+ * Items and errors keep the order of first occurrence in the request.
  */
+import { setMaxListeners } from "node:events";
 import PQueue from "p-queue";
 import { z } from "zod";
+import type { Config } from "../config.js";
 import type { StoredTranscript } from "../data/catalog.js";
+import { isDeadlineExceeded, untilDeadline } from "../http/deadline.js";
 import { HttpError } from "../http/http-error.js";
 import { assertJsonContentType, readJsonBody } from "../http/json-body.js";
 import type { Route, RouteDeps } from "../http/route.js";
@@ -67,7 +72,8 @@ export const BulkErrorSchema = z
       .string()
       .meta({
         description:
-          "video_not_found, transcript_not_found, language_not_available, not_fetched (fetchMissing false), or the source's error code.",
+          "video_not_found, transcript_not_found, language_not_available, not_fetched (fetchMissing false), or the source's error code. " +
+          "At the request's deadline: deadline_exceeded for ids being fetched then (the fetch goes on and is stored), upstream_busy for ids still waiting for a fetch slot.",
       }),
     detail: z.string(),
   })
@@ -117,7 +123,10 @@ export const transcriptsBulkRoute: Route = {
   doc: {
     operationId: "bulkTranscripts",
     summary: "Transcripts of up to 100 videos",
-    description: "Needs a plan listed in BULK_PLANS (default: pro). Send Content-Type: application/json.",
+    description:
+      "Needs a plan listed in BULK_PLANS (default: pro). Send Content-Type: application/json. " +
+      "Missing transcripts are fetched a few at a time, behind single requests; when the request's deadline (REQUEST_DEADLINE_MS) passes, " +
+      "the answer is 200 with the transcripts obtained so far and an errors[] entry (deadline_exceeded or upstream_busy) for each id not finished.",
     body: BulkRequestSchema,
     response: BulkResponseSchema,
     responseDescription: "Transcripts found, and an error entry for every id that could not be obtained.",
@@ -201,24 +210,58 @@ async function resolveAll(
         return undefined;
     }
   });
-  const queue = new PQueue({ concurrency: config.bulkFetchConcurrency });
-  await Promise.all(
-    toFetch.map((i) =>
-      queue.add(async () => {
-        outcomes[i] = await fetchOne(ctx, deps, videoIds[i] as string, lang);
-      }),
-    ),
-  );
+  if (toFetch.length === 0) return outcomes as Outcome[];
+  const wait = untilDeadline(ctx.signal, ctx.deadline);
+  const limit = bulkFetchLimit(config);
+  // Each fetch in flight listens on the signal until it ends; more than 10 is expected, not a leak.
+  setMaxListeners(Math.max(10, limit + 1), wait.signal);
+  try {
+    const queue = new PQueue({ concurrency: limit });
+    await Promise.all(
+      toFetch.map((i) =>
+        queue.add(async () => {
+          outcomes[i] = await fetchOne(ctx, deps, videoIds[i] as string, lang, wait.signal);
+        }),
+      ),
+    );
+  } finally {
+    wait.clear();
+  }
   return outcomes as Outcome[];
 }
 
-async function fetchOne(ctx: RequestContext, { transcriptSource, log, representations }: RouteDeps, videoId: string, lang: string): Promise<Outcome> {
+/**
+ * Misses one bulk request fetches at once: BULK_FETCH_CONCURRENCY, but never
+ * more than half of the live-fetch slots (at least one), so one bulk leaves
+ * slots free for single requests.
+ */
+export function bulkFetchLimit(config: Pick<Config, "bulkFetchConcurrency" | "liveFetchConcurrency">): number {
+  return Math.min(config.bulkFetchConcurrency, Math.max(1, Math.floor(config.liveFetchConcurrency / 2)));
+}
+
+/** The outcome of an id whose wait ended before it had a transcript: the client left, or the deadline passed. */
+function stoppedWaiting(reason: unknown): Outcome {
+  if (isDeadlineExceeded(reason)) {
+    return { ok: false, code: "upstream_busy", detail: "No upstream fetch slot came free before the request's deadline; nothing was fetched. Try again shortly." };
+  }
+  return { ok: false, code: "aborted", detail: "The request was aborted." };
+}
+
+async function fetchOne(
+  ctx: RequestContext,
+  { transcriptSource, log, representations }: RouteDeps,
+  videoId: string,
+  lang: string,
+  signal: AbortSignal,
+): Promise<Outcome> {
   if (transcriptSource === undefined) return { ok: false, code: "video_not_found", detail: "No video with this id is stored." };
-  if (ctx.signal.aborted) return { ok: false, code: "aborted", detail: "The request was aborted." };
+  if (signal.aborted) return stoppedWaiting(signal.reason);
   try {
-    const result = await transcriptSource.fetch(videoId, lang, { includeMetadata: false, signal: ctx.signal });
+    const result = await transcriptSource.fetch(videoId, lang, { includeMetadata: false, signal, bulk: true });
     return { ok: true, item: representations.put(undefined, bulkItem(videoId, result.stored, false)).bytes, cached: false };
   } catch (error) {
+    // The source answers a deadline with its own problem; other aborts come back as the signal's reason.
+    if (signal.aborted && error === signal.reason) return stoppedWaiting(error);
     const typed = sourceHttpError(error);
     if (typed !== undefined) return { ok: false, code: typed.code, detail: typed.detail };
     log.error("bulk fetch failed", { requestId: ctx.requestId, videoId, ...errorFields(error) });

@@ -17,6 +17,7 @@ describe("loadConfig", () => {
       logLevel: "info",
       accessLog: true,
       shutdownGraceMs: 10000,
+      requestDeadlineMs: 30000,
     });
   });
 
@@ -43,6 +44,8 @@ describe("loadConfig", () => {
     [{ LOG_LEVEL: "loud" }, "LOG_LEVEL: must be one of: debug, info, warn, error, silent"],
     [{ ACCESS_LOG: "maybe" }, "ACCESS_LOG: must be on or off"],
     [{ HEADERS_TIMEOUT_MS: "60000", REQUEST_TIMEOUT_MS: "30000" }, "HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS"],
+    [{ REQUEST_DEADLINE_MS: "99" }, "REQUEST_DEADLINE_MS: must be at least 100"],
+    [{ REQUEST_DEADLINE_MS: "soon" }, "REQUEST_DEADLINE_MS: must be a whole number"],
   ])("refuses %j with a message naming the variable", (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
