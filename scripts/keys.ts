@@ -5,7 +5,7 @@
  */
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { openKeyStore } from "../server/auth/key-store.js";
+import { DEMO_KEY_NAME, openKeyStore } from "../server/auth/key-store.js";
 import { ConfigError, loadConfig, PLANS, type Plan } from "../server/config.js";
 
 const USAGE = `Usage:
@@ -60,6 +60,9 @@ function run(argv: string[], env: NodeJS.ProcessEnv | undefined, out: (text: str
       if (positionals.length > 0) throw new UsageError("create takes no positional arguments");
       if (values.plan === undefined || !(PLANS as readonly string[]).includes(values.plan)) {
         throw new UsageError(`Expected --plan to be one of: ${PLANS.join(", ")}`);
+      }
+      if (values.name?.trim().toLowerCase() === DEMO_KEY_NAME) {
+        throw new UsageError(`The name "${DEMO_KEY_NAME}" is reserved for the key npm start issues with the demo dataset`);
       }
       const expiresAt = values.expires === undefined ? null : parseExpiry(values.expires);
       const store = openKeyStore({ dataDir: config.dataDir });

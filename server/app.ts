@@ -124,7 +124,8 @@ export function createApp(options: AppOptions): http.Server {
     });
   };
 
-  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+  /** `refused`: an answer decided before the request reached a route (an oversized body announced with Expect: 100-continue). */
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse, refused?: HttpError): Promise<void> => {
     const startedAt = performance.now();
     const requestId = requestIdFrom(req.headers["x-request-id"]);
     const method = (req.method ?? "GET").toUpperCase();
@@ -166,6 +167,7 @@ export function createApp(options: AppOptions): http.Server {
       if (expectation !== undefined && expectation.toLowerCase() !== "100-continue") {
         throw new HttpError(417, "expectation_failed", "Only Expect: 100-continue is supported.", { headers: { Connection: "close" } });
       }
+      if (refused !== undefined) throw refused;
       const match = router.match(method, ctx.path);
       if (match.kind === "none") throw new HttpError(404, "route_not_found", "No such endpoint. See /v1/openapi.json.");
       if (match.kind === "wrong-method") {
@@ -180,8 +182,8 @@ export function createApp(options: AppOptions): http.Server {
     }
   };
 
-  const listener = (req: http.IncomingMessage, res: http.ServerResponse): void => {
-    handle(req, res).catch((error: unknown) => {
+  const listener = (req: http.IncomingMessage, res: http.ServerResponse, refused?: HttpError): void => {
+    handle(req, res, refused).catch((error: unknown) => {
       // Only a failure while writing a problem lands here.
       log.error("response failed", { ...errorFields(error) });
       res.destroy();
@@ -198,7 +200,18 @@ export function createApp(options: AppOptions): http.Server {
     listener,
   );
   // Without a listener node answers an unknown Expect with a bare 417; with it, the request gets our problem.
-  server.on("checkExpectation", listener);
+  server.on("checkExpectation", (req, res) => listener(req, res));
+  // Without a listener node sends `100 Continue` to every Expect: 100-continue, inviting a body that will be refused:
+  // a body announced over MAX_BODY_BYTES gets its 413 at once (and the connection closes, the body unsent).
+  server.on("checkContinue", (req, res) => {
+    const declared = Number(req.headers["content-length"]);
+    if (Number.isFinite(declared) && declared > config.maxBodyBytes) {
+      listener(req, res, new HttpError(413, "payload_too_large", `The request body exceeds ${config.maxBodyBytes} bytes.`, { headers: { Connection: "close" } }));
+      return;
+    }
+    res.writeContinue();
+    listener(req, res);
+  });
   server.on("clientError", answerClientError);
   limitConnectionsPerClient(server, config.maxConnectionsPerClient);
   server.requestTimeout = config.requestTimeoutMs;

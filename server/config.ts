@@ -23,6 +23,11 @@ export const SETTINGS: readonly Setting[] = [
     help: "Interface to bind. Loopback by default because the demo prints a working key at start; set 0.0.0.0 in a container or behind a proxy.",
   },
   { name: "DATA_DIR", default: "./data", help: "Directory holding the published artifact set (`current/`) and `keys.db`." },
+  {
+    name: "DEMO",
+    default: "auto",
+    help: "auto: a DATA_DIR with no published set and no API keys gets the generated demo dataset and a printed `pro` demo key; off: no published set stops the start. The demo key is revoked once another set is served.",
+  },
   { name: "RATE_LIMIT_PER_MINUTE", default: "100", help: "Requests per API key per clock minute (fixed window)." },
   { name: "BULK_PLANS", default: "pro", help: "Comma-separated plans allowed to call POST /v1/transcripts/bulk (free, pro)." },
   { name: "MAX_BODY_BYTES", default: "65536", help: "Largest request body accepted; larger bodies get 413 without being read." },
@@ -125,6 +130,9 @@ const onOff = (name: string) =>
 export const PLANS = ["free", "pro"] as const;
 export type Plan = (typeof PLANS)[number];
 
+export const DEMO_MODES = ["auto", "off"] as const;
+export type DemoMode = (typeof DEMO_MODES)[number];
+
 export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -132,6 +140,11 @@ const EnvSchema = z.object({
   PORT: integer("PORT", 0, 65535),
   HOST: z.string().trim().min(1, "HOST must not be empty"),
   DATA_DIR: z.string().trim().min(1, "DATA_DIR must not be empty"),
+  DEMO: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(DEMO_MODES, { error: `DEMO must be one of: ${DEMO_MODES.join(", ")}` })),
   RATE_LIMIT_PER_MINUTE: integer("RATE_LIMIT_PER_MINUTE", 1, 1_000_000),
   BULK_PLANS: z
     .string()
@@ -193,6 +206,8 @@ export interface Config {
   host: string;
   /** Absolute. */
   dataDir: string;
+  /** Whether a DATA_DIR without a published set gets the demo dataset (auto) or stops the start (off). */
+  demo: DemoMode;
   rateLimitPerMinute: number;
   bulkPlans: readonly Plan[];
   maxBodyBytes: number;
@@ -258,6 +273,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: v.PORT,
     host: v.HOST,
     dataDir: path.resolve(v.DATA_DIR),
+    demo: v.DEMO,
     rateLimitPerMinute: v.RATE_LIMIT_PER_MINUTE,
     bulkPlans: [...new Set(v.BULK_PLANS)],
     maxBodyBytes: v.MAX_BODY_BYTES,

@@ -1,20 +1,19 @@
 /**
  * `npm start`: load the config, make sure an artifact set is published (the
- * demo one on first start), open it with the live store and the live fetcher,
- * (re)issue the demo key when serving the demo data, listen, switch to a newly
- * published set on SIGHUP or when `current` changes, and stop gracefully on
- * SIGTERM/SIGINT.
+ * demo one on first start, as DEMO allows), open it with the live store and
+ * the live fetcher, (re)issue the demo key when serving the demo data and
+ * revoke it otherwise, listen, switch to a newly published set on SIGHUP or
+ * when `current` changes (revoking the demo key when that set is not the
+ * demo), and stop gracefully on SIGTERM/SIGINT.
  */
-import { DEMO_DATASET, ensureDemoArtifacts } from "../pipeline/demo.js";
 import { createApp } from "./app.js";
 import { openKeyStore } from "./auth/key-store.js";
 import { ConfigError, loadConfig } from "./config.js";
+import { ensureServableSet, isDemoSet, issueDemoKey, NoArtifactSetError, revokeDemoKeys } from "./demo.js";
 import { createLogger, errorFields } from "./log.js";
 import { createMemoryRateLimiter } from "./rate-limit/memory-rate-limiter.js";
 import { openRuntime, reloadOnSighup, warmLogged } from "./runtime.js";
 import { closeGracefully } from "./shutdown.js";
-
-export const DEMO_KEY_NAME = "demo";
 
 async function main(): Promise<void> {
   let config;
@@ -28,22 +27,30 @@ async function main(): Promise<void> {
     throw error;
   }
   const log = createLogger({ level: config.logLevel });
-  await ensureDemoArtifacts(config.dataDir, (message) => log.info(message));
+  try {
+    await ensureServableSet(config, log);
+  } catch (error) {
+    if (error instanceof NoArtifactSetError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
 
-  const runtime = openRuntime(config, { log });
+  const keyStore = openKeyStore({ dataDir: config.dataDir });
+  const runtime = openRuntime(config, {
+    log,
+    // Synchronously after the swap: no request is served by the new set with the demo key still valid.
+    onSwitched: (next) => {
+      if (!isDemoSet(next.manifest)) revokeDemoKeys(keyStore, next.manifest.dataset, log);
+    },
+  });
   const catalog = runtime.catalogs.current;
+  let demoKey: string | undefined;
+  if (isDemoSet(catalog.manifest)) demoKey = issueDemoKey(keyStore, log);
+  else revokeDemoKeys(keyStore, catalog.manifest.dataset, log);
   // Before listening: the first searches should not wait on storage for the index.
   await warmLogged(catalog, log);
-  const keyStore = openKeyStore({ dataDir: config.dataDir });
-
-  let demoKey: string | undefined;
-  if (catalog.manifest.dataset === DEMO_DATASET) {
-    // The plaintext is never stored, so the demo key is reissued (and printed) at every start.
-    keyStore.revokeByName(DEMO_KEY_NAME);
-    const { key, record } = keyStore.create({ plan: "pro", name: DEMO_KEY_NAME });
-    demoKey = key;
-    log.info("demo key issued", { keyId: record.keyId });
-  }
 
   const server = createApp({
     config,

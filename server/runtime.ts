@@ -31,6 +31,8 @@ export interface RuntimeOptions {
   watch?: boolean;
   /** Poll interval of `current`'s target in ms; 0 disables. Default 2000. */
   pollMs?: number;
+  /** Called right after a switch to a newly published set, with that set; it must not throw. */
+  onSwitched?: (catalog: ArtifactCatalog) => void;
 }
 
 export interface Runtime {
@@ -60,7 +62,14 @@ export function openRuntime(config: Config, options: RuntimeOptions): Runtime {
     const catalogs = new CatalogHolder(open(servedDir), {
       onClosed: (catalog) => log.info("old artifact set released", { builtAt: catalog.manifest.builtAt }),
     });
-    const artifactSwitch = new ArtifactSwitch({ dataDir: config.dataDir, holder: catalogs, open: openAndWarm, servedDir, log });
+    const artifactSwitch = new ArtifactSwitch({
+      dataDir: config.dataDir,
+      holder: catalogs,
+      open: openAndWarm,
+      servedDir,
+      log,
+      ...(options.onSwitched ? { onSwitched: options.onSwitched } : {}),
+    });
     const watcher = new CurrentWatcher({
       dataDir: config.dataDir,
       onChange: (trigger) => artifactSwitch.check(trigger),

@@ -24,6 +24,8 @@ export interface ArtifactSwitchOptions {
   /** The resolved directory of the set the holder serves now. */
   servedDir: string;
   log: Logger;
+  /** Called once the holder serves the new set (the demo key is revoked here when it is not the demo). */
+  onSwitched?: (catalog: ArtifactCatalog) => void;
 }
 
 export class ArtifactSwitch {
@@ -70,6 +72,7 @@ export class ArtifactSwitch {
     holder.swap(next);
     this.#servedDir = target;
     this.#failedDir = undefined;
+    this.#options.onSwitched?.(next);
     log.info("artifact set switched", {
       trigger,
       from: previous,

@@ -24,6 +24,8 @@ import { generateKey, generateKeyId, hashKey, keyMatchesHash, parseKeyId } from 
 import type { KeyRecord } from "./key-record.js";
 
 export const KEYS_DB_FILE = "keys.db";
+/** The name of the key `npm start` issues for the demo dataset (and revokes when another set is served); the keys CLI refuses it. */
+export const DEMO_KEY_NAME = "demo";
 
 const DDL = `
 CREATE TABLE IF NOT EXISTS api_keys (

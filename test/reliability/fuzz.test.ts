@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { CHANNEL_A, IDS } from "../server/helpers/fixture-records.js";
 import { buildFixtureArtifacts, startTestServer, type Artifacts, type TestServer } from "../server/helpers/test-server.js";
 import { everyVideoSource } from "./helpers/fuzz-source.js";
-import { pct, rawRequest, type RawResponse } from "./helpers/raw-http.js";
+import { parseResponse, pct, rawRequest, type RawResponse } from "./helpers/raw-http.js";
 import { expectSaneAnswer } from "./helpers/response-checks.js";
 
 let artifacts: Artifacts;
@@ -261,6 +261,47 @@ describe("hostile bodies", () => {
     expectSaneAnswer(res, "chunked 50 MB");
     expect(res.status).toBe(413);
     expect(written).toBeLessThan(50 * 1024 * 1024);
+  });
+
+  test("an oversized body announced with Expect: 100-continue gets its 413 at once, never 100 Continue", async () => {
+    const head = (headers: string) =>
+      `POST /v1/transcripts/bulk HTTP/1.1\r\nHost: x\r\nX-API-Key: ${server.keys.pro}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${50 * 1024 * 1024}\r\nExpect: 100-continue\r\n${headers}\r\n`;
+    // Keep-alive and a client that waits for 100: the answer must still come, and close the connection.
+    for (const headers of ["Connection: close\r\n", ""]) {
+      const res = await rawRequest(port, head(headers), { timeoutMs: 5_000 });
+      cases++;
+      expect(res.raw).not.toContain("100 Continue");
+      expectSaneAnswer(res, "Expect: 100-continue over the cap");
+      expect(res.status).toBe(413);
+      expect(JSON.parse(res.body).code).toBe("payload_too_large");
+      expect(res.headers["connection"]).toBe("close");
+      expect(res.ms).toBeLessThan(4_000);
+    }
+  });
+
+  test("a body within the cap announced with Expect: 100-continue gets 100 Continue, then its answer", async () => {
+    const body = JSON.stringify({ videoIds: [IDS.markup] });
+    let continued = false;
+    const res = await rawRequest(
+      port,
+      `POST /v1/transcripts/bulk HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-API-Key: ${server.keys.pro}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\n\r\n`,
+      {
+        timeoutMs: 5_000,
+        // The body goes only once the server asked for it.
+        body: (socket) =>
+          socket.once("data", (chunk: Buffer) => {
+            continued = chunk.toString("latin1").startsWith("HTTP/1.1 100 Continue\r\n");
+            socket.write(body);
+          }),
+      },
+    );
+    cases++;
+    expect(continued).toBe(true);
+    const final = parseResponse(res.raw.slice(res.raw.indexOf("\r\n\r\n") + 4), res.ms);
+    expect(final.status).toBe(200);
+    expect(JSON.parse(final.body)).toMatchObject({ requested: 1, found: 1 });
   });
 
   test("conflicting framing (Content-Length with Transfer-Encoding, two lengths) is refused as a 400 problem", async () => {

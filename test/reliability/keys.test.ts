@@ -8,12 +8,15 @@
 import Database from "better-sqlite3";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { hashKey } from "../../server/auth/api-key.js";
 import { KEYS_DB_FILE, openKeyStore } from "../../server/auth/key-store.js";
+import { redactKeys } from "../../server/http/log-path.js";
 import { IDS } from "../server/helpers/fixture-records.js";
 import { call, expectProblem, postJson, type ApiResponse } from "../server/helpers/http.js";
 import { buildFixtureArtifacts, startTestServer, type Artifacts, type TestServer } from "../server/helpers/test-server.js";
+import { rawRequest } from "./helpers/raw-http.js";
 
 let artifacts: Artifacts;
 let server: TestServer;
@@ -102,6 +105,100 @@ describe("keys in transit", () => {
       db.close();
     }
     expectProblem(await call(server.baseUrl, "/v1/stats", { key }), 403, "subscription_expired");
+  });
+});
+
+/** A character percent-encoded `depth` times (`_` → `%5F` → `%255F` …), in lower- or upper-case hex. */
+function encodeTimes(char: string, depth: number, lower: boolean): string {
+  let out = char;
+  for (let i = 0; i < depth; i++) {
+    out = [...out].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, "0")}`).join("");
+    if (!lower) out = out.toUpperCase();
+  }
+  return out;
+}
+
+/**
+ * A key as a client might spell it: either one character encoded (`tsk%5F…`,
+ * which leaves the secret readable) or each character encoded 0 to 3 times.
+ */
+const spelledKey = (key: string): fc.Arbitrary<string> =>
+  fc
+    .record({
+      depths: fc.array(fc.constantFrom(0, 0, 1, 2, 3), { minLength: key.length, maxLength: key.length }),
+      lower: fc.array(fc.boolean(), { minLength: key.length, maxLength: key.length }),
+      single: fc.option(fc.record({ at: fc.nat(key.length - 1), depth: fc.integer({ min: 1, max: 3 }) })),
+    })
+    .map(({ depths, lower, single }) =>
+      [...key].map((c, i) => encodeTimes(c, single === null ? depths[i]! : i === single.at ? single.depth : 0, lower[i]!)).join(""),
+    );
+
+/** Undoes percent-encoding until none is left (written independently of the server's decoder). */
+function decodeFully(text: string): string {
+  for (;;) {
+    const next = text.replace(/%([0-7][0-9a-f])/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    if (next === text) return text;
+    text = next;
+  }
+}
+
+/** Text a key may sit between in a path or a query: separators, `+`, encoded spaces, other words. */
+const around = fc.constantFrom("", "x", "+", "%20", "%2B", "a+b+", "%2F", "-", "%25", "word%20");
+
+describe("keys in the log, in any encoding", () => {
+  test("a real key percent-encoded at random in a path or a query never reaches the log, nor does its secret", async () => {
+    const { key } = server.keyStore.create({ plan: "pro", name: "encoded" });
+    const secret = secretOf(key);
+    const port = Number(new URL(server.baseUrl).port);
+    const before = server.logs.length;
+    let sent = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        spelledKey(key),
+        around,
+        around,
+        fc.constantFrom("/v1/transcript/", "/v1/", "/", "/v1/channels/", "/v1/search/"),
+        fc.boolean(),
+        fc.constantFrom("", key, `req-${key}`, `${key.toUpperCase()}-1`, `a${key}b`),
+        async (spelled, before, after, prefix, inQuery, requestId) => {
+          const target = inQuery ? `/v1/search?q=${before}${spelled}${after}&lang=${spelled}` : `${prefix}${before}${spelled}${after}`;
+          const res = await rawRequest(port, `GET ${target} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n${requestId ? `X-Request-Id: ${requestId}\r\n` : ""}Connection: close\r\n\r\n`);
+          expect(res.status).toBeGreaterThanOrEqual(200);
+          sent++;
+        },
+      ),
+      { numRuns: 150, seed: 23 },
+    );
+    // Each request wrote its access-log line (closing the connection finishes it just before the socket closes).
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const lines = server.logs.slice(before);
+    expect(lines.filter((l) => l.includes('"msg":"request"')).length).toBeGreaterThanOrEqual(sent);
+    for (const line of lines) {
+      const decoded = decodeFully(line);
+      expect(decoded.includes(key) ? line : "").toBe("");
+      expect(decoded.includes(secret) ? line : "").toBe("");
+    }
+    // The redaction kept the key id, so the line still says whose key leaked.
+    expect(lines.some((l) => l.includes(`tsk_${key.split("_")[1]}_[redacted]`))).toBe(true);
+  });
+});
+
+describe("redactKeys", () => {
+  test("no spelling of a key between random text survives it, however deep the encoding", () => {
+    const { key } = server.keyStore.create({ plan: "free", name: "redact-unit" });
+    const secret = secretOf(key);
+    fc.assert(
+      fc.property(fc.string(), spelledKey(key), fc.string(), (before, spelled, after) => {
+        const logged = decodeFully(redactKeys(`${before}${spelled}${after}`));
+        expect(logged).not.toContain(secret);
+      }),
+      { numRuns: 2000, seed: 23 },
+    );
+    // `_` encoded twelve times: each round of decoding takes one level off.
+    const deep = key.replace("_", encodeTimes("_", 12, false));
+    expect(deep.length).toBeGreaterThan(12_000);
+    expect(decodeFully(redactKeys(`/v1/${deep}`))).not.toContain(secret);
+    expect(redactKeys("/v1/search%2Fplain%20text")).toBe("/v1/search%2Fplain%20text");
   });
 });
 

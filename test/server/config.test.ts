@@ -18,6 +18,7 @@ describe("loadConfig", () => {
       accessLog: true,
       shutdownGraceMs: 10000,
       requestDeadlineMs: 30000,
+      demo: "auto",
     });
   });
 
@@ -32,6 +33,7 @@ describe("loadConfig", () => {
     expect(config.bulkPlans).toEqual(["free", "pro"]);
     expect(config.accessLog).toBe(false);
     expect(config.logLevel).toBe("warn");
+    expect(loadConfig({ DEMO: " OFF " }).demo).toBe("off");
   });
 
   test.each([
@@ -43,6 +45,7 @@ describe("loadConfig", () => {
     [{ MAX_BODY_BYTES: "10" }, "MAX_BODY_BYTES: must be at least 1024"],
     [{ LOG_LEVEL: "loud" }, "LOG_LEVEL: must be one of: debug, info, warn, error, silent"],
     [{ ACCESS_LOG: "maybe" }, "ACCESS_LOG: must be on or off"],
+    [{ DEMO: "on" }, "DEMO: must be one of: auto, off"],
     [{ HEADERS_TIMEOUT_MS: "60000", REQUEST_TIMEOUT_MS: "30000" }, "HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS"],
     [{ REQUEST_DEADLINE_MS: "99" }, "REQUEST_DEADLINE_MS: must be at least 100"],
     [{ REQUEST_DEADLINE_MS: "soon" }, "REQUEST_DEADLINE_MS: must be a whole number"],

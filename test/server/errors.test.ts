@@ -2,6 +2,8 @@
  * Every error path answers with the same RFC 9457 problem shape, the right
  * status and code, and never echoes client input or leaks a stack.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createMemoryRateLimiter } from "../../server/rate-limit/memory-rate-limiter.js";
 import type { RateLimiter } from "../../server/rate-limit/rate-limiter.js";
@@ -40,6 +42,12 @@ afterAll(async () => {
 });
 
 const HOSTILE = "<script>alert(1)</script>";
+
+/** Codes that only a real live fetcher against a slow upstream answers; tested there, with their status and headers. */
+const TESTED_WITH_A_SLOW_UPSTREAM: Record<string, string> = {
+  upstream_busy: "test/live/bounded-requests.test.ts",
+  deadline_exceeded: "test/live/bounded-requests.test.ts",
+};
 
 interface ErrorCase {
   name: string;
@@ -222,8 +230,11 @@ describe("every error path", () => {
         }
       }
     }
-    const tested = new Set(CASES.map((c) => c.code));
+    const tested = new Set([...CASES.map((c) => c.code), ...Object.keys(TESTED_WITH_A_SLOW_UPSTREAM)]);
     expect([...documented].filter((code) => !tested.has(code))).toEqual([]);
+    for (const [code, file] of Object.entries(TESTED_WITH_A_SLOW_UPSTREAM)) {
+      expect(readFileSync(join(import.meta.dirname, "..", "..", file), "utf8"), `${file} tests ${code}`).toContain(`"${code}"`);
+    }
   });
 });
 

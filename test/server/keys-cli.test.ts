@@ -122,6 +122,16 @@ describe("npm run keys", () => {
     expect(results[1]?.stderr).toContain("Expected --plan to be one of: free, pro");
   });
 
+  test("refuses the name of the demo key, which npm start revokes whenever another set is served", () => {
+    for (const name of ["demo", " Demo "]) {
+      const res = keysInProcess("create", "--plan", "pro", "--name", name);
+      expect(res.code).toBe(2);
+      expect(res.stderr).toContain('The name "demo" is reserved');
+      expect(res.stdout).toBe("");
+    }
+    expect(keysInProcess("list").stdout).not.toMatch(/\sdemo\s/i);
+  });
+
   test("revoking an unknown key id fails with exit code 1", async () => {
     const res = keysInProcess("revoke", "00000000");
     expect(res.code).toBe(1);

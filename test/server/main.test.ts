@@ -2,14 +2,20 @@
  * `npm start` end to end: a real process over a DATA_DIR whose published set is
  * the demo dataset (built here from the small fixture so the test stays fast):
  * it prints a working demo key, replaces it at the next start, and exits 0 on SIGTERM.
+ * DEMO: an empty DATA_DIR under DEMO=off, or one with keys and no set, stops the
+ * start; the demo key is revoked once a set that is not the demo is served.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { buildArtifacts } from "../../pipeline/build.js";
 import { DEMO_DATASET } from "../../pipeline/demo.js";
+import { newBuildDir, publishBuild } from "../../pipeline/publish.js";
+import { runKeysCli } from "../../scripts/keys.js";
+import { openKeyStore } from "../../server/auth/key-store.js";
+import { startChild, until, type Child } from "../reliability/helpers/child.js";
 import { fixtureRecords } from "./helpers/fixture-records.js";
 import { call, expectProblem } from "./helpers/http.js";
 
@@ -95,5 +101,123 @@ describe("npm start", () => {
     const code = await new Promise((resolve) => child.on("exit", resolve));
     expect(code).toBe(2);
     expect(stderr).toContain("PORT: must be a whole number");
+  });
+});
+
+describe("DEMO and the demo key", () => {
+  const dirs: string[] = [];
+  const children: Child[] = [];
+  const newDataDir = () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "main-demo-"));
+    dirs.push(dir);
+    return dir;
+  };
+  afterAll(async () => {
+    for (const child of children) if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill("SIGTERM");
+    await Promise.all(children.map((c) => c.exited));
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const startIn = (dir: string, env: Record<string, string> = {}): Child => {
+    const child = startChild("server/main.ts", [], { DATA_DIR: dir, PORT: "0", HOST: "127.0.0.1", ACCESS_LOG: "off", ...env });
+    children.push(child);
+    return child;
+  };
+  /** Starts the server and waits until it listens; `key` is the demo key it printed, if any. */
+  const serve = async (dir: string): Promise<{ child: Child; url: string; key: string | undefined }> => {
+    const child = startIn(dir);
+    let url = "";
+    await until(
+      () => {
+        if (child.process.exitCode !== null) throw new Error(`server exited: ${child.stderr()}${child.stdout()}`);
+        url = /"msg":"listening","url":"(http:\/\/[^"]+)"/.exec(child.stdout())?.[1] ?? "";
+        return url !== "" && (!child.stdout().includes('"msg":"demo key issued"') || child.stdout().includes("Try: curl"));
+      },
+      60_000,
+      "the server to listen",
+    );
+    return { child, url, key: /^ {2}(tsk_\S+)$/m.exec(child.stdout())?.[1] };
+  };
+  const stopped = async (child: Child) => {
+    child.process.kill("SIGTERM");
+    expect((await child.exited).code).toBe(0);
+  };
+  /** The demo key's row in `npm run keys -- list`. */
+  const demoRow = (dir: string, keyId: string): string => {
+    let out = "";
+    expect(runKeysCli(["list"], { env: { DATA_DIR: dir }, stdout: (text) => (out += text) })).toBe(0);
+    return out.split("\n").find((line) => line.startsWith(keyId)) ?? "";
+  };
+  const publish = async (dir: string, dataset: string) => {
+    const build = newBuildDir(dir);
+    await buildArtifacts({ records: fixtureRecords(), outDir: build, dataset });
+    await publishBuild(dir, build);
+  };
+
+  test("DEMO=off on an empty DATA_DIR exits 1, saying how to build a set, and builds nothing", async () => {
+    const dir = newDataDir();
+    const child = startIn(dir, { DEMO: "off" });
+    expect((await child.exited).code).toBe(1);
+    expect(child.stderr()).toContain("No artifact set is published in");
+    expect(child.stderr()).toContain("DEMO=off");
+    expect(child.stderr()).toContain("npm run pipeline -- build --input");
+    expect(child.stderr()).toContain("npm run pipeline -- run --channels");
+    expect(child.stdout()).not.toContain("tsk_");
+    expect(existsSync(path.join(dir, "current"))).toBe(false);
+    expect(existsSync(path.join(dir, "keys.db"))).toBe(false);
+  });
+
+  test("DEMO=auto on a DATA_DIR with API keys but no set refuses too, and mints no key", async () => {
+    const dir = newDataDir();
+    const store = openKeyStore({ dataDir: dir });
+    store.create({ plan: "pro", name: "acme" });
+    store.close();
+    const child = startIn(dir);
+    expect((await child.exited).code).toBe(1);
+    expect(child.stderr()).toContain("holds 1 API key");
+    expect(child.stderr()).toContain("npm run pipeline -- build --input");
+    expect(existsSync(path.join(dir, "current"))).toBe(false);
+    const reopened = openKeyStore({ dataDir: dir });
+    expect(reopened.list().map((r) => r.name)).toEqual(["acme"]);
+    reopened.close();
+  });
+
+  test("the demo key is revoked when a real publish switches the running server to another set, and at a start on another set", async () => {
+    const dir = newDataDir();
+    await publish(dir, DEMO_DATASET);
+
+    // While running: `npm run pipeline -- build` publishes into the same DATA_DIR.
+    const first = await serve(dir);
+    const key = first.key as string;
+    expect(key).toMatch(/^tsk_/);
+    expect((await call(first.url, "/v1/stats", { key })).status).toBe(200);
+    const input = path.join(dir, "records.jsonl");
+    writeFileSync(input, [...fixtureRecords()].map((r) => JSON.stringify(r)).join("\n") + "\n");
+    const pipeline = startChild("pipeline/cli.ts", ["build", "--input", input], { DATA_DIR: dir });
+    expect((await pipeline.exited).code, pipeline.stderr()).toBe(0);
+    await until(() => first.child.stdout().includes('"msg":"artifact set switched"'), 30_000, "the switch");
+    expectProblem(await call(first.url, "/v1/stats", { key }), 401, "invalid_api_key");
+    expect(first.child.stdout()).toMatch(/"msg":"demo key revoked: the served set is not the demo","dataset":"custom"/);
+    const keyId = key.split("_")[1] as string;
+    expect(demoRow(dir, keyId)).toMatch(/^\S+\s+demo\s+pro\s+\S+\s+-\s+\d{4}-\d{2}-\d{2}T\S+Z$/);
+    await stopped(first.child);
+
+    // After a restart: the demo is served again (a new key), then the server stops and a set that is not the demo is
+    // published while it is down; the next start revokes the key before it listens.
+    await publish(dir, DEMO_DATASET);
+    const second = await serve(dir);
+    const secondKey = second.key as string;
+    expect(secondKey).toMatch(/^tsk_/);
+    expect(secondKey).not.toBe(key);
+    await stopped(second.child);
+    const secondId = secondKey.split("_")[1] as string;
+    expect(demoRow(dir, secondId)).toMatch(/\s-$/);
+    await publish(dir, "test");
+    const third = await serve(dir);
+    expect(third.key).toBeUndefined();
+    expect(third.child.stdout()).not.toContain("Serving the demo dataset");
+    expectProblem(await call(third.url, "/v1/stats", { key: secondKey }), 401, "invalid_api_key");
+    expect(demoRow(dir, secondId)).toMatch(/\d{4}-\d{2}-\d{2}T\S+Z$/);
+    await stopped(third.child);
   });
 });
