@@ -30,10 +30,11 @@ async function main(): Promise<void> {
   const log = createLogger({ level: config.logLevel });
   await ensureDemoArtifacts(config.dataDir, (message) => log.info(message));
 
-  const runtime = openRuntime(config, { log });
+  const runtime = await openRuntime(config, { log });
   const catalog = runtime.catalogs.current;
   // Before listening: the first searches should not wait on storage for the index.
   await warmLogged(catalog, log);
+  runtime.state.markLoaded();
   const keyStore = openKeyStore({ dataDir: config.dataDir });
 
   let demoKey: string | undefined;
@@ -52,6 +53,8 @@ async function main(): Promise<void> {
     ...(runtime.fetcher ? { transcriptSource: runtime.fetcher } : {}),
     rateLimiter: createMemoryRateLimiter({ limit: config.rateLimitPerMinute }),
     log,
+    state: runtime.state,
+    onDatabaseFault: (code, faulty) => void runtime.databaseFault(code, faulty),
   });
 
   server.on("error", (error) => {
