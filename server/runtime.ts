@@ -119,6 +119,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
       databaseFault: (code, catalog) => artifactSwitch.fallBack(catalog, code),
       async close() {
         watcher.close();
+        artifactSwitch.close();
         await fetcher?.close();
         await client?.close();
         catalogs.close();

@@ -55,6 +55,7 @@ export class ArtifactSwitch {
   #queued: QueuedCheck | undefined;
   /** The catalog whose database fault is being handled, so a burst of failing requests falls back once. */
   #faulted: Catalog | undefined;
+  #closed = false;
 
   constructor(options: ArtifactSwitchOptions) {
     this.#options = options;
@@ -120,6 +121,11 @@ export class ArtifactSwitch {
     });
   }
 
+  /** Checks still waiting or hashing when the server stops end without switching. */
+  close(): void {
+    this.#closed = true;
+  }
+
   #serialise(task: () => Promise<SwitchOutcome>): Promise<SwitchOutcome> {
     const run = this.#tail.then(task);
     this.#tail = run.catch(() => {});
@@ -156,6 +162,7 @@ export class ArtifactSwitch {
   /** Opens the set in `dir` and serves it from now on; throws (serving the old one) when it cannot be opened. */
   #swap(dir: string, trigger: SwitchTrigger | "fault"): void {
     const { holder, open, log } = this.#options;
+    if (this.#closed) throw new Error("the server is stopping");
     const next = open(dir);
     const previous = this.#servedDir;
     holder.swap(next);
