@@ -4,8 +4,11 @@
  * atomic rename, so a reader resolves either the old set or the new one.
  */
 import { randomBytes } from "node:crypto";
+import { realpathSync } from "node:fs";
 import { readdir, readlink, rename, rm, symlink } from "node:fs/promises";
 import { basename, join } from "node:path";
+import { readManifest } from "./build/manifest.js";
+import { verifyArtifactSet } from "./verified-sets.js";
 
 export const CURRENT_LINK = "current";
 export const BUILDS_DIR = "builds";
@@ -21,13 +24,35 @@ export function newBuildDir(dataDir: string): string {
   return join(dataDir, BUILDS_DIR, `${stamp}-${randomBytes(3).toString("hex")}`);
 }
 
-/** Points `current` at `buildDir` atomically, then removes builds older than the newest `keep` (the new one included). */
+export class PublishError extends Error {
+  override name = "PublishError";
+}
+
+/**
+ * Checks the build's files against its manifest (every hash), then points
+ * `current` at `buildDir` atomically and removes builds older than the newest
+ * `keep` (the new one included). A build that does not match its manifest is
+ * removed and never published. The check is added to DATA_DIR's record of
+ * verified sets (verified-sets.ts), so the server need not hash it again.
+ */
 export async function publishBuild(dataDir: string, buildDir: string, keep = 2): Promise<void> {
+  try {
+    await verifyArtifactSet(dataDir, realpathSync(buildDir), readManifest(buildDir));
+  } catch (error) {
+    await rm(buildDir, { recursive: true, force: true });
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new PublishError(`The build in ${buildDir} does not match its manifest and was not published (it was removed): ${reason}`, { cause: error });
+  }
+  await pointCurrentAt(dataDir, buildDir);
+  await pruneBuilds(dataDir, keep);
+}
+
+/** Points `current` at `buildDir` (in `<DATA_DIR>/builds`) by an atomic rename, checking nothing: `publishBuild` is the way to publish. */
+export async function pointCurrentAt(dataDir: string, buildDir: string): Promise<void> {
   const target = join(BUILDS_DIR, basename(buildDir));
   const temporary = join(dataDir, `.${CURRENT_LINK}.${process.pid}.${Date.now()}`);
   await symlink(target, temporary);
   await rename(temporary, currentArtifactsDir(dataDir));
-  await pruneBuilds(dataDir, keep);
 }
 
 /** The build `current` points at, if any. */

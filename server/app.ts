@@ -13,6 +13,7 @@ import type { KeyStore } from "./auth/key-store.js";
 import type { CatalogProvider } from "./artifact-set/catalog-holder.js";
 import type { Config } from "./config.js";
 import type { Catalog } from "./data/catalog.js";
+import { databaseFault } from "./data/database-fault.js";
 import { answerClientError } from "./http/client-error.js";
 import { limitConnectionsPerClient } from "./http/connection-limit.js";
 import { Context, type RequestContext } from "./http/context.js";
@@ -29,6 +30,7 @@ import { createLogger, errorFields, type Logger } from "./log.js";
 import { buildOpenApiDocument } from "./openapi-document.js";
 import { rateLimitHeaders, retryAfterSeconds, type RateLimiter } from "./rate-limit/rate-limiter.js";
 import { ROUTES } from "./routes/route-table.js";
+import { ServiceState } from "./service-state.js";
 import type { TranscriptSource } from "./transcript-source.js";
 
 export const API_VERSION = "1.0.0";
@@ -47,6 +49,10 @@ export interface AppOptions {
   log?: Logger;
   /** The served artifact set's manifest, reported by /healthz. */
   manifest?: Pick<Manifest, "builtAt" | "schemaVersion">;
+  /** Health and readiness for /healthz and /readyz. Default: ready and ok. */
+  state?: ServiceState;
+  /** A route failed because the database of the catalog it leased is damaged (SQLITE_CORRUPT and kin; database-fault.ts). */
+  onDatabaseFault?: (code: string, catalog: Catalog) => void;
 }
 
 export function createApp(options: AppOptions): http.Server {
@@ -56,6 +62,7 @@ export function createApp(options: AppOptions): http.Server {
   const router = createRouter(ROUTES);
   const catalogs = catalogProvider(options.catalog);
   let openapi: unknown;
+  const state = options.state ?? readyState();
   const deps: RouteDeps = {
     config,
     catalog: catalogs.current,
@@ -65,7 +72,7 @@ export function createApp(options: AppOptions): http.Server {
     health: () => {
       // After a hot switch the served set's own manifest is the truth, not the one given at start.
       const manifest = (catalogs.current as { manifest?: AppOptions["manifest"] }).manifest ?? options.manifest;
-      return { builtAt: manifest?.builtAt ?? null, schemaVersion: manifest?.schemaVersion ?? null };
+      return { builtAt: manifest?.builtAt ?? null, schemaVersion: manifest?.schemaVersion ?? null, condition: state.condition, ready: state.ready };
     },
     openapi: () => (openapi ??= buildOpenApiDocument(ROUTES, { version: API_VERSION })),
     representations: new RepresentationCache(config.responseCacheMb * 1024 * 1024),
@@ -89,6 +96,11 @@ export function createApp(options: AppOptions): http.Server {
     let result;
     try {
       result = await route.handle(ctx, { ...deps, catalog: lease.catalog });
+    } catch (error) {
+      // Still answered as a 500 below; the hook lets the server leave a damaged set.
+      const fault = databaseFault(error);
+      if (fault !== undefined) options.onDatabaseFault?.(fault, lease.catalog);
+      throw error;
     } finally {
       lease.release();
     }
@@ -249,6 +261,12 @@ export function splitTarget(target: string | undefined): { path: string; query: 
     url = new URL("http://localhost/");
   }
   return { path: url.pathname, query: url.searchParams };
+}
+
+function readyState(): ServiceState {
+  const state = new ServiceState();
+  state.markLoaded();
+  return state;
 }
 
 function catalogProvider(catalog: Catalog | CatalogProvider<Catalog>): CatalogProvider<Catalog> {

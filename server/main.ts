@@ -38,7 +38,7 @@ async function main(): Promise<void> {
   }
 
   const keyStore = openKeyStore({ dataDir: config.dataDir });
-  const runtime = openRuntime(config, {
+  const runtime = await openRuntime(config, {
     log,
     // Synchronously after the swap: no request is served by the new set with the demo key still valid.
     onSwitched: (next) => {
@@ -51,6 +51,7 @@ async function main(): Promise<void> {
   else revokeDemoKeys(keyStore, catalog.manifest.dataset, log);
   // Before listening: the first searches should not wait on storage for the index.
   await warmLogged(catalog, log);
+  runtime.state.markLoaded();
 
   const server = createApp({
     config,
@@ -59,6 +60,8 @@ async function main(): Promise<void> {
     ...(runtime.fetcher ? { transcriptSource: runtime.fetcher } : {}),
     rateLimiter: createMemoryRateLimiter({ limit: config.rateLimitPerMinute }),
     log,
+    state: runtime.state,
+    onDatabaseFault: (code, faulty) => void runtime.databaseFault(code, faulty),
   });
 
   server.on("error", (error) => {

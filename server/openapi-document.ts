@@ -115,6 +115,9 @@ function operation(route: Route): JsonObject {
       content: { "application/problem+json": { schema: { $ref: COMPONENT("Problem") } } },
     };
   }
+  if (doc.unavailable !== undefined) {
+    responses["503"] = { description: doc.unavailable, content: responses["200"]!.content as JsonObject };
+  }
   if (route.path === "/v1/transcript/:videoId") {
     responses["304"] = { description: "Not modified (If-None-Match matched the ETag)." };
   }

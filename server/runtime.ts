@@ -3,21 +3,29 @@
  * served artifact set (swappable), the YouTube client and live fetcher, and
  * the watcher that switches sets when a new one is published. `main.ts` and
  * the tests open it the same way.
+ *
+ * At start the published set is verified against its manifest (set-verifier.ts)
+ * unless this machine already did and it has not changed. A set that fails is
+ * not served: the newest earlier build that verifies is (health degraded), and
+ * with none the start is refused.
  */
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
 import { LIVE_STORE_FILE, trimmableThrough } from "../pipeline/live-records.js";
 import { readManifest } from "../pipeline/build/manifest.js";
-import { currentArtifactsDir } from "../pipeline/publish.js";
+import { BUILDS_DIR, currentArtifactsDir } from "../pipeline/publish.js";
 import { createYouTubeClient, type YouTubeClientOptions } from "../pipeline/youtube/index.js";
 import { ArtifactSwitch, type SwitchOutcome, type SwitchTrigger } from "./artifact-set/artifact-switch.js";
 import { CatalogHolder } from "./artifact-set/catalog-holder.js";
 import { CurrentWatcher } from "./artifact-set/current-watcher.js";
+import { previousVerifiedSet, verifySet } from "./artifact-set/set-verifier.js";
 import type { Config } from "./config.js";
+import type { Catalog } from "./data/catalog.js";
 import { openCatalog, type ArtifactCatalog, type CatalogOptions } from "./data/artifact-catalog.js";
 import { LiveStore } from "./data/live-store.js";
 import { createLiveFetcher, type LiveFetcher } from "./live/live-fetcher.js";
 import { errorFields, type Logger } from "./log.js";
+import { ServiceState } from "./service-state.js";
 
 export { LIVE_STORE_FILE };
 
@@ -40,13 +48,20 @@ export interface Runtime {
   catalogs: CatalogHolder<ArtifactCatalog>;
   /** undefined when LIVE_FETCH is off. */
   fetcher: LiveFetcher | undefined;
+  /** Health and readiness for /healthz and /readyz (main.ts marks it loaded once the first set is warm). */
+  state: ServiceState;
   /** Re-reads `current` and switches if it changed (SIGHUP forces a retry of a set that failed before). */
-  reload(trigger: SwitchTrigger, force?: boolean): SwitchOutcome;
+  reload(trigger: SwitchTrigger, force?: boolean): Promise<SwitchOutcome>;
+  /** A request found the database of `catalog` damaged (`code`): unhealthy, then back to an earlier verified set. */
+  databaseFault(code: string, catalog: Catalog): Promise<SwitchOutcome>;
   close(): Promise<void>;
 }
 
-export function openRuntime(config: Config, options: RuntimeOptions): Runtime {
+export async function openRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
   const { log } = options;
+  const state = new ServiceState();
+  // Before the live store is opened: a set is verified before anything is reconciled with it.
+  const { servedDir, failedDir } = await chooseStartSet(config.dataDir, state, log);
   const live = LiveStore.open(join(config.dataDir, LIVE_STORE_FILE));
   try {
     const open = (dir: string): ArtifactCatalog =>
@@ -58,7 +73,6 @@ export function openRuntime(config: Config, options: RuntimeOptions): Runtime {
       return catalog;
     };
     // Opened by its resolved path: the set stays the same files whatever `current` does next.
-    const servedDir = realpathSync(currentArtifactsDir(config.dataDir));
     const catalogs = new CatalogHolder(open(servedDir), {
       onClosed: (catalog) => log.info("old artifact set released", { builtAt: catalog.manifest.builtAt }),
     });
@@ -67,12 +81,16 @@ export function openRuntime(config: Config, options: RuntimeOptions): Runtime {
       holder: catalogs,
       open: openAndWarm,
       servedDir,
-      log,
+      ...(failedDir === undefined ? {} : { failedDir }),
       ...(options.onSwitched ? { onSwitched: options.onSwitched } : {}),
+      state,
+      log,
     });
     const watcher = new CurrentWatcher({
       dataDir: config.dataDir,
-      onChange: (trigger) => artifactSwitch.check(trigger),
+      onChange: (trigger) => {
+        artifactSwitch.check(trigger).catch((error: unknown) => log.error("artifact set check failed", { trigger, ...errorFields(error) }));
+      },
       log,
       ...(options.watch === undefined ? {} : { watch: options.watch }),
       ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
@@ -102,9 +120,12 @@ export function openRuntime(config: Config, options: RuntimeOptions): Runtime {
       live,
       catalogs,
       fetcher,
+      state,
       reload: (trigger, force = false) => artifactSwitch.check(trigger, force),
+      databaseFault: (code, catalog) => artifactSwitch.fallBack(catalog, code),
       async close() {
         watcher.close();
+        artifactSwitch.close();
         await fetcher?.close();
         await client?.close();
         catalogs.close();
@@ -114,6 +135,33 @@ export function openRuntime(config: Config, options: RuntimeOptions): Runtime {
   } catch (error) {
     live.close();
     throw error;
+  }
+}
+
+/**
+ * The resolved directory of the set to serve at start: the published one if
+ * it verifies, else the newest earlier build that does (logged as an error,
+ * health degraded, the published one returned as `failedDir`). Throws when
+ * none does.
+ */
+async function chooseStartSet(dataDir: string, state: ServiceState, log: Logger): Promise<{ servedDir: string; failedDir?: string }> {
+  const published = realpathSync(currentArtifactsDir(dataDir));
+  try {
+    await verifySet(dataDir, published, log);
+    return { servedDir: published };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    const previous = await previousVerifiedSet(dataDir, published, new Set(), log);
+    if (previous === undefined) {
+      throw new Error(
+        `The published artifact set ${published} failed verification and no earlier build in ${join(dataDir, BUILDS_DIR)} verifies, so nothing is served: ${reason}. ` +
+          "Publish a good set (npm run pipeline -- run) and start again.",
+        { cause: error },
+      );
+    }
+    log.error("published artifact set failed verification; serving the newest earlier build that verifies", { published, served: previous, reason });
+    state.degraded(`the published set ${published} failed verification (${reason}); serving ${previous}`);
+    return { servedDir: previous, failedDir: published };
   }
 }
 
@@ -156,7 +204,7 @@ export async function warmLogged(catalog: ArtifactCatalog, log: Logger): Promise
 /** SIGHUP makes the server look at `current` now (and retry a set that failed to open). Returns the remover. */
 export function reloadOnSighup(runtime: Pick<Runtime, "reload">): () => void {
   const onHup = (): void => {
-    runtime.reload("sighup", true);
+    void runtime.reload("sighup", true);
   };
   process.on("SIGHUP", onHup);
   return () => process.off("SIGHUP", onHup);

@@ -7,6 +7,7 @@ import type { Config, Plan } from "../config.js";
 import type { Catalog } from "../data/catalog.js";
 import type { Logger } from "../log.js";
 import type { RepresentationCache } from "../routes/representation-cache.js";
+import type { Condition } from "../service-state.js";
 import type { TranscriptSource } from "../transcript-source.js";
 import type { RequestContext } from "./context.js";
 
@@ -16,8 +17,8 @@ export interface RouteDeps {
   transcriptSource: TranscriptSource | undefined;
   clock: () => number;
   log: Logger;
-  /** Manifest facts for /healthz. */
-  health: () => { builtAt: string | null; schemaVersion: number | null };
+  /** Manifest facts, health and readiness for /healthz and /readyz. */
+  health: () => { builtAt: string | null; schemaVersion: number | null; condition: Condition; ready: boolean };
   /** The finished OpenAPI document (built once, from the same route list). */
   openapi: () => unknown;
   /** Serialised stored transcripts (server/routes/representation-cache.ts). */
@@ -52,13 +53,15 @@ export interface RouteDoc {
   responseDescription: string;
   /** Route-specific problems; auth, rate limit and 500 are added for every authenticated route. */
   problems: DocumentedProblem[];
+  /** When set, the route also answers 503 with a body of the `response` schema, for this reason. */
+  unavailable?: string;
 }
 
 export interface Route {
   method: "GET" | "POST";
   /** `/v1/transcript/:videoId` style. */
   path: string;
-  /** false only for /healthz and /v1/openapi.json. */
+  /** false only for /healthz, /readyz and /v1/openapi.json. */
   auth: boolean;
   /** Plans that may call the route; undefined means every plan. */
   plans?: (config: Config) => readonly Plan[];

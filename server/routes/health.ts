@@ -1,15 +1,31 @@
-/** GET /healthz: liveness plus which artifact set is being served. No key needed. */
+/**
+ * GET /healthz: liveness, the server's health and which artifact set is being
+ * served; GET /readyz: whether it should get traffic. No key needed for either.
+ */
 import { z } from "zod";
 import type { Route } from "../http/route.js";
 import { apiSchemas } from "../schemas/registry.js";
 
 export const HealthSchema = z
   .object({
-    status: z.literal("ok"),
+    status: z.enum(["ok", "degraded", "unhealthy"]).meta({
+      description:
+        "`ok`; `degraded`: answering from an earlier artifact set because the published one failed verification or broke while served; " +
+        "`unhealthy` (answered with 503): the served set's database is damaged and no earlier verified set could replace it.",
+    }),
+    reason: z.string().optional().meta({ description: "Why the status is not `ok`." }),
     builtAt: z.string().nullable().meta({ description: "When the served artifact set was built (ISO 8601)." }),
     schemaVersion: z.int().nullable().meta({ description: "Artifact schema version." }),
   })
   .register(apiSchemas, { id: "Health" });
+
+export const ReadinessSchema = z
+  .object({
+    ready: z.boolean(),
+    status: z.enum(["ok", "degraded", "unhealthy"]),
+    reason: z.string().optional().meta({ description: "Why the server is not ready, or why its status is not `ok`." }),
+  })
+  .register(apiSchemas, { id: "Readiness" });
 
 export const healthRoute: Route = {
   method: "GET",
@@ -17,13 +33,33 @@ export const healthRoute: Route = {
   auth: false,
   doc: {
     operationId: "health",
-    summary: "Liveness and the artifact set served",
+    summary: "Liveness, health and the artifact set served",
     response: HealthSchema,
-    responseDescription: "The server is up.",
+    responseDescription: "The server is up (`ok` or `degraded`).",
     problems: [],
+    unavailable: "The server is unhealthy: the served artifact set's database is damaged (the body's reason field says why).",
   },
   handle(_ctx, { health }) {
-    const { builtAt, schemaVersion } = health();
-    return { body: { status: "ok", builtAt, schemaVersion } };
+    const { builtAt, schemaVersion, condition } = health();
+    return { status: condition.status === "unhealthy" ? 503 : 200, body: { ...condition, builtAt, schemaVersion } };
+  },
+};
+
+export const readyRoute: Route = {
+  method: "GET",
+  path: "/readyz",
+  auth: false,
+  doc: {
+    operationId: "ready",
+    summary: "Readiness: whether the server should get traffic",
+    response: ReadinessSchema,
+    responseDescription: "Ready: an artifact set is loaded and warmed and the server is not unhealthy.",
+    problems: [],
+    unavailable: "Not ready: the first artifact set is still loading or warming, or the server is unhealthy (the body's reason field says why).",
+  },
+  handle(_ctx, { health }) {
+    const { condition, ready } = health();
+    const reason = "reason" in condition ? condition.reason : ready ? undefined : "the artifact set is still loading";
+    return { status: ready ? 200 : 503, body: { ready, status: condition.status, ...(reason === undefined ? {} : { reason }) } };
   },
 };

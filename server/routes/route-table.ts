@@ -1,7 +1,7 @@
 /** Every route the server answers, in the order the OpenAPI document lists them. */
 import type { Route } from "../http/route.js";
 import { channelVideosRoute } from "./channel-videos.js";
-import { healthRoute } from "./health.js";
+import { healthRoute, readyRoute } from "./health.js";
 import { openapiRoute } from "./openapi.js";
 import { searchRoute } from "./search.js";
 import { statsRoute } from "./stats.js";
@@ -15,5 +15,6 @@ export const ROUTES: readonly Route[] = [
   channelVideosRoute,
   statsRoute,
   healthRoute,
+  readyRoute,
   openapiRoute,
 ];

@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildArtifacts } from "../../pipeline/build.js";
 import type { VideoRecord } from "../../pipeline/contract.js";
-import { currentArtifactsDir, newBuildDir, publishBuild } from "../../pipeline/publish.js";
+import { currentArtifactsDir, newBuildDir, pointCurrentAt, publishBuild } from "../../pipeline/publish.js";
 import { reloadOnSighup } from "../../server/runtime.js";
 import { call } from "../server/helpers/http.js";
 import { makeVideo, transcript } from "../youtube/helpers/records.js";
@@ -160,7 +160,8 @@ describe("switch triggers", () => {
     const bad = newBuildDir(server.dataDir);
     await buildArtifacts({ records: [...artifactRecords(), newVideo(300)], outDir: bad, dataset: "live-test" });
     writeFileSync(path.join(bad, "manifest.json"), "{ not json");
-    await publishBuild(server.dataDir, bad);
+    // publishBuild would refuse it: point `current` at it as an operator's hand would.
+    await pointCurrentAt(server.dataDir, bad);
     await waitFor(async () => server.logs.some((l) => l.msg === "new artifact set refused; still serving the old one"));
     const refusal = server.logs.find((l) => l.msg === "new artifact set refused; still serving the old one");
     expect(refusal).toMatchObject({ level: "error", trigger: "watch", target: realpathSync(bad) });

@@ -94,7 +94,7 @@ describe("a transcript fetched live", () => {
     expect(await getTranscript(id)).toEqual({ status: 200, cached: false });
     for (const round of [1, 2, 3]) {
       await publish();
-      expect(server!.runtime.reload("sighup", true), `publish ${round}`).toBe("switched");
+      expect(await server!.runtime.reload("sighup", true), `publish ${round}`).toBe("switched");
       expect(await getTranscript(id), `after publish ${round}`).toEqual({ status: 200, cached: true });
       expect(await transcripts(), `after publish ${round}`).toBe(base + 1);
     }
@@ -111,7 +111,7 @@ describe("a transcript fetched live", () => {
     for (const id of first) expect(await getTranscript(id)).toEqual({ status: 200, cached: false });
     await publish();
     await publish();
-    expect(server!.runtime.reload("sighup", true)).toBe("switched");
+    expect(await server!.runtime.reload("sighup", true)).toBe("switched");
     expect(readManifest(currentArtifactsDir(dataDir)).liveSeq).toBe(2);
     expect([...server!.runtime.live.records()]).toEqual([]);
     const later = fresh(4).videoId;
@@ -139,7 +139,7 @@ describe("build --input", () => {
 
     const rebuilt = cli(["build", "--input", empty]);
     expect(rebuilt.status, rebuilt.stderr).toBe(EXIT.ok);
-    expect(server!.runtime.reload("sighup", true)).toBe("switched");
+    expect(await server!.runtime.reload("sighup", true)).toBe("switched");
     expect(await transcripts()).toBe(served);
     expect(await getTranscript(id)).toEqual({ status: 200, cached: true });
 

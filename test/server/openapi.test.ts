@@ -56,6 +56,7 @@ describe("GET /v1/openapi.json", () => {
         "GET /v1/channels/{channelId}/videos",
         "GET /v1/stats",
         "GET /healthz",
+        "GET /readyz",
         "GET /v1/openapi.json",
       ]),
     );
@@ -101,10 +102,10 @@ describe("GET /v1/openapi.json", () => {
     expect(body.additionalProperties).toBe(false);
   });
 
-  test("marks /healthz and the document itself as needing no key, and every other route with 401, 403 and 429", () => {
+  test("marks /healthz, /readyz and the document itself as needing no key, and every other route with 401, 403 and 429", () => {
     for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
       for (const op of Object.values(ops)) {
-        if (path === "/healthz" || path === "/v1/openapi.json") {
+        if (path === "/healthz" || path === "/readyz" || path === "/v1/openapi.json") {
           expect(op.security).toEqual([]);
         } else {
           expect(op.security).toBeUndefined();
@@ -112,5 +113,11 @@ describe("GET /v1/openapi.json", () => {
         }
       }
     }
+  });
+
+  test("documents the 503 of /healthz (unhealthy) and /readyz (not ready) with their own bodies", () => {
+    expect(doc.paths["/healthz"].get.responses["503"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Health" });
+    expect(doc.paths["/readyz"].get.responses["503"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Readiness" });
+    expect(doc.components.schemas.Health.properties.status.enum).toEqual(["ok", "degraded", "unhealthy"]);
   });
 });

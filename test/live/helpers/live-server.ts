@@ -37,8 +37,10 @@ export interface LiveServerOptions {
   runtime?: Partial<Omit<RuntimeOptions, "log">>;
   /** Share a stand-in between servers; default: a new one, closed with the server. */
   standin?: Standin;
-  /** Serve this DATA_DIR as it is (nothing published into it, nothing removed at close): a restart. */
+  /** Serve this DATA_DIR as it is (kept on close); default: a new one with `records` published, removed on close. */
   dataDir?: string;
+  /** Runs on the DATA_DIR before the server opens it (e.g. to damage or add a set). */
+  prepare?: (dataDir: string) => Promise<void> | void;
 }
 
 /** Builds `records` into a new build directory of `dataDir` and points `current` at it. */
@@ -50,8 +52,10 @@ export async function publishRecords(dataDir: string, records: VideoRecord[], li
 }
 
 export async function startLiveServer(options: LiveServerOptions = {}): Promise<LiveServer> {
+  const ownDataDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), "live-data-"));
-  if (options.dataDir === undefined) await publishRecords(dataDir, options.records ?? artifactRecords());
+  if (ownDataDir) await publishRecords(dataDir, options.records ?? artifactRecords());
+  await options.prepare?.(dataDir);
   const standin = options.standin ?? (await startStandin({ corpus: upstreamCorpus() }));
   const config = loadConfig({
     DATA_DIR: dataDir,
@@ -65,7 +69,14 @@ export async function startLiveServer(options: LiveServerOptions = {}): Promise<
   const logs: Record<string, any>[] = [];
   const log = createLogger({ level: config.logLevel, write: (line) => logs.push(JSON.parse(line) as Record<string, any>) });
   // Short backoff between blocked retries keeps the tests quick; the retry logic is the real one.
-  const runtime = openRuntime(config, { log, client: { backoffBaseMs: 20, backoffMaxMs: 100 }, ...options.runtime });
+  let runtime: Runtime;
+  try {
+    runtime = await openRuntime(config, { log, client: { backoffBaseMs: 20, backoffMaxMs: 100 }, ...options.runtime });
+  } catch (error) {
+    if (options.standin === undefined) await standin.close();
+    if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
+    throw Object.assign(error as Error, { logs });
+  }
   const keyStore = openKeyStore({ dataDir });
   const key = keyStore.create({ plan: "pro", name: "live-test" }).key;
   const server = createApp({
@@ -75,7 +86,10 @@ export async function startLiveServer(options: LiveServerOptions = {}): Promise<
     ...(runtime.fetcher ? { transcriptSource: runtime.fetcher } : {}),
     rateLimiter: createMemoryRateLimiter({ limit: config.rateLimitPerMinute }),
     log,
+    state: runtime.state,
+    onDatabaseFault: (code, catalog) => void runtime.databaseFault(code, catalog),
   });
+  runtime.state.markLoaded();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -92,7 +106,7 @@ export async function startLiveServer(options: LiveServerOptions = {}): Promise<
       await runtime.close();
       keyStore.close();
       if (options.standin === undefined) await standin.close();
-      if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
+      if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

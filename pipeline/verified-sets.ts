@@ -1,0 +1,181 @@
+/**
+ * Checking an artifact set's files against its manifest's SHA-256 hashes, and
+ * this machine's record of the sets that passed (`<DATA_DIR>/verified.json`),
+ * so an unchanged set is not hashed again at every start or switch. A set is
+ * unchanged while each file keeps its size, mtime (ns), inode and device and
+ * the manifest still names the hashes that were checked. The pipeline (after
+ * a build, before it publishes) and the server (before it serves a set) both
+ * read and write the record through this module.
+ */
+import { randomBytes } from "node:crypto";
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import type { Manifest } from "./contract.js";
+import { ArtifactError, sha256File } from "./build/manifest.js";
+
+export const VERIFIED_RECORD_FILE = "verified.json";
+
+/** What identifies one version of a file on this machine (bigints as strings: JSON has no 64-bit integers). */
+export interface FileIdentity {
+  bytes: number;
+  mtimeNs: string;
+  ino: string;
+  dev: string;
+}
+
+interface RecordedFile extends FileIdentity {
+  sha256: string;
+}
+
+interface RecordedSet {
+  verifiedAt: string;
+  files: Record<string, RecordedFile>;
+}
+
+interface VerifiedRecord {
+  version: 1;
+  /** Keyed by the set's resolved directory. */
+  sets: Record<string, RecordedSet>;
+}
+
+export function fileIdentity(path: string): FileIdentity {
+  const stat = statSync(path, { bigint: true });
+  return { bytes: Number(stat.size), mtimeNs: String(stat.mtimeNs), ino: String(stat.ino), dev: String(stat.dev) };
+}
+
+function sameIdentity(a: FileIdentity, b: FileIdentity): boolean {
+  return a.bytes === b.bytes && a.mtimeNs === b.mtimeNs && a.ino === b.ino && a.dev === b.dev;
+}
+
+function recordPath(dataDir: string): string {
+  return join(dataDir, VERIFIED_RECORD_FILE);
+}
+
+/** The record; missing or unreadable means nothing is known to be verified (every set is hashed). */
+function readRecord(dataDir: string): VerifiedRecord {
+  try {
+    const parsed = JSON.parse(readFileSync(recordPath(dataDir), "utf8")) as Partial<VerifiedRecord>;
+    if (parsed.version === 1 && parsed.sets !== null && typeof parsed.sets === "object") return { version: 1, sets: parsed.sets };
+  } catch {
+    // fall through
+  }
+  return { version: 1, sets: {} };
+}
+
+/**
+ * Replaces the record atomically (temp file, fsync, rename), dropping sets
+ * whose directory is gone. Two processes writing at once can lose one entry;
+ * that set is then hashed once more, nothing worse.
+ */
+function writeRecord(dataDir: string, record: VerifiedRecord): void {
+  for (const dir of Object.keys(record.sets)) {
+    try {
+      statSync(dir);
+    } catch {
+      delete record.sets[dir];
+    }
+  }
+  const path = recordPath(dataDir);
+  const temporary = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  const fd = openSync(temporary, "w");
+  try {
+    writeSync(fd, JSON.stringify(record, null, 2) + "\n");
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    renameSync(temporary, path);
+  } catch (error) {
+    unlinkSync(temporary);
+    throw error;
+  }
+}
+
+/** True when this machine verified the set in `dir` against this manifest and none of its files changed since. */
+export function isRecordedVerified(dataDir: string, dir: string, manifest: Manifest): boolean {
+  const recorded = readRecord(dataDir).sets[dir];
+  if (recorded === undefined) return false;
+  const names = Object.keys(manifest.files);
+  if (names.length !== Object.keys(recorded.files).length) return false;
+  for (const name of names) {
+    const file = recorded.files[name];
+    if (file === undefined || file.sha256 !== manifest.files[name]!.sha256) return false;
+    try {
+      if (!sameIdentity(file, fileIdentity(join(dir, name)))) return false;
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** Drops a set from the record (it failed at run time), so it is hashed before it is served again. */
+export function forgetVerified(dataDir: string, dir: string): void {
+  const record = readRecord(dataDir);
+  if (record.sets[dir] === undefined) return;
+  delete record.sets[dir];
+  writeRecord(dataDir, record);
+}
+
+/** Computes the sha256 of each path; main-thread streaming by default, `hashFilesInWorker` on a server. */
+export type Hasher = (paths: readonly string[]) => Promise<string[]>;
+
+export const hashOnThisThread: Hasher = async (paths) => {
+  const hashes: string[] = [];
+  for (const path of paths) hashes.push(await sha256File(path));
+  return hashes;
+};
+
+export interface VerifyOptions {
+  hasher?: Hasher;
+  /** Called when the files are actually hashed (not when the record vouches for them). */
+  onHash?: (dir: string) => void;
+}
+
+export type VerifyOutcome = "recorded" | "hashed";
+
+/**
+ * Checks the set in `dir` (its resolved path) against `manifest`: skipped when
+ * the record vouches for it, otherwise every file is hashed and the set is
+ * added to the record. Throws ArtifactError naming the first file that does
+ * not match. A file that changes while it is hashed is checked, not recorded.
+ */
+export async function verifyArtifactSet(dataDir: string, dir: string, manifest: Manifest, options: VerifyOptions = {}): Promise<VerifyOutcome> {
+  if (isRecordedVerified(dataDir, dir, manifest)) return "recorded";
+  const names = Object.keys(manifest.files);
+  const paths = names.map((name) => join(dir, name));
+  const before = paths.map((path) => {
+    try {
+      return fileIdentity(path);
+    } catch {
+      throw new ArtifactError(`${path} named in the manifest is missing`);
+    }
+  });
+  options.onHash?.(dir);
+  const hashes = await (options.hasher ?? hashOnThisThread)(paths);
+  names.forEach((name, i) => {
+    if (hashes[i] !== manifest.files[name]!.sha256) {
+      throw new ArtifactError(`${paths[i]} does not match its checksum in the manifest (sha256 ${hashes[i]}, the manifest says ${manifest.files[name]!.sha256})`);
+    }
+  });
+  let unchanged = true;
+  try {
+    unchanged = paths.every((path, i) => sameIdentity(before[i]!, fileIdentity(path)));
+  } catch {
+    unchanged = false;
+  }
+  if (unchanged) {
+    const record = readRecord(dataDir);
+    record.sets[dir] = {
+      verifiedAt: new Date().toISOString(),
+      files: Object.fromEntries(names.map((name, i) => [name, { ...before[i]!, sha256: hashes[i]! }])),
+    };
+    try {
+      writeRecord(dataDir, record);
+    } catch {
+      // A read-only DATA_DIR: the set passed, and is hashed again next time.
+    }
+  }
+  return "hashed";
+}
