@@ -19,6 +19,8 @@ export interface BuildAndPublishOptions {
   dataDir: string;
   state: PipelineState;
   log: (message: string) => void;
+  /** Aborting stops the build: nothing is published, BuildInterrupted is thrown. */
+  signal?: AbortSignal;
 }
 
 export interface PublishedBuild {
@@ -60,6 +62,7 @@ export async function buildAndPublish(options: BuildAndPublishOptions): Promise<
       dataset: PIPELINE_DATASET,
       liveSeq,
       log: options.log,
+      ...(options.signal ? { signal: options.signal } : {}),
       onInvalid: (error, index) => {
         invalid++;
         if (invalid <= 20) options.log(`record ${index} skipped: ${error.message.split("\n")[0]}`);

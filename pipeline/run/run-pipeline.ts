@@ -213,7 +213,7 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
         log("no fetched transcripts yet: nothing to build");
       } else {
         log("building the artifact set");
-        summary.build = await buildAndPublish({ dataDir: options.dataDir, state, log });
+        summary.build = await buildAndPublish({ dataDir: options.dataDir, state, log, signal });
         log(`published ${summary.build.dir}: ${JSON.stringify(summary.build.counts)}, liveSeq ${summary.build.liveSeq}`);
       }
     }
@@ -225,8 +225,14 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
   } catch (error) {
     progress.end();
     if (error instanceof Error && error.name === "LockHeldError") throw error;
-    Object.assign(summary, { outcome: "failed", exitCode: EXIT.failed, error: error instanceof Error ? error.message : String(error) });
-    if (!(error instanceof Error) || error.name !== "YouTubeError") log(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    if (error instanceof Error && error.name === "BuildInterrupted" && signal.aborted) {
+      // Stopped during the build: nothing was published; what was fetched is kept.
+      Object.assign(summary, { outcome: "interrupted", exitCode: EXIT.interrupted });
+      log(error.message);
+    } else {
+      Object.assign(summary, { outcome: "failed", exitCode: EXIT.failed, error: error instanceof Error ? error.message : String(error) });
+      if (!(error instanceof Error) || error.name !== "YouTubeError") log(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    }
   } finally {
     const finished = now();
     summary.finishedAt = finished.toISOString();
