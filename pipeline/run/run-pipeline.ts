@@ -5,7 +5,7 @@
  */
 import { setMaxListeners } from "node:events";
 import { existsSync } from "node:fs";
-import { mkdir, rename, writeFile } from "node:fs/promises";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createYouTubeClient, type YouTubeClient } from "../youtube/index.js";
 import { acquireLock, type RunLock } from "./acquire-lock.js";
@@ -242,7 +242,12 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
       await writer?.close();
       if (!dryRun && state && runId !== undefined) {
         state.finishRun(runId, summary.exitCode, summary, finished);
-        await writeSummary(pipelineDir, summary);
+        // The summary is also in the state's runs table: a summary file that cannot be written (a full disk) is said once, not thrown.
+        try {
+          await writeSummary(pipelineDir, summary);
+        } catch (error) {
+          log(`could not write ${join(pipelineDir, SUMMARY_FILE)}: ${error instanceof Error ? error.message : String(error)}`);
+        }
       }
     } finally {
       state?.close();
@@ -367,6 +372,11 @@ async function writeSummary(dir: string, summary: RunSummary): Promise<void> {
   await mkdir(dir, { recursive: true });
   const path = join(dir, SUMMARY_FILE);
   const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, `${JSON.stringify(summary, null, 2)}\n`);
-  await rename(temporary, path);
+  try {
+    await writeFile(temporary, `${JSON.stringify(summary, null, 2)}\n`);
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
 }
