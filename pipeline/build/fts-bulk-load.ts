@@ -55,7 +55,8 @@ export const MERGE_STEP_PAGES = 2000;
 /**
  * The statement that merges about `pages` pages of FTS5 table `table`'s
  * segments; with a negative count any two segments are merged, so repeated
- * until it changes nothing (fewer than 2 changes) it leaves one segment, as
+ * until it changes nothing (total_changes() grows by fewer than 2; the
+ * statement's own change count does not tell) it leaves one segment, as
  * 'optimize' does, in steps that a build can be stopped between.
  */
 export function mergeStatement(table: string, pages = MERGE_STEP_PAGES): string {
@@ -63,9 +64,15 @@ export function mergeStatement(table: string, pages = MERGE_STEP_PAGES): string 
 }
 
 /** Merges `table`'s segments into one by repeated 'merge' statements, with `signal` checked between them. */
-export async function mergeInSteps(db: Database.Database, table: string, signal?: AbortSignal): Promise<void> {
-  const merge = db.prepare(mergeStatement(table));
-  while (merge.run().changes >= 2) await checkpoint(signal);
+export async function mergeInSteps(db: Database.Database, table: string, signal?: AbortSignal, pages = MERGE_STEP_PAGES): Promise<void> {
+  const merge = db.prepare(mergeStatement(table, pages));
+  const total = db.prepare("SELECT total_changes()").pluck();
+  for (;;) {
+    const before = total.get() as number;
+    merge.run();
+    if ((total.get() as number) - before < 2) return;
+    await checkpoint(signal);
+  }
 }
 
 /**

@@ -45,7 +45,11 @@ const Database = require(workerData.driver);
     db.exec("DETACH DATABASE src");
     // One b-tree per term instead of many segments: fewer seeks per query. Merged in steps, as terminate() waits for a statement.
     const merge = db.prepare(workerData.merge);
-    while (merge.run().changes >= 2);
+    const total = db.prepare("SELECT total_changes()").pluck();
+    for (let before = -2; total.get() - before >= 2; ) {
+      before = total.get();
+      merge.run();
+    }
     step("transcript index merged");
     // Read row by row (JS runs between rows, so terminate() takes effect), then written.
     db.exec(workerData.termsTable);

@@ -3,13 +3,15 @@
  * partial folder, writes nothing to its output and throws BuildInterrupted;
  * the partial folders of dead processes are removed, a live one's are kept.
  */
+import Database from "better-sqlite3";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { buildArtifacts, BuildInterrupted } from "../../pipeline/build.js";
-import type { VideoRecord } from "../../pipeline/contract.js";
+import { mergeInSteps, prepareBulkLoad } from "../../pipeline/build/fts-bulk-load.js";
+import { ARTIFACT_FILES, type VideoRecord } from "../../pipeline/contract.js";
 import { partialOwner, removeAbandonedPartials } from "../../pipeline/publish.js";
 import { makeVideo } from "../helpers/records.js";
 
@@ -114,5 +116,47 @@ describe("abandoned partial build folders", () => {
     expect(await removeAbandonedPartials(builds)).toEqual([abandoned]);
     expect(readdirSync(builds).sort()).toEqual([live, "20260101T000000002Z-cccccc"].sort());
     expect(existsSync(join(builds, live, "artifacts.db"))).toBe(true);
+  });
+});
+
+describe("a build that is not stopped", () => {
+  it("merges each full-text index into one segment, as 'optimize' did, in steps", async () => {
+    const root = newRoot();
+    await buildArtifacts({ records: Array.from({ length: VIDEOS }, (_, i) => recordAt(i + 1)), outDir: join(root, "set") });
+    const db = new Database(join(root, "set", ARTIFACT_FILES.database), { readonly: true });
+    try {
+      for (const table of ["transcript_fts", "phrase_pairs"]) {
+        expect(db.prepare(`SELECT count(DISTINCT segid) FROM ${table}_idx`).pluck().get(), table).toBe(1);
+        expect(db.prepare(`SELECT count(*) FROM ${table}_docsize`).pluck().get(), table).toBe(VIDEOS);
+      }
+    } finally {
+      db.close();
+    }
+  }, 120_000);
+});
+
+describe("merging a full-text index in steps", () => {
+  it("leaves one segment, the same rows as 'optimize', however many steps it takes", async () => {
+    const db = new Database(":memory:");
+    try {
+      for (const table of ["stepped", "optimized"]) {
+        db.exec(`CREATE VIRTUAL TABLE ${table} USING fts5(text)`);
+        prepareBulkLoad(db, table);
+        // One segment per transaction: ten segments.
+        for (let segment = 0; segment < 10; segment++) {
+          db.transaction(() => {
+            for (let n = 0; n < 300; n++) db.prepare(`INSERT INTO ${table} (text) VALUES (?)`).run(recordAt(segment * 300 + n).transcripts[0]!.segments.map((s) => s.text).join(" "));
+          })();
+        }
+        expect(db.prepare(`SELECT count(DISTINCT segid) FROM ${table}_idx`).pluck().get()).toBe(10);
+      }
+      await mergeInSteps(db, "stepped", undefined, 4);
+      db.exec("INSERT INTO optimized (optimized) VALUES ('optimize')");
+      db.exec("CREATE VIRTUAL TABLE temp.sv USING fts5vocab(main, stepped, instance); CREATE VIRTUAL TABLE temp.ov USING fts5vocab(main, optimized, instance)");
+      expect(db.prepare("SELECT count(DISTINCT segid) FROM stepped_idx").pluck().get()).toBe(1);
+      expect(db.prepare("SELECT * FROM temp.sv").raw().all()).toEqual(db.prepare("SELECT * FROM temp.ov").raw().all());
+    } finally {
+      db.close();
+    }
   });
 });
