@@ -3,15 +3,24 @@
  * or a generator) → a complete artifact set in `outDir`.
  *
  * Everything is written to a temporary sibling directory that is renamed to
- * `outDir` only when complete, so no reader ever sees half a build.
+ * `outDir` only when complete, so no reader ever sees half a build. Its name
+ * carries the building process's pid (`partialBuildDir`), so a later publish can
+ * remove the folders of builds whose process died (publish.ts).
+ *
+ * Aborting `signal` stops the build within a few seconds: it is checked
+ * between steps and between the bounded chunks of each long step
+ * (build/interrupt.ts); the partial directory is removed and
+ * BuildInterrupted thrown.
  */
 import { mkdir, rename, rm } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { dirname, join } from "node:path";
 import { ARTIFACT_FILES, type Manifest } from "./contract.js";
 import { buildDatabase } from "./build/build-database.js";
 import { buildTitleIndex } from "./build/build-title-index.js";
+import { BuildInterrupted, throwIfInterrupted } from "./build/interrupt.js";
 import { writeManifest } from "./build/manifest.js";
 import { stageRecords, type RecordSource } from "./build/stage-records.js";
+import { partialBuildDir, removeAbandonedPartials } from "./publish.js";
 
 export interface BuildOptions {
   records: RecordSource;
@@ -27,7 +36,11 @@ export interface BuildOptions {
   liveStoreId?: string | undefined;
   /** Progress lines for operators (default: silent). */
   log?: (message: string) => void;
+  /** Aborting stops the build: nothing is written to `outDir`, BuildInterrupted is thrown. */
+  signal?: AbortSignal;
 }
+
+export { BuildInterrupted } from "./build/interrupt.js";
 
 export interface BuildResult {
   manifest: Manifest;
@@ -39,23 +52,30 @@ export interface BuildResult {
 export async function buildArtifacts(options: BuildOptions): Promise<BuildResult> {
   const started = performance.now();
   const log = options.log ?? (() => {});
+  const signal = options.signal;
+  throwIfInterrupted(signal);
   const parent = dirname(options.outDir);
   await mkdir(parent, { recursive: true });
-  const work = join(parent, `.${basename(options.outDir)}.partial-${process.pid}-${Date.now()}`);
+  // Before this build needs the space: what builds killed earlier left behind.
+  await removeAbandonedPartials(parent);
+  const work = partialBuildDir(options.outDir);
   await mkdir(work);
   try {
     const stagingPath = join(work, "staging.db");
-    const staged = await stageRecords(stagingPath, options.records, options.onInvalid);
+    const staged = await stageRecords(stagingPath, options.records, options.onInvalid, signal);
     log(`staged ${staged.records} records (${staged.invalid} invalid)`);
     const builtAt = new Date().toISOString();
     const dataset = options.dataset ?? "custom";
     const databasePath = join(work, ARTIFACT_FILES.database);
-    const counts = await buildDatabase(databasePath, stagingPath, { builtAt, dataset }, (step) => log(`database: ${step}`));
+    const counts = await buildDatabase(databasePath, stagingPath, { builtAt, dataset }, (step) => log(`database: ${step}`), signal);
     await rm(stagingPath);
+    throwIfInterrupted(signal);
     log(`database: ${counts.videos} videos, ${counts.transcripts} transcripts`);
-    await buildTitleIndex(databasePath, join(work, ARTIFACT_FILES.titleIndex));
+    await buildTitleIndex(databasePath, join(work, ARTIFACT_FILES.titleIndex), signal);
     log("title index written");
+    throwIfInterrupted(signal);
     const manifest = await writeManifest(work, { dataset, builtAt, counts, liveSeq: options.liveSeq ?? 0, liveStoreId: options.liveStoreId });
+    throwIfInterrupted(signal);
     await rename(work, options.outDir);
     return {
       manifest,
@@ -65,6 +85,10 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
     };
   } catch (error) {
     await rm(work, { recursive: true, force: true });
+    // A step stopped by the abort fails in its own way (a terminated worker, a closed iterator): it is the interruption.
+    if (signal?.aborted && !(error instanceof BuildInterrupted)) {
+      throw new BuildInterrupted(`The build was interrupted: ${String((signal.reason as Error | undefined)?.message ?? signal.reason)}`, { cause: error });
+    }
     throw error;
   }
 }

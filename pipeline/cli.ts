@@ -12,12 +12,14 @@
  *       transcripts, build and publish (see pipeline/README.md and RUN_USAGE).
  *
  * Exit codes: 0 done, 1 failed, 2 bad usage, 3 (another run holds the lock),
- * 5 (the new set would drop most of the served one: see --force); `run` adds
- * 4 (finished with failures a later run may fix), 130 (interrupted).
+ * 5 (the new set would drop most of the served one: see --force), 130
+ * (interrupted by SIGINT/SIGTERM: nothing published); `run` adds 4 (finished
+ * with failures a later run may fix).
  */
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig } from "../server/config.js";
 import { join } from "node:path";
+import { BuildInterrupted } from "./build/interrupt.js";
 import { ensureDemoArtifacts } from "./demo.js";
 import { readJsonlFiles } from "./read-jsonl.js";
 import { acquireLock, LockHeldError } from "./run/acquire-lock.js";
@@ -76,14 +78,23 @@ async function buildCommand(dataDir: string, inputs: string[], dataset: string, 
     return EXIT.locked;
   }
   const state = PipelineState.open(join(pipelineDir, STATE_FILE));
+  // SIGTERM/SIGINT stop the import or the build at its next check; nothing is published.
+  const controller = new AbortController();
+  const stop = (name: string) => {
+    log(`${name}: stopping the build (nothing will be published)`);
+    controller.abort(new Error(`interrupted by ${name}`));
+  };
+  process.once("SIGTERM", () => stop("SIGTERM"));
+  process.once("SIGINT", () => stop("SIGINT"));
   try {
     let invalid = 0;
-    const imported = await importRecords(state, readJsonlFiles(inputs), (error, index) => {
+    const onInvalid = (error: Error, index: number) => {
       invalid++;
       if (invalid <= 20) log(`record ${index} skipped: ${error.message.split("\n")[0]}`);
-    });
+    };
+    const imported = await importRecords(state, readJsonlFiles(inputs), onInvalid, controller.signal);
     log(`imported ${imported.records} records into the pipeline state (${imported.invalid} invalid)`);
-    const built = await buildAndPublish({ dataDir, state, log, dataset, force });
+    const built = await buildAndPublish({ dataDir, state, log, dataset, force, signal: controller.signal });
     if (!built) {
       log("nothing to build: no record in the input, the pipeline state or the live store");
       return EXIT.ok;
@@ -91,6 +102,10 @@ async function buildCommand(dataDir: string, inputs: string[], dataset: string, 
     log(`published ${built.dir}: ${JSON.stringify(built.counts)} in ${built.seconds.toFixed(1)} s`);
     return EXIT.ok;
   } catch (error) {
+    if (error instanceof BuildInterrupted) {
+      console.error(error.message);
+      return EXIT.interrupted;
+    }
     if (!(error instanceof PublishRefused)) throw error;
     console.error(error.message);
     return EXIT.refused;

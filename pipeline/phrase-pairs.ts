@@ -19,7 +19,8 @@
  * index, so a channel filter reads the same in both.
  */
 import type Database from "better-sqlite3";
-import { prepareBulkLoad } from "./build/fts-bulk-load.js";
+import { mergeInSteps, prepareBulkLoad } from "./build/fts-bulk-load.js";
+import { throwIfInterrupted } from "./build/interrupt.js";
 import { pairTextBatches } from "./build/pair-texts.js";
 import { tokenize } from "./text.js";
 
@@ -74,7 +75,7 @@ export function phrasePairs(terms: readonly string[]): string[] {
  * than FTS5's defaults at 20,000 transcripts, by hand). The caller records
  * `PHRASE_PAIRS_VERSION` in `meta.phrasePairs`.
  */
-export async function buildPhrasePairs(db: Database.Database, sourcePath: string): Promise<void> {
+export async function buildPhrasePairs(db: Database.Database, sourcePath: string, signal?: AbortSignal): Promise<void> {
   db.exec(PHRASE_PAIRS_DDL);
   prepareBulkLoad(db, "phrase_pairs");
   const insert = db.prepare("INSERT INTO phrase_pairs (rowid, pairs, chan) VALUES (?, ?, ?)");
@@ -82,6 +83,8 @@ export async function buildPhrasePairs(db: Database.Database, sourcePath: string
   db.exec("BEGIN");
   try {
     for await (const rows of pairTextBatches(sourcePath)) {
+      // Leaving the loop stops the pair texts' worker.
+      throwIfInterrupted(signal);
       for (const [id, pairs, chan] of rows) insert.run(id, pairs, chan);
     }
     db.exec("COMMIT");
@@ -89,7 +92,8 @@ export async function buildPhrasePairs(db: Database.Database, sourcePath: string
     if (db.inTransaction) db.exec("ROLLBACK");
     throw error;
   }
-  db.exec("INSERT INTO phrase_pairs (phrase_pairs) VALUES ('optimize')");
+  // One segment, as 'optimize' leaves, merged in steps so that the build can stop between them.
+  await mergeInSteps(db, "phrase_pairs", signal);
 }
 
 /** Whether `db` has a phrase-pair index of the version this code reads. */

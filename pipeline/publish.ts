@@ -6,8 +6,9 @@
 import { randomBytes } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { readdir, readlink, rename, rm, symlink } from "node:fs/promises";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { readManifest } from "./build/manifest.js";
+import { processIsAlive } from "./run/acquire-lock.js";
 import { verifyArtifactSet } from "./verified-sets.js";
 
 export const CURRENT_LINK = "current";
@@ -23,6 +24,21 @@ export function newBuildDir(dataDir: string): string {
   const stamp = new Date().toISOString().replace(/[-:.]/g, "");
   return join(dataDir, BUILDS_DIR, `${stamp}-${randomBytes(3).toString("hex")}`);
 }
+
+/** `.<outDir name>.partial-<pid>-<ms>`: where a build writes until it is complete and renamed to its own name. */
+const PARTIAL_NAME = /^\..+\.partial-(\d+)-\d+$/;
+
+/** The sibling folder a build of `outDir` by this process writes in; its name holds this process's pid. */
+export function partialBuildDir(outDir: string): string {
+  return join(dirname(outDir), `.${basename(outDir)}.partial-${process.pid}-${Date.now()}`);
+}
+
+/** The pid of the process building in the partial folder named `name`, or undefined if it is not one. */
+export function partialOwner(name: string): number | undefined {
+  const match = PARTIAL_NAME.exec(name);
+  return match ? Number(match[1]) : undefined;
+}
+
 
 export class PublishError extends Error {
   override name = "PublishError";
@@ -70,4 +86,27 @@ async function pruneBuilds(dataDir: string, keep: number): Promise<void> {
   const stale = names.slice(0, Math.max(0, names.length - keep)).filter((n) => n !== current);
   // A server still reading an old set keeps its open files: unlinking them does not pull data from under it.
   for (const name of stale) await rm(join(dataDir, BUILDS_DIR, name), { recursive: true, force: true });
+  await removeAbandonedPartials(join(dataDir, BUILDS_DIR));
+}
+
+/**
+ * Removes from `buildsDir` the partial folders (`.<id>.partial-<pid>-<ms>`) of
+ * builds whose process is no longer alive, e.g. after a kill -9; a live
+ * process's build is left alone. Returns the names removed.
+ */
+export async function removeAbandonedPartials(buildsDir: string): Promise<string[]> {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = await readdir(buildsDir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const pid = partialOwner(name);
+    if (pid === undefined || processIsAlive(pid)) continue;
+    await rm(join(buildsDir, name), { recursive: true, force: true });
+    removed.push(name);
+  }
+  return removed;
 }

@@ -13,6 +13,7 @@ import { buildPhrasePairs, PHRASE_PAIRS_DDL, PHRASE_PAIRS_VERSION } from "../phr
 import { copyFtsIndex } from "./fts-bulk-load.js";
 import { SCRATCH_PRAGMAS, setScratchPragmas } from "./scratch.js";
 import { WORD_BITMAPS_DDL, WORD_BITMAPS_VERSION } from "../word-bitmaps.js";
+import { checkpoint, throwIfInterrupted } from "./interrupt.js";
 import { buildTranscriptIndex } from "./transcript-index.js";
 
 export interface DatabaseCounts {
@@ -52,6 +53,7 @@ export async function buildDatabase(
   stagingPath: string,
   meta: Record<string, string>,
   log: (message: string) => void = () => {},
+  signal?: AbortSignal,
 ): Promise<DatabaseCounts> {
   const db = new Database(path);
   let stepStarted = performance.now();
@@ -67,53 +69,22 @@ export async function buildDatabase(
     setScratchPragmas(db, BUILD_PRAGMAS);
     db.exec(DATABASE_DDL);
     db.prepare("ATTACH DATABASE ? AS staging").run(stagingPath);
-    db.transaction(() => {
-      db.exec(`
-        INSERT INTO channels (channel_id, title, handle)
-        SELECT channel_id, channel_title, channel_handle FROM (
-          SELECT channel_id, channel_title, channel_handle,
-                 row_number() OVER (PARTITION BY channel_id ORDER BY seq DESC) AS latest
-          FROM staging.stage_videos)
-        WHERE latest = 1
-        ORDER BY channel_id;
-
-        INSERT INTO videos (id, video_id, channel, title, view_count, published_at, thumbnail,
-                            length_seconds, description, chapters, keywords, category)
-        SELECT row_number() OVER (ORDER BY s.view_count DESC, s.video_id),
-               s.video_id, c.id, s.title, s.view_count, s.published_at, s.thumbnail,
-               s.length_seconds, s.description, s.chapters, s.keywords, s.category
-        FROM staging.stage_videos s JOIN channels c ON c.channel_id = s.channel_id
-        ORDER BY 1;
-
-        INSERT INTO transcripts (id, video, language_code, language, is_generated, word_count,
-                                 duration, script, timings)
-        SELECT row_number() OVER (ORDER BY v.id, ${PRIMARY_TRACK_ORDER}),
-               v.id, t.language_code, t.language, t.is_generated, t.word_count,
-               t.duration, t.script, t.timings
-        FROM staging.stage_transcripts t JOIN videos v ON v.video_id = t.video_id
-        ORDER BY 1;
-
-        UPDATE videos SET transcript = (
-          SELECT min(t.id) FROM transcripts t WHERE t.video = videos.id);
-
-        UPDATE channels SET
-          video_count = (SELECT count(*) FROM videos v WHERE v.channel = channels.id),
-          transcript_count = (SELECT count(*) FROM videos v WHERE v.channel = channels.id AND v.transcript IS NOT NULL);
-      `);
-      step("tables in popularity order");
-    })();
+    await copyTables(db, signal);
+    step("tables in popularity order");
     db.exec("DETACH DATABASE staging");
-    await buildIndexes(path, indexPath, pairsPath, log, step);
+    await buildIndexes(path, indexPath, pairsPath, log, step, signal);
+    throwIfInterrupted(signal);
     db.prepare("ATTACH DATABASE ? AS side").run(indexPath);
-    copyFtsIndex(db, "side", "transcript_fts");
+    await copyFtsIndex(db, "side", "transcript_fts", signal);
     db.exec("INSERT INTO term_stats (term, df) SELECT term, df FROM side.term_stats");
     db.exec(WORD_BITMAPS_DDL);
     db.exec("INSERT INTO word_bitmaps (term, df, bits) SELECT term, df, bits FROM side.word_bitmaps ORDER BY term; DETACH DATABASE side");
     db.exec(PHRASE_PAIRS_DDL);
     db.prepare("ATTACH DATABASE ? AS side").run(pairsPath);
-    copyFtsIndex(db, "side", "phrase_pairs");
+    await copyFtsIndex(db, "side", "phrase_pairs", signal);
     db.exec("DETACH DATABASE side");
     step("indexes copied into the database");
+    throwIfInterrupted(signal);
     const counts = db
       .prepare(
         `SELECT (SELECT count(*) FROM channels) AS channels,
@@ -134,7 +105,12 @@ export async function buildDatabase(
     db.transaction(() => {
       for (const [key, value] of Object.entries(allMeta)) putMeta.run(key, value);
     })();
-    db.exec("ANALYZE");
+    // Table by table, the same statistics as one ANALYZE, with the signal checked between tables.
+    const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[];
+    for (const table of tables) {
+      db.exec(`ANALYZE "${table}"`);
+      await checkpoint(signal);
+    }
     step("statistics for the query planner");
     return counts;
   } finally {
@@ -144,6 +120,71 @@ export async function buildDatabase(
   }
 }
 
+/** Videos copied per chunk of the tables' copy: tens of megabytes of transcripts, a fraction of a second. */
+const CHUNK_VIDEOS = 2000;
+
+/**
+ * The staged videos and transcripts (attached as `staging`) into the final
+ * tables, videos numbered by views (most viewed first), each video's tracks
+ * numbered after the previous video's, the primary one first. Done in chunks
+ * of videos, each its own statements, so the event loop runs and `signal` is
+ * checked between them.
+ */
+async function copyTables(db: Database.Database, signal: AbortSignal | undefined): Promise<void> {
+  db.exec(`
+    INSERT INTO channels (channel_id, title, handle)
+    SELECT channel_id, channel_title, channel_handle FROM (
+      SELECT channel_id, channel_title, channel_handle,
+             row_number() OVER (PARTITION BY channel_id ORDER BY seq DESC) AS latest
+      FROM staging.stage_videos)
+    WHERE latest = 1
+    ORDER BY channel_id;
+
+    CREATE TEMP TABLE video_order (rank INTEGER PRIMARY KEY, video_id TEXT NOT NULL);
+    INSERT INTO temp.video_order (video_id) SELECT video_id FROM staging.stage_videos ORDER BY view_count DESC, video_id;
+  `);
+  await checkpoint(signal);
+  const videoCount = db.prepare("SELECT coalesce(max(rank), 0) FROM temp.video_order").pluck().get() as number;
+  const copyVideos = db.prepare(`
+    INSERT INTO videos (id, video_id, channel, title, view_count, published_at, thumbnail,
+                        length_seconds, description, chapters, keywords, category)
+    SELECT o.rank, s.video_id, c.id, s.title, s.view_count, s.published_at, s.thumbnail,
+           s.length_seconds, s.description, s.chapters, s.keywords, s.category
+    FROM temp.video_order o
+    JOIN staging.stage_videos s ON s.video_id = o.video_id
+    JOIN channels c ON c.channel_id = s.channel_id
+    WHERE o.rank > ? AND o.rank <= ?
+    ORDER BY 1`);
+  const copyTranscripts = db.prepare(`
+    INSERT INTO transcripts (id, video, language_code, language, is_generated, word_count,
+                             duration, script, timings)
+    SELECT ? + row_number() OVER (ORDER BY v.id, ${PRIMARY_TRACK_ORDER}),
+           v.id, t.language_code, t.language, t.is_generated, t.word_count,
+           t.duration, t.script, t.timings
+    FROM videos v JOIN staging.stage_transcripts t ON t.video_id = v.video_id
+    WHERE v.id > ? AND v.id <= ?
+    ORDER BY 1`);
+  const primaryTracks = db.prepare(`
+    UPDATE videos SET transcript = (SELECT min(t.id) FROM transcripts t WHERE t.video = videos.id)
+    WHERE id > ? AND id <= ?`);
+  let transcripts = 0;
+  const copyChunk = db.transaction((after: number, upTo: number) => {
+    copyVideos.run(after, upTo);
+    transcripts += copyTranscripts.run(transcripts, after, upTo).changes;
+    primaryTracks.run(after, upTo);
+  });
+  for (let after = 0; after < videoCount; after += CHUNK_VIDEOS) {
+    copyChunk(after, Math.min(after + CHUNK_VIDEOS, videoCount));
+    await checkpoint(signal);
+  }
+  db.exec(`
+    DROP TABLE temp.video_order;
+    UPDATE channels SET
+      video_count = (SELECT count(*) FROM videos v WHERE v.channel = channels.id),
+      transcript_count = (SELECT count(*) FROM videos v WHERE v.channel = channels.id AND v.transcript IS NOT NULL);
+  `);
+}
+
 /**
  * The transcript index (with its term statistics) into `indexPath` on a
  * worker thread and the phrase-pair index into `pairsPath` on this one (its
@@ -151,25 +192,39 @@ export async function buildDatabase(
  * database at `path`, which nobody writes meanwhile. The worker's steps are
  * logged with their own times as it reports them.
  */
-async function buildIndexes(path: string, indexPath: string, pairsPath: string, log: (message: string) => void, step: (name: string) => void): Promise<void> {
+async function buildIndexes(
+  path: string,
+  indexPath: string,
+  pairsPath: string,
+  log: (message: string) => void,
+  step: (name: string) => void,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   const transcriptIndex = buildTranscriptIndex(indexPath, path, BUILD_PRAGMAS, (name, seconds) =>
     log(`${name}, on a second thread (${seconds.toFixed(1)} s)`),
   );
   // Its failure is thrown below, after the pair index; until then it must not count as unhandled.
   transcriptIndex.done.catch(() => {});
+  // An abort ends the worker between its chunks; `done` then rejects, and the build throws BuildInterrupted.
+  const stopIndex = () => void transcriptIndex.stop();
+  signal?.addEventListener("abort", stopIndex, { once: true });
   try {
-    const pairs = new Database(pairsPath);
     try {
-      setScratchPragmas(pairs, BUILD_PRAGMAS);
-      await buildPhrasePairs(pairs, path);
-    } finally {
-      pairs.close();
+      const pairs = new Database(pairsPath);
+      try {
+        setScratchPragmas(pairs, BUILD_PRAGMAS);
+        await buildPhrasePairs(pairs, path, signal);
+      } finally {
+        pairs.close();
+      }
+    } catch (error) {
+      await transcriptIndex.stop();
+      throw error;
     }
-  } catch (error) {
-    await transcriptIndex.stop();
-    throw error;
+    step("phrase-pair index");
+    await transcriptIndex.done;
+    step("waited for the transcript index");
+  } finally {
+    signal?.removeEventListener("abort", stopIndex);
   }
-  step("phrase-pair index");
-  await transcriptIndex.done;
-  step("waited for the transcript index");
 }

@@ -2,15 +2,26 @@
 import Database from "better-sqlite3";
 import { writeFile } from "node:fs/promises";
 import { createTitleIndex, exportTitleIndex } from "../title-index.js";
+import { checkpoint } from "./interrupt.js";
 
-export async function buildTitleIndex(databasePath: string, outPath: string): Promise<void> {
+/** Videos indexed between two checks of the signal. */
+const CHUNK_ROWS = 5000;
+
+/** Reads the videos in chunks by rowid, so the event loop runs and `signal` is checked between them. */
+export async function buildTitleIndex(databasePath: string, outPath: string, signal?: AbortSignal): Promise<void> {
   const db = new Database(databasePath, { readonly: true });
   const index = createTitleIndex();
   try {
-    const rows = db
-      .prepare("SELECT v.id, v.title, c.title AS channel FROM videos v JOIN channels c ON c.id = v.channel ORDER BY v.id")
-      .iterate() as Iterable<{ id: number; title: string; channel: string }>;
-    for (const row of rows) index.add(row);
+    const chunk = db.prepare(
+      "SELECT v.id, v.title, c.title AS channel FROM videos v JOIN channels c ON c.id = v.channel WHERE v.id > ? ORDER BY v.id LIMIT ?",
+    );
+    for (let after = 0; ; ) {
+      const rows = chunk.all(after, CHUNK_ROWS) as Array<{ id: number; title: string; channel: string }>;
+      if (rows.length === 0) break;
+      for (const row of rows) index.add(row);
+      after = rows[rows.length - 1]!.id;
+      await checkpoint(signal);
+    }
   } finally {
     db.close();
   }

@@ -7,6 +7,7 @@
 import Database from "better-sqlite3";
 import { VideoRecord } from "../contract.js";
 import { prepareTrack } from "../segments.js";
+import { checkpoint } from "./interrupt.js";
 import { SCRATCH_PRAGMAS, setScratchPragmas } from "./scratch.js";
 
 const STAGING_DDL = `
@@ -46,11 +47,15 @@ export interface StagingStats {
 
 export type RecordSource = Iterable<unknown> | AsyncIterable<unknown>;
 
-/** Writes every valid record into a new staging database at `path`. Invalid records are counted and skipped. */
+/**
+ * Writes every valid record into a new staging database at `path`. Invalid records are counted and skipped.
+ * After each batch the event loop runs (a synchronous source would otherwise hold it) and `signal` is checked.
+ */
 export async function stageRecords(
   path: string,
   records: RecordSource,
   onInvalid?: (error: Error, index: number) => void,
+  signal?: AbortSignal,
 ): Promise<StagingStats> {
   const db = new Database(path);
   try {
@@ -105,6 +110,7 @@ export async function stageRecords(
         insert(batch, stats.records);
         stats.records += batch.length;
         batch = [];
+        await checkpoint(signal);
       }
     }
     insert(batch, stats.records);

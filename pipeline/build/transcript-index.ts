@@ -13,7 +13,7 @@
 import { fileURLToPath } from "node:url";
 import { TERM_STATS_DDL, TRANSCRIPT_FTS_DDL } from "../contract.js";
 import { sqliteWorker } from "../sqlite-worker.js";
-import { bulkLoadStatements } from "./fts-bulk-load.js";
+import { bulkLoadStatements, mergeStatement } from "./fts-bulk-load.js";
 
 /** Plain CommonJS evaluated in the worker (sqlite-worker.ts); it sets its pragmas with scratch.ts, loaded through tsx. */
 const WORKER_SOURCE = `
@@ -35,16 +35,31 @@ const Database = require(workerData.driver);
       parentPort.postMessage({ step: name, seconds: (now - started) / 1000 });
       started = now;
     };
+    // In chunks of rows, so that terminate() takes effect between them (it cannot stop a statement).
+    const [documents, lastRowid] = db.prepare("SELECT count(*), coalesce(max(id), 0) FROM src.fts_content").raw().get();
+    const chunk = db.prepare("INSERT INTO transcript_fts (rowid, script, chan) SELECT id, script, chan FROM src.fts_content WHERE id > ? AND id <= ? ORDER BY id");
     db.transaction(() => {
-      db.exec("INSERT INTO transcript_fts (rowid, script, chan) SELECT id, script, chan FROM src.fts_content ORDER BY id");
+      for (let after = 0; after < lastRowid; after += workerData.chunkRows) chunk.run(after, after + workerData.chunkRows);
     })();
     step("transcript index");
-    const [documents, lastRowid] = db.prepare("SELECT count(*), coalesce(max(id), 0) FROM src.fts_content").raw().get();
     db.exec("DETACH DATABASE src");
-    // One b-tree per term instead of many segments: fewer seeks per query.
-    db.exec("INSERT INTO transcript_fts (transcript_fts) VALUES ('optimize')");
+    // One b-tree per term instead of many segments: fewer seeks per query. Merged in steps, as terminate() waits for a statement.
+    const merge = db.prepare(workerData.merge);
+    const total = db.prepare("SELECT total_changes()").pluck();
+    for (let before = -2; total.get() - before >= 2; ) {
+      before = total.get();
+      merge.run();
+    }
     step("transcript index merged");
-    db.exec(workerData.termStats);
+    // Read row by row (JS runs between rows, so terminate() takes effect), then written.
+    db.exec(workerData.termsTable);
+    const terms = [];
+    for (const row of db.prepare("SELECT term, doc FROM temp.fts_terms").raw().iterate()) terms.push(row);
+    const putTerm = db.prepare("INSERT INTO term_stats (term, df) VALUES (?, ?)");
+    db.transaction(() => {
+      for (const [term, df] of terms) putTerm.run(term, df);
+    })();
+    db.exec("DROP TABLE temp.fts_terms");
     step("term statistics");
     buildWordBitmaps(db, documents, lastRowid);
     step("word bitmaps");
@@ -57,10 +72,10 @@ const Database = require(workerData.driver);
 })();
 `;
 
-const TERM_STATS_SQL = `
-CREATE VIRTUAL TABLE temp.fts_terms USING fts5vocab(main, transcript_fts, row);
-INSERT INTO term_stats (term, df) SELECT term, doc FROM temp.fts_terms;
-DROP TABLE temp.fts_terms;`;
+/** Videos per statement of the index's insert: well under a second each. */
+const CHUNK_ROWS = 2000;
+
+const TERMS_TABLE_SQL = `CREATE VIRTUAL TABLE temp.fts_terms USING fts5vocab(main, transcript_fts, row);`;
 
 /**
  * Builds `transcript_fts` and `term_stats` from `sourcePath`'s `fts_content`
@@ -83,7 +98,9 @@ export function buildTranscriptIndex(
     parent: import.meta.url,
     pragmas,
     setup: [TRANSCRIPT_FTS_DDL, TERM_STATS_DDL, ...bulkLoadStatements("transcript_fts")],
-    termStats: TERM_STATS_SQL,
+    termsTable: TERMS_TABLE_SQL,
+    merge: mergeStatement("transcript_fts"),
+    chunkRows: CHUNK_ROWS,
   });
   const done = new Promise<void>((resolve, reject) => {
     let failure: Error | undefined;

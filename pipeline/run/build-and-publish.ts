@@ -23,6 +23,8 @@ export interface BuildAndPublishOptions {
   dataset?: string;
   /** Publish even a set that drops most of what is served (publish-guard.ts). */
   force?: boolean;
+  /** Aborting stops the build: nothing is published, BuildInterrupted is thrown. */
+  signal?: AbortSignal;
 }
 
 export interface PublishedBuild {
@@ -73,6 +75,7 @@ export async function buildAndPublish(options: BuildAndPublishOptions): Promise<
     liveSeq,
     liveStoreId,
     log,
+    ...(options.signal ? { signal: options.signal } : {}),
     onInvalid: (error, index) => {
       invalid++;
       if (invalid <= 20) log(`record ${index} skipped: ${error.message.split("\n")[0]}`);

@@ -4,6 +4,7 @@
  * beside everything fetched before. Streams in batches: memory does not grow
  * with the input.
  */
+import { checkpoint } from "../build/interrupt.js";
 import { VideoRecord } from "../contract.js";
 import type { ForeignRecord, PipelineState } from "./open-state.js";
 
@@ -18,6 +19,8 @@ export async function importRecords(
   state: PipelineState,
   source: AsyncIterable<unknown> | Iterable<unknown>,
   onInvalid: (error: Error, index: number) => void = () => {},
+  /** Aborting stops the import between batches (BuildInterrupted); what was folded in stays. */
+  signal?: AbortSignal,
 ): Promise<ImportResult> {
   const result: ImportResult = { records: 0, invalid: 0 };
   // One time for the whole import: a record of the input is newer than what the state held before it.
@@ -35,6 +38,7 @@ export async function importRecords(
     if (batch.length >= BATCH) {
       result.records += state.absorb(batch);
       batch = [];
+      await checkpoint(signal);
     }
   }
   result.records += state.absorb(batch);

@@ -17,6 +17,9 @@ export interface ChannelListEntry {
   channelId?: string;
 }
 
+/** Bad lines listed in the error; a list of thousands of bad lines is named by a count after these. */
+export const MAX_PROBLEMS_SHOWN = 20;
+
 export async function readChannelList(path: string): Promise<ChannelListEntry[]> {
   let text: string;
   try {
@@ -48,7 +51,10 @@ export function parseChannelList(text: string, name = "channel list"): ChannelLi
     seen.add(key);
     entries.push({ input, line, ...("channelId" in target ? { channelId: target.channelId } : {}) });
   });
-  if (problems.length > 0) throw new UsageError(problems.join("\n"));
+  if (problems.length > 0) {
+    const more = problems.length - MAX_PROBLEMS_SHOWN;
+    throw new UsageError([...problems.slice(0, MAX_PROBLEMS_SHOWN), ...(more > 0 ? [`${name}: ${more} more bad lines not shown`] : [])].join("\n"));
+  }
   if (entries.length === 0) throw new UsageError(`${name} lists no channels`);
   return entries;
 }

@@ -5,7 +5,7 @@
  */
 import { setMaxListeners } from "node:events";
 import { existsSync } from "node:fs";
-import { mkdir, rename, writeFile } from "node:fs/promises";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createYouTubeClient, type YouTubeClient } from "../youtube/index.js";
 import { acquireLock, type RunLock } from "./acquire-lock.js";
@@ -213,7 +213,7 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
 
     if (!signal.aborted && !dryRun && state && (options.build ?? true)) {
       log("building the artifact set");
-      const built = await buildAndPublish({ dataDir: options.dataDir, state, log, force: options.force ?? false });
+      const built = await buildAndPublish({ dataDir: options.dataDir, state, log, force: options.force ?? false, signal });
       if (!built) log("no fetched transcripts yet: nothing to build");
       else {
         summary.build = built;
@@ -228,7 +228,11 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
   } catch (error) {
     progress.end();
     if (error instanceof Error && error.name === "LockHeldError") throw error;
-    if (error instanceof PublishRefused) {
+    if (error instanceof Error && error.name === "BuildInterrupted" && signal.aborted) {
+      // Stopped during the build: nothing was published; what was fetched is kept.
+      Object.assign(summary, { outcome: "interrupted", exitCode: EXIT.interrupted });
+      log(error.message);
+    } else if (error instanceof PublishRefused) {
       Object.assign(summary, { outcome: "refused", exitCode: EXIT.refused, error: error.message });
       log(error.message);
     } else {
@@ -244,7 +248,12 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
       await writer?.close();
       if (!dryRun && state && runId !== undefined) {
         state.finishRun(runId, summary.exitCode, summary, finished);
-        await writeSummary(pipelineDir, summary);
+        // The summary is also in the state's runs table: a summary file that cannot be written (a full disk) is said once, not thrown.
+        try {
+          await writeSummary(pipelineDir, summary);
+        } catch (error) {
+          log(`could not write ${join(pipelineDir, SUMMARY_FILE)}: ${error instanceof Error ? error.message : String(error)}`);
+        }
       }
     } finally {
       state?.close();
@@ -369,6 +378,11 @@ async function writeSummary(dir: string, summary: RunSummary): Promise<void> {
   await mkdir(dir, { recursive: true });
   const path = join(dir, SUMMARY_FILE);
   const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, `${JSON.stringify(summary, null, 2)}\n`);
-  await rename(temporary, path);
+  try {
+    await writeFile(temporary, `${JSON.stringify(summary, null, 2)}\n`);
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
 }
