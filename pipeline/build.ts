@@ -32,6 +32,8 @@ export interface BuildOptions {
   onInvalid?: (error: Error, index: number) => void;
   /** The live store's sequence number up to which its records are among `records` (recorded in the manifest). */
   liveSeq?: number;
+  /** Transcripts at and above which the indexes are built on worker threads (default build-database.ts THREADS_FROM). */
+  threadsFrom?: number;
   /** The live store those records came from (recorded in the manifest beside `liveSeq`). */
   liveStoreId?: string | undefined;
   /** Progress lines for operators (default: silent). */
@@ -67,7 +69,9 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
     const builtAt = new Date().toISOString();
     const dataset = options.dataset ?? "custom";
     const databasePath = join(work, ARTIFACT_FILES.database);
-    const counts = await buildDatabase(databasePath, stagingPath, { builtAt, dataset }, (step) => log(`database: ${step}`), signal);
+    const counts = await buildDatabase(databasePath, stagingPath, { builtAt, dataset }, (step) => log(`database: ${step}`), signal, {
+      ...(options.threadsFrom === undefined ? {} : { threadsFrom: options.threadsFrom }),
+    });
     await rm(stagingPath);
     throwIfInterrupted(signal);
     log(`database: ${counts.videos} videos, ${counts.transcripts} transcripts`);

@@ -5,7 +5,7 @@
  * module through tsx's `tsImport` (as pair-texts.ts does) and runs `hashFiles`.
  */
 import { createHash } from "node:crypto";
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 
@@ -40,8 +40,17 @@ const { parentPort, workerData } = require("node:worker_threads");
 })().catch((error) => parentPort.postMessage({ error: String((error && error.message) || error) }));
 `;
 
-/** The sha256 of each file, computed on a worker thread started for this call. */
+/**
+ * Files up to this many bytes in all are hashed on the calling thread: that
+ * takes less time than starting a worker (which loads tsx), and blocks the
+ * event loop no longer than one chunk of a large set does.
+ */
+export const INLINE_HASH_BYTES = 8 << 20;
+
+/** The sha256 of each file, computed on a worker thread started for this call (small sets: on this thread). */
 export function hashFilesInWorker(paths: readonly string[]): Promise<string[]> {
+  const total = paths.reduce((sum, path) => sum + statSync(path).size, 0);
+  if (total <= INLINE_HASH_BYTES) return Promise.resolve().then(() => hashFiles(paths));
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
     workerData: {

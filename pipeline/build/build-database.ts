@@ -37,6 +37,13 @@ export const PRIMARY_TRACK_ORDER = `(t.language_code = 'en' OR t.language_code L
  */
 export const ARTIFACT_PAGE_SIZE = 32 * 1024;
 
+/**
+ * Sets with fewer transcripts build their indexes on the calling thread, one
+ * after the other: starting the worker threads (each loads tsx) takes longer
+ * than indexing them.
+ */
+export const THREADS_FROM = 1000;
+
 /** The settings of the database files this step writes (scratch.ts); the page size first, before anything is written. */
 const BUILD_PRAGMAS = [`page_size = ${ARTIFACT_PAGE_SIZE}`, ...SCRATCH_PRAGMAS, "cache_size = -262144"] as const;
 
@@ -54,6 +61,7 @@ export async function buildDatabase(
   meta: Record<string, string>,
   log: (message: string) => void = () => {},
   signal?: AbortSignal,
+  options: { threadsFrom?: number } = {},
 ): Promise<DatabaseCounts> {
   const db = new Database(path);
   let stepStarted = performance.now();
@@ -72,7 +80,8 @@ export async function buildDatabase(
     await copyTables(db, signal);
     step("tables in popularity order");
     db.exec("DETACH DATABASE staging");
-    await buildIndexes(path, indexPath, pairsPath, log, step, signal);
+    const transcripts = db.prepare("SELECT count(*) FROM videos WHERE transcript IS NOT NULL").pluck().get() as number;
+    await buildIndexes(path, indexPath, pairsPath, log, step, signal, transcripts < (options.threadsFrom ?? THREADS_FROM));
     throwIfInterrupted(signal);
     db.prepare("ATTACH DATABASE ? AS side").run(indexPath);
     await copyFtsIndex(db, "side", "transcript_fts", signal);
@@ -199,9 +208,14 @@ async function buildIndexes(
   log: (message: string) => void,
   step: (name: string) => void,
   signal: AbortSignal | undefined,
+  onThisThread: boolean,
 ): Promise<void> {
-  const transcriptIndex = buildTranscriptIndex(indexPath, path, BUILD_PRAGMAS, (name, seconds) =>
-    log(`${name}, on a second thread (${seconds.toFixed(1)} s)`),
+  const transcriptIndex = buildTranscriptIndex(
+    indexPath,
+    path,
+    BUILD_PRAGMAS,
+    (name, seconds) => log(`${name}${onThisThread ? "" : ", on a second thread"} (${seconds.toFixed(1)} s)`),
+    onThisThread,
   );
   // Its failure is thrown below, after the pair index; until then it must not count as unhandled.
   transcriptIndex.done.catch(() => {});
@@ -213,7 +227,7 @@ async function buildIndexes(
       const pairs = new Database(pairsPath);
       try {
         setScratchPragmas(pairs, BUILD_PRAGMAS);
-        await buildPhrasePairs(pairs, path, signal);
+        await buildPhrasePairs(pairs, path, signal, onThisThread);
       } finally {
         pairs.close();
       }

@@ -9,6 +9,8 @@
  * how this project runs), so both threads make pairs with the same code.
  */
 import { fileURLToPath } from "node:url";
+import Database from "better-sqlite3";
+import { pairText } from "../phrase-pairs.js";
 import { sqliteWorker } from "../sqlite-worker.js";
 
 /** One transcript's row of the phrase-pair index: rowid, pair text, channel token. */
@@ -23,17 +25,8 @@ const { parentPort, workerData } = require("node:worker_threads");
 const Database = require(workerData.driver);
 const ready = (async () => {
   const { tsImport } = await import(workerData.tsx);
-  const { pairText } = await tsImport(workerData.module, workerData.parent);
-  const db = new Database(workerData.path, { readonly: true, fileMustExist: true });
-  const slice = db.prepare("SELECT id, script, chan FROM fts_content WHERE id > ? ORDER BY id LIMIT ?").raw();
-  let after = 0;
-  return () => {
-    const rows = slice.all(after, workerData.batchRows);
-    if (rows.length > 0) after = rows[rows.length - 1][0];
-    for (const row of rows) row[1] = pairText(row[1]);
-    if (rows.length === 0) db.close();
-    return rows;
-  };
+  const { pairTextReader } = await tsImport(workerData.module, workerData.parent);
+  return pairTextReader(new Database(workerData.path, { readonly: true, fileMustExist: true }), workerData.batchRows);
 })();
 parentPort.on("message", () => {
   ready
@@ -42,14 +35,38 @@ parentPort.on("message", () => {
 });
 `;
 
+/** The next batch of `db`'s pair rows at each call, in rowid order; an empty batch ends them and closes `db`. */
+export function pairTextReader(db: Database.Database, batchRows: number): () => PairRow[] {
+  const slice = db.prepare("SELECT id, script, chan FROM fts_content WHERE id > ? ORDER BY id LIMIT ?").raw();
+  let after = 0;
+  return () => {
+    const rows = slice.all(after, batchRows) as PairRow[];
+    if (rows.length > 0) after = rows[rows.length - 1]![0];
+    for (const row of rows) row[1] = pairText(row[1]);
+    if (rows.length === 0) db.close();
+    return rows;
+  };
+}
+
 /**
  * The rows of the phrase-pair index of the artifact database at `path`, in
  * rowid order, in batches. The worker makes the next batch while the caller
- * handles this one. Breaking off the iteration stops the worker.
+ * handles this one (`onThisThread`: made here, for a small set, faster than
+ * starting a worker). Breaking off the iteration stops the worker.
  */
-export async function* pairTextBatches(path: string, batchRows = BATCH_ROWS): AsyncGenerator<PairRow[]> {
+export async function* pairTextBatches(path: string, batchRows = BATCH_ROWS, onThisThread = false): AsyncGenerator<PairRow[]> {
+  if (onThisThread) {
+    const db = new Database(path, { readonly: true, fileMustExist: true });
+    try {
+      const next = pairTextReader(db, batchRows);
+      for (let rows = next(); rows.length > 0; rows = next()) yield rows;
+    } finally {
+      if (db.open) db.close();
+    }
+    return;
+  }
   const worker = sqliteWorker(WORKER_SOURCE, path, {
-    module: fileURLToPath(new URL("../phrase-pairs.ts", import.meta.url)),
+    module: fileURLToPath(import.meta.url),
     parent: import.meta.url,
     batchRows,
   });

@@ -11,11 +11,14 @@
  * `indexPath`; the build then copies all three into the artifact database.
  */
 import { fileURLToPath } from "node:url";
+import Database from "better-sqlite3";
 import { TERM_STATS_DDL, TRANSCRIPT_FTS_DDL } from "../contract.js";
 import { sqliteWorker } from "../sqlite-worker.js";
+import { buildWordBitmaps } from "../word-bitmaps.js";
 import { bulkLoadStatements, mergeStatement } from "./fts-bulk-load.js";
+import { setScratchPragmas } from "./scratch.js";
 
-/** Plain CommonJS evaluated in the worker (sqlite-worker.ts); it sets its pragmas with scratch.ts, loaded through tsx. */
+/** Plain CommonJS evaluated in the worker (sqlite-worker.ts): it loads this module through tsx and runs `writeTranscriptIndex`. */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
 const Database = require(workerData.driver);
@@ -23,46 +26,9 @@ const Database = require(workerData.driver);
   let db;
   try {
     const { tsImport } = await import(workerData.tsx);
-    const { setScratchPragmas } = await tsImport(workerData.scratch, workerData.parent);
-    const { buildWordBitmaps } = await tsImport(workerData.wordBitmaps, workerData.parent);
+    const { writeTranscriptIndex } = await tsImport(workerData.module, workerData.parent);
     db = new Database(workerData.path);
-    setScratchPragmas(db, workerData.pragmas);
-    for (const sql of workerData.setup) db.exec(sql);
-    db.prepare("ATTACH DATABASE ? AS src").run(workerData.source);
-    let started = performance.now();
-    const step = (name) => {
-      const now = performance.now();
-      parentPort.postMessage({ step: name, seconds: (now - started) / 1000 });
-      started = now;
-    };
-    // In chunks of rows, so that terminate() takes effect between them (it cannot stop a statement).
-    const [documents, lastRowid] = db.prepare("SELECT count(*), coalesce(max(id), 0) FROM src.fts_content").raw().get();
-    const chunk = db.prepare("INSERT INTO transcript_fts (rowid, script, chan) SELECT id, script, chan FROM src.fts_content WHERE id > ? AND id <= ? ORDER BY id");
-    db.transaction(() => {
-      for (let after = 0; after < lastRowid; after += workerData.chunkRows) chunk.run(after, after + workerData.chunkRows);
-    })();
-    step("transcript index");
-    db.exec("DETACH DATABASE src");
-    // One b-tree per term instead of many segments: fewer seeks per query. Merged in steps, as terminate() waits for a statement.
-    const merge = db.prepare(workerData.merge);
-    const total = db.prepare("SELECT total_changes()").pluck();
-    for (let before = -2; total.get() - before >= 2; ) {
-      before = total.get();
-      merge.run();
-    }
-    step("transcript index merged");
-    // Read row by row (JS runs between rows, so terminate() takes effect), then written.
-    db.exec(workerData.termsTable);
-    const terms = [];
-    for (const row of db.prepare("SELECT term, doc FROM temp.fts_terms").raw().iterate()) terms.push(row);
-    const putTerm = db.prepare("INSERT INTO term_stats (term, df) VALUES (?, ?)");
-    db.transaction(() => {
-      for (const [term, df] of terms) putTerm.run(term, df);
-    })();
-    db.exec("DROP TABLE temp.fts_terms");
-    step("term statistics");
-    buildWordBitmaps(db, documents, lastRowid);
-    step("word bitmaps");
+    writeTranscriptIndex(db, workerData.source, workerData.pragmas, (step, seconds) => parentPort.postMessage({ step, seconds }));
   } catch (error) {
     // Said in a message: an error thrown across threads can lose its text.
     parentPort.postMessage({ error: String((error && error.message) || error) });
@@ -78,8 +44,59 @@ const CHUNK_ROWS = 2000;
 const TERMS_TABLE_SQL = `CREATE VIRTUAL TABLE temp.fts_terms USING fts5vocab(main, transcript_fts, row);`;
 
 /**
+ * The index's steps on the thread that calls it, into `db` (a new database
+ * whose settings are `pragmas`), from `sourcePath`'s `fts_content`. Each
+ * long statement is cut into chunks, so that a worker's terminate() takes
+ * effect between them (it cannot stop a statement). `onStep` is told each
+ * step's name and seconds as it ends.
+ */
+export function writeTranscriptIndex(
+  db: Database.Database,
+  sourcePath: string,
+  pragmas: readonly string[],
+  onStep: (name: string, seconds: number) => void,
+): void {
+  setScratchPragmas(db, pragmas);
+  for (const sql of [TRANSCRIPT_FTS_DDL, TERM_STATS_DDL, ...bulkLoadStatements("transcript_fts")]) db.exec(sql);
+  db.prepare("ATTACH DATABASE ? AS src").run(sourcePath);
+  let started = performance.now();
+  const step = (name: string) => {
+    const now = performance.now();
+    onStep(name, (now - started) / 1000);
+    started = now;
+  };
+  const [documents, lastRowid] = db.prepare("SELECT count(*), coalesce(max(id), 0) FROM src.fts_content").raw().get() as [number, number];
+  const chunk = db.prepare("INSERT INTO transcript_fts (rowid, script, chan) SELECT id, script, chan FROM src.fts_content WHERE id > ? AND id <= ? ORDER BY id");
+  db.transaction(() => {
+    for (let after = 0; after < lastRowid; after += CHUNK_ROWS) chunk.run(after, after + CHUNK_ROWS);
+  })();
+  step("transcript index");
+  db.exec("DETACH DATABASE src");
+  // One b-tree per term instead of many segments: fewer seeks per query. Merged in steps, as terminate() waits for a statement.
+  const merge = db.prepare(mergeStatement("transcript_fts"));
+  const total = db.prepare("SELECT total_changes()").pluck();
+  for (let before = -2; (total.get() as number) - before >= 2; ) {
+    before = total.get() as number;
+    merge.run();
+  }
+  step("transcript index merged");
+  // Read row by row (JS runs between rows, so terminate() takes effect), then written.
+  db.exec(TERMS_TABLE_SQL);
+  const terms = db.prepare("SELECT term, doc FROM temp.fts_terms").raw().all() as [string, number][];
+  const putTerm = db.prepare("INSERT INTO term_stats (term, df) VALUES (?, ?)");
+  db.transaction(() => {
+    for (const [term, df] of terms) putTerm.run(term, df);
+  })();
+  db.exec("DROP TABLE temp.fts_terms");
+  step("term statistics");
+  buildWordBitmaps(db, documents, lastRowid);
+  step("word bitmaps");
+}
+
+/**
  * Builds `transcript_fts` and `term_stats` from `sourcePath`'s `fts_content`
- * into a new database at `indexPath`, on a worker thread, whose settings
+ * into a new database at `indexPath`, on a worker thread (on this one with
+ * `onThisThread`: for a small set, faster than starting a worker), whose settings
  * are `pragmas` (set by scratch.ts's `setScratchPragmas`). `onStep` is told
  * each step's name and seconds as it ends. Resolves when the file is
  * complete and closed; `stop()` ends the worker early (the file is then
@@ -90,17 +107,26 @@ export function buildTranscriptIndex(
   sourcePath: string,
   pragmas: readonly string[],
   onStep: (name: string, seconds: number) => void,
+  onThisThread = false,
 ): { done: Promise<void>; stop: () => Promise<number> } {
+  if (onThisThread) {
+    const done = (async () => {
+      const db = new Database(indexPath);
+      try {
+        writeTranscriptIndex(db, sourcePath, pragmas, onStep);
+      } catch (error) {
+        throw new Error(`Building the transcript index failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      } finally {
+        db.close();
+      }
+    })();
+    return { done, stop: async () => 0 };
+  }
   const worker = sqliteWorker(WORKER_SOURCE, indexPath, {
     source: sourcePath,
-    scratch: fileURLToPath(new URL("./scratch.ts", import.meta.url)),
-    wordBitmaps: fileURLToPath(new URL("../word-bitmaps.ts", import.meta.url)),
+    module: fileURLToPath(import.meta.url),
     parent: import.meta.url,
     pragmas,
-    setup: [TRANSCRIPT_FTS_DDL, TERM_STATS_DDL, ...bulkLoadStatements("transcript_fts")],
-    termsTable: TERMS_TABLE_SQL,
-    merge: mergeStatement("transcript_fts"),
-    chunkRows: CHUNK_ROWS,
   });
   const done = new Promise<void>((resolve, reject) => {
     let failure: Error | undefined;

@@ -151,20 +151,22 @@ describe("the build stage", () => {
     }
   });
 
-  it("fails the build with the transcript index's error when its worker fails while the pair index is built", async () => {
-    const root = mkdtempSync(join(tmpdir(), "ts-build-fail-"));
-    try {
-      await stageRecords(join(root, "staging.db"), sampleRecords());
-      // Not a database: the worker fails at its first statement, long before the pair index ends.
-      writeFileSync(join(root, "transcripts.db.transcript-index"), "x".repeat(4096));
-      await expect(buildDatabase(join(root, "transcripts.db"), join(root, "staging.db"), {})).rejects.toThrow(
-        /Building the transcript index failed: file is not a database/,
-      );
-      expect(readdirSync(root).sort()).toEqual(["staging.db", "transcripts.db"]);
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
-  });
+  for (const threads of [true, false]) {
+    it(`fails the build with the transcript index's error when it fails ${threads ? "on its worker while the pair index is built" : "on this thread"}`, async () => {
+      const root = mkdtempSync(join(tmpdir(), "ts-build-fail-"));
+      try {
+        await stageRecords(join(root, "staging.db"), sampleRecords());
+        // Not a database: the index fails at its first statement, long before the pair index ends.
+        writeFileSync(join(root, "transcripts.db.transcript-index"), "x".repeat(4096));
+        await expect(
+          buildDatabase(join(root, "transcripts.db"), join(root, "staging.db"), {}, undefined, undefined, threads ? { threadsFrom: 0 } : {}),
+        ).rejects.toThrow(/Building the transcript index failed: file is not a database/);
+        expect(readdirSync(root).sort()).toEqual(["staging.db", "transcripts.db"]);
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+      }
+    });
+  }
 
   it("keeps no rollback journal while it builds: its files are scratch", async () => {
     const root = mkdtempSync(join(tmpdir(), "ts-build-journal-"));
@@ -184,11 +186,11 @@ describe("the build stage", () => {
     expect([...seen].filter((file) => file.endsWith("-journal"))).toEqual([]);
   });
 
-  it("logs each step of the database with its time, in order", async () => {
+  it("logs each step of the database with its time, in order, the worker's with its own times", async () => {
     const lines: string[] = [];
     const root = mkdtempSync(join(tmpdir(), "ts-build-log-"));
     try {
-      await buildArtifacts({ records: sampleRecords(), outDir: join(root, "set"), log: (line) => lines.push(line) });
+      await buildArtifacts({ records: sampleRecords(), outDir: join(root, "set"), log: (line) => lines.push(line), threadsFrom: 0 });
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
@@ -209,6 +211,40 @@ describe("the build stage", () => {
       `database: word bitmaps${second}`,
     ]);
     expect(steps.indexOf(`database: word bitmaps${second}`)).toBeLessThan(steps.indexOf("database: waited for the transcript index"));
+  });
+
+  it("builds a small set's indexes on this thread, one after the other, into the same set as the worker threads build", async () => {
+    const lines: string[] = [];
+    const root = mkdtempSync(join(tmpdir(), "ts-build-here-"));
+    try {
+      await buildArtifacts({ records: sampleRecords(), outDir: join(root, "here"), log: (line) => lines.push(line) });
+      await buildArtifacts({ records: sampleRecords(), outDir: join(root, "threads"), threadsFrom: 0 });
+      const steps = lines.filter((line) => / \(\d+\.\d s\)$/.test(line)).map((line) => line.replace(/ \(.*$/, ""));
+      expect(steps).toEqual([
+        "database: tables in popularity order",
+        "database: transcript index",
+        "database: transcript index merged",
+        "database: term statistics",
+        "database: word bitmaps",
+        "database: phrase-pair index",
+        "database: waited for the transcript index",
+        "database: indexes copied into the database",
+        "database: statistics for the query planner",
+      ]);
+      // Every table but meta (which holds the build time), row for row.
+      const dump = (dir: string) => {
+        const db = new Database(join(root, dir, ARTIFACT_FILES.database), { readonly: true });
+        try {
+          const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'meta' ORDER BY name").pluck().all() as string[];
+          return Object.fromEntries(tables.map((t) => [t, db.prepare(`SELECT * FROM "${t}" ORDER BY 1`).raw().all()]));
+        } finally {
+          db.close();
+        }
+      };
+      expect(dump("here")).toEqual(dump("threads"));
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it("merges records of the same video: later metadata wins, tracks are kept per language", async () => {
