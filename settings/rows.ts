@@ -1,7 +1,8 @@
 /**
  * The settings table: one row per setting (environment name, kind, default,
  * commands that read it, help), keyed by the field name the code reads it
- * under. A new setting is one new row here; settings.ts derives the rest.
+ * under. A new setting is one new row here; settings.ts derives the rest and
+ * holds the rules over several settings (CROSS_CHECKS).
  */
 import { directory, httpOrigin, httpUrls, listOf, nonEmpty, onOff, oneOf, setting, wholeNumber } from "./define.js";
 
