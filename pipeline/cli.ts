@@ -17,8 +17,8 @@
  * with failures a later run may fix).
  */
 import { parseArgs } from "node:util";
-import { ConfigError, loadConfig } from "../server/config.js";
 import { join } from "node:path";
+import { ConfigError, loadSettings } from "../settings/settings.js";
 import { BuildInterrupted } from "./build/interrupt.js";
 import { ensureDemoArtifacts } from "./demo.js";
 import { readJsonlFiles } from "./read-jsonl.js";
@@ -40,7 +40,8 @@ const log = (message: string) => console.error(`[pipeline] ${message}`);
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  const config = loadConfig();
+  // Only the pipeline's own settings: a bad server setting such as PORT does not stop it.
+  const config = loadSettings("pipeline");
   if (command === "run") return runCommand(rest, config);
   if (command === "build") {
     const { values } = parseArgs({

@@ -6,7 +6,7 @@
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { DEMO_KEY_NAME, openKeyStore } from "../server/auth/key-store.js";
-import { ConfigError, loadConfig, PLANS, type Plan } from "../server/config.js";
+import { ConfigError, loadSettings, PLANS, type Plan } from "../settings/settings.js";
 
 const USAGE = `Usage:
   npm run keys -- create --plan <free|pro> [--expires <ISO 8601 date>] [--name <text>]
@@ -30,7 +30,7 @@ function fail(message: string, code = 2): never {
 }
 
 export interface KeysCliIo {
-  /** Environment to read DATA_DIR (and the rest of the config) from. Default process.env. */
+  /** Environment to read DATA_DIR from. Default process.env. */
   env?: NodeJS.ProcessEnv;
   stdout?: (text: string) => void;
   stderr?: (text: string) => void;
@@ -54,7 +54,8 @@ function run(argv: string[], env: NodeJS.ProcessEnv | undefined, out: (text: str
     strict: true,
     options: { plan: { type: "string" }, expires: { type: "string" }, name: { type: "string" } },
   });
-  const config = loadConfig(env);
+  // Only DATA_DIR: a bad server setting does not stop key management.
+  const config = loadSettings("keys", env);
   switch (command) {
     case "create": {
       if (positionals.length > 0) throw new UsageError("create takes no positional arguments");

@@ -4,17 +4,14 @@
  * gracefully: in-flight fetches are abandoned, everything already fetched is
  * kept, the summary is written, the lock released; a second Ctrl-C exits at once.
  */
-import type { Config } from "../../server/config.js";
+import type { Settings } from "../../settings/settings.js";
 import { LockHeldError } from "./acquire-lock.js";
 import { EXIT, UsageError } from "./exit-codes.js";
 import { parseRunArgs, RUN_USAGE, type RunArgs } from "./parse-run-args.js";
 import { createProgress, formatDuration } from "./report-progress.js";
 import { runPipeline, type RunSummary } from "./run-pipeline.js";
 
-/** Settings another module may add to the config; used when present. */
-type UpstreamConfig = { youtubeOrigin?: string; youtubeProxyUrls?: readonly string[]; youtubeMaxBlockedRetries?: number };
-
-export async function runCommand(argv: string[], config: Config): Promise<number> {
+export async function runCommand(argv: string[], config: Settings<"pipeline">): Promise<number> {
   if (argv.includes("--help") || argv.includes("-h")) {
     process.stdout.write(`${RUN_USAGE}\n`);
     return EXIT.ok;
@@ -27,7 +24,6 @@ export async function runCommand(argv: string[], config: Config): Promise<number
     process.stderr.write(`${error.message}\n\n${RUN_USAGE}\n`);
     return EXIT.usage;
   }
-  const upstream = config as Config & UpstreamConfig;
   const controller = new AbortController();
   let signals = 0;
   const onSignal = (name: string): void => {
@@ -38,7 +34,7 @@ export async function runCommand(argv: string[], config: Config): Promise<number
   process.on("SIGINT", () => onSignal("SIGINT"));
   process.on("SIGTERM", () => onSignal("SIGTERM"));
 
-  const origin = args.origin ?? upstream.youtubeOrigin;
+  const origin = args.origin ?? config.youtubeOrigin;
   let summary: RunSummary;
   try {
     summary = await runPipeline({
@@ -50,9 +46,9 @@ export async function runCommand(argv: string[], config: Config): Promise<number
       ...(args.rate ? { rate: args.rate } : {}),
       build: args.build,
       force: args.force,
-      ...(origin ? { origin } : {}),
-      proxyUrls: [...(upstream.youtubeProxyUrls ?? [])],
-      ...(upstream.youtubeMaxBlockedRetries !== undefined ? { maxBlockedRetries: upstream.youtubeMaxBlockedRetries } : {}),
+      origin,
+      proxyUrls: config.youtubeProxyUrls,
+      maxBlockedRetries: config.youtubeMaxBlockedRetries,
       timeoutMs: args.timeoutMs,
       languages: args.languages,
       retries: args.retries,

@@ -1,0 +1,266 @@
+/**
+ * The settings table: one row per setting (environment name, kind, default,
+ * commands that read it, help), keyed by the field name the code reads it
+ * under. A new setting is one new row here; settings.ts derives the rest and
+ * holds the rules over several settings (CROSS_CHECKS).
+ */
+import { directory, httpOrigin, httpUrls, listOf, nonEmpty, onOff, oneOf, setting, wholeNumber } from "./define.js";
+
+export const PLANS = ["free", "pro"] as const;
+export type Plan = (typeof PLANS)[number];
+
+export const DEMO_MODES = ["auto", "off"] as const;
+export type DemoMode = (typeof DEMO_MODES)[number];
+
+export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** The rows, keyed by the field name of the typed settings, in the README's order. */
+export const ROWS = {
+  port: setting({
+    name: "PORT",
+    kind: wholeNumber(0, 65535),
+    default: "3000",
+    readBy: ["server"],
+    help: "TCP port to listen on (0 picks a free port).",
+  }),
+  host: setting({
+    name: "HOST",
+    kind: nonEmpty(),
+    default: "127.0.0.1",
+    readBy: ["server"],
+    help: "Interface to bind. Loopback by default because the demo prints a working key at start; set 0.0.0.0 in a container or behind a proxy.",
+  }),
+  dataDir: setting({
+    name: "DATA_DIR",
+    kind: directory(),
+    default: "./data",
+    readBy: ["server", "pipeline", "keys"],
+    help: "Directory holding the published artifact set (`current/`) and `keys.db`.",
+  }),
+  demo: setting({
+    name: "DEMO",
+    kind: oneOf(DEMO_MODES),
+    default: "auto",
+    readBy: ["server"],
+    help: "auto: a DATA_DIR with no published set and no API keys gets the generated demo dataset and a printed `pro` demo key; off: no published set stops the start. The demo key is revoked once another set is served.",
+  }),
+  rateLimitPerMinute: setting({
+    name: "RATE_LIMIT_PER_MINUTE",
+    kind: wholeNumber(1, 1_000_000),
+    default: "100",
+    readBy: ["server"],
+    help: "Requests per API key per clock minute (fixed window).",
+  }),
+  bulkPlans: setting({
+    name: "BULK_PLANS",
+    kind: listOf(PLANS, "must list plans out of: free, pro"),
+    default: "pro",
+    readBy: ["server"],
+    help: "Comma-separated plans allowed to call POST /v1/transcripts/bulk (free, pro).",
+  }),
+  maxBodyBytes: setting({
+    name: "MAX_BODY_BYTES",
+    kind: wholeNumber(1024, 64 * 1024 * 1024),
+    default: "65536",
+    readBy: ["server"],
+    help: "Largest request body accepted; larger bodies get 413 without being read.",
+  }),
+  logLevel: setting({
+    name: "LOG_LEVEL",
+    kind: oneOf(LOG_LEVELS),
+    default: "info",
+    readBy: ["server"],
+    help: "Least severe log level written to stdout: debug, info, warn, error or silent.",
+  }),
+  accessLog: setting({
+    name: "ACCESS_LOG",
+    kind: onOff(),
+    default: "on",
+    readBy: ["server"],
+    help: "One JSON access-log line per request (on/off).",
+  }),
+  shutdownGraceMs: setting({
+    name: "SHUTDOWN_GRACE_MS",
+    kind: wholeNumber(0, 600_000),
+    default: "10000",
+    readBy: ["server"],
+    help: "On SIGTERM/SIGINT, how long in-flight requests may finish before connections are cut.",
+  }),
+  requestTimeoutMs: setting({
+    name: "REQUEST_TIMEOUT_MS",
+    kind: wholeNumber(1, 3_600_000),
+    default: "30000",
+    readBy: ["server"],
+    help: "Time allowed to receive a whole request (node:http requestTimeout).",
+  }),
+  requestDeadlineMs: setting({
+    name: "REQUEST_DEADLINE_MS",
+    kind: wholeNumber(100, 3_600_000),
+    default: "30000",
+    readBy: ["server"],
+    help: "Total time a request may take from arrival to answer (100 to 3600000), bounding its waits for live fetches. At the deadline a transcript still waiting for a fetch slot gets 503 upstream_busy and one being fetched 504 deadline_exceeded (that fetch goes on and is stored); a bulk request answers 200 with what it has and an error per unfinished id. Default: that of REQUEST_TIMEOUT_MS, and room for the three YouTube calls of one fetch (watch page, player, captions) at the default YOUTUBE_TIMEOUT_MS.",
+  }),
+  headersTimeoutMs: setting({
+    name: "HEADERS_TIMEOUT_MS",
+    kind: wholeNumber(1, 3_600_000),
+    default: "10000",
+    readBy: ["server"],
+    help: "Time allowed to receive the request headers (node:http headersTimeout).",
+  }),
+  keepAliveTimeoutMs: setting({
+    name: "KEEP_ALIVE_TIMEOUT_MS",
+    kind: wholeNumber(0, 3_600_000),
+    default: "5000",
+    readBy: ["server"],
+    help: "How long an idle keep-alive connection stays open.",
+  }),
+  maxConnections: setting({
+    name: "MAX_CONNECTIONS",
+    kind: wholeNumber(1, 1_000_000),
+    default: "1024",
+    readBy: ["server"],
+    help: "Concurrent connections accepted; further ones are dropped by node:http.",
+  }),
+  maxConnectionsPerClient: setting({
+    name: "MAX_CONNECTIONS_PER_CLIENT",
+    kind: wholeNumber(1, 1_000_000),
+    default: "256",
+    readBy: ["server"],
+    help: "Concurrent connections one client address may hold; further ones are dropped. Behind a reverse proxy set it to MAX_CONNECTIONS.",
+  }),
+  maxHeaderBytes: setting({
+    name: "MAX_HEADER_BYTES",
+    kind: wholeNumber(1024, 1024 * 1024),
+    default: "16384",
+    readBy: ["server"],
+    help: "Largest request head (request line and headers) accepted; larger ones get 431.",
+  }),
+  responseCacheMb: setting({
+    name: "RESPONSE_CACHE_MB",
+    kind: wholeNumber(0, 65536),
+    default: "64",
+    readBy: ["server"],
+    help: "Memory for serialised stored transcripts, so serving one again skips the database and serialisation (0 turns it off).",
+  }),
+  dbCacheMb: setting({
+    name: "DB_CACHE_MB",
+    kind: wholeNumber(1, 65536),
+    default: "64",
+    readBy: ["server"],
+    help: "SQLite page cache of the artifact database's main connection (1 to 65536): videos and transcripts, and the full-text index too when SEARCH_INDEX_MB is 0.",
+  }),
+  searchIndexMb: setting({
+    name: "SEARCH_INDEX_MB",
+    kind: wholeNumber(0, 65536),
+    default: "4096",
+    readBy: ["server"],
+    help: "Memory for the full-text index (0 to 65536): read into its own SQLite page cache at start, so search never waits on storage for it; an index larger than this is held in part. 0: read from storage as needed.",
+  }),
+  searchPairsMb: setting({
+    name: "SEARCH_PAIRS_MB",
+    kind: wholeNumber(0, 65536),
+    default: "256",
+    readBy: ["server"],
+    help: "Memory for the longest lists of the phrase-pair index (0 to 65536), the pairs of common words such as `of_the`: read at start into the full-text index's memory (so only with SEARCH_INDEX_MB above 0), longest first. 0: read from storage as needed.",
+  }),
+  searchTextMb: setting({
+    name: "SEARCH_TEXT_MB",
+    kind: wholeNumber(0, 65536),
+    default: "1024",
+    readBy: ["server"],
+    help: "Memory for the text of the most viewed transcripts (0 to 65536), read at start from rank 1 down: ranking and snippets read those from memory. 0: every text is read from the database.",
+  }),
+  searchReadThreads: setting({
+    name: "SEARCH_READ_THREADS",
+    kind: wholeNumber(0, 64),
+    default: "4",
+    readBy: ["server"],
+    help: "Worker threads (0 to 64) that read in parallel the transcripts a search is about to read from the database one by one (those not in SEARCH_TEXT_MB). 0: each is read when needed.",
+  }),
+  searchPhrasePairs: setting({
+    name: "SEARCH_PHRASE_PAIRS",
+    kind: onOff(),
+    default: "on",
+    readBy: ["server"],
+    help: "Find a multi-word query's phrase matches through the artifact set's index of consecutive word pairs (on/off); off, or in a set built without it: through FTS5's phrase query.",
+  }),
+  searchWordBitmaps: setting({
+    name: "SEARCH_WORD_BITMAPS",
+    kind: onOff(),
+    default: "on",
+    readBy: ["server"],
+    help: "Read the artifact set's bitmaps of common words into memory at start (on/off; about 250 MiB at 500,000 transcripts): a search lists the matches of all its words through them; off, or in a set built without them: through FTS5.",
+  }),
+  bulkFetchConcurrency: setting({
+    name: "BULK_FETCH_CONCURRENCY",
+    kind: wholeNumber(1, 64),
+    default: "4",
+    readBy: ["server"],
+    help: "Missing transcripts one bulk request fetches from the source at once, capped at half of LIVE_FETCH_CONCURRENCY (at least 1) so single requests always find free slots; a bulk's fetches also wait behind single requests' for a slot.",
+  }),
+  youtubeOrigin: setting({
+    name: "YOUTUBE_ORIGIN",
+    kind: httpOrigin("must be an http(s) scheme and host only, like https://www.youtube.com"),
+    default: "https://www.youtube.com",
+    readBy: ["server", "pipeline"],
+    help: "Scheme and host every YouTube URL is built on; point it at the local stand-in for tests and demos.",
+  }),
+  // May hold credentials: never log the value.
+  youtubeProxyUrls: setting({
+    name: "YOUTUBE_PROXY_URLS",
+    kind: httpUrls("must list http(s) URLs separated by commas"),
+    default: "",
+    readBy: ["server", "pipeline"],
+    help: "Comma-separated http(s) proxy URLs for upstream calls, rotated per request on a fresh connection; empty: direct.",
+  }),
+  youtubeTimeoutMs: setting({
+    name: "YOUTUBE_TIMEOUT_MS",
+    kind: wholeNumber(100, 120_000),
+    default: "10000",
+    readBy: ["server"],
+    help: "Time limit of each upstream call (headers and body), 100 to 120000; past it: 504 upstream_timeout.",
+  }),
+  youtubeMaxBlockedRetries: setting({
+    name: "YOUTUBE_MAX_BLOCKED_RETRIES",
+    kind: wholeNumber(0, 10),
+    default: "2",
+    readBy: ["server", "pipeline"],
+    help: "Retries (0 to 10) of a call YouTube blocked (bot check, captcha, 429), each through the next proxy, with backoff.",
+  }),
+  liveFetch: setting({
+    name: "LIVE_FETCH",
+    kind: onOff(),
+    default: "on",
+    readBy: ["server"],
+    help: "Fetch transcripts that are not stored from YouTube on request (on/off); off: such requests get 404.",
+  }),
+  liveFetchConcurrency: setting({
+    name: "LIVE_FETCH_CONCURRENCY",
+    kind: wholeNumber(1, 256),
+    default: "8",
+    readBy: ["server"],
+    help: "Upstream transcript fetches running at once, over all requests (1 to 256).",
+  }),
+  liveFetchQueue: setting({
+    name: "LIVE_FETCH_QUEUE",
+    kind: wholeNumber(0, 100_000),
+    default: "200",
+    readBy: ["server"],
+    help: "Fetches that may wait for a slot (0 to 100000); beyond it: 503 upstream_busy with Retry-After.",
+  }),
+  negativeCacheSeconds: setting({
+    name: "NEGATIVE_CACHE_SECONDS",
+    kind: wholeNumber(0, 604_800),
+    default: "3600",
+    readBy: ["server"],
+    help: "How long a \"no transcript\" answer (unavailable, disabled, language missing, unplayable, age restricted) is remembered, 0 to 604800; 0 disables.",
+  }),
+  negativeCacheSize: setting({
+    name: "NEGATIVE_CACHE_SIZE",
+    kind: wholeNumber(1, 10_000_000),
+    default: "10000",
+    readBy: ["server"],
+    help: "Most remembered \"no transcript\" answers (1 to 10000000), least recently used dropped first.",
+  }),
+};
