@@ -12,7 +12,7 @@ const { values } = parseArgs({
     host: { type: "string", default: "127.0.0.1" },
     videos: { type: "string", default: "1000" },
     seed: { type: "string", default: "1" },
-    "fixtures-dir": { type: "string" },
+    "recordings-dir": { type: "string" },
   },
 });
 
@@ -30,11 +30,11 @@ const standin = await startStandin({
   port: integer("port", values.port, 0),
   host: values.host ?? "127.0.0.1",
   corpus: demoCorpus(corpusOptions),
-  ...(values["fixtures-dir"] ? { fixturesDir: values["fixtures-dir"] } : {}),
+  ...(values["recordings-dir"] ? { recordingsDir: values["recordings-dir"] } : {}),
 });
 process.stdout.write(`${standin.origin}\n`);
 process.stderr.write(
-  `YouTube stand-in: ${corpusOptions.videos} videos (seed ${corpusOptions.seed}); try ${standin.origin}/watch?v=${demoVideoIds(corpusOptions, 1)[0] ?? "GJLlxj_dtq8"}\n`,
+  `YouTube stand-in: ${corpusOptions.videos} videos (seed ${corpusOptions.seed}); try ${standin.origin}/watch?v=${demoVideoIds(corpusOptions, 1)[0] ?? "fixtureOKAY"}\n`,
 );
 
 const shutdown = (): void => {

@@ -5,7 +5,7 @@
 import { videoWithoutText, type StandinCorpus } from "./corpus.js";
 import type { Endpoint } from "./faults.js";
 import { fixtureCaptions } from "./fixture-captions.js";
-import { FIXTURE_FILES, type FixtureFiles } from "./fixtures.js";
+import type { FixtureFiles } from "./fixtures.js";
 import { BAD_REQUEST_BODY, NOT_FOUND_BODY, browsePage, decodeContinuation, resolveUrl } from "./render-browse.js";
 import { renderFeed } from "./render-feed.js";
 import { renderPlayer } from "./render-player.js";
@@ -79,9 +79,8 @@ export function route(ctx: RouteContext, request: ParsedRequest): Reply {
 }
 
 function watch(ctx: RouteContext, videoId: string): Reply {
-  if (ctx.files.isFixtureVideo(videoId)) {
-    return { status: 200, contentType: HTML, body: ctx.files.read(FIXTURE_FILES.watchPage) };
-  }
+  const page = ctx.files.watchPage(videoId);
+  if (page !== undefined) return { status: 200, contentType: HTML, body: page };
   return { status: 200, contentType: HTML, body: renderWatchPage(videoWithoutText(ctx.corpus, videoId), videoId, ctx.origin, ctx.nowMs) };
 }
 

@@ -1,6 +1,6 @@
 /**
  * A local stand-in for YouTube on `node:http`, speaking the protocol the
- * client uses (see fixtures.ts for the recorded videos it also serves).
+ * client uses (see fixtures.ts for the fixture videos it also serves).
  * Every request is counted by endpoint and by video id, and one fault at a
  * time can be armed to make it misbehave.
  */
@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import type { StandinCorpus } from "./corpus.js";
 import { ENDPOINTS, FaultState, type Endpoint, type Fault } from "./faults.js";
-import { FIXTURE_FILES, FixtureFiles, resolveFixturesDir } from "./fixtures.js";
+import { FixtureFiles, OWN_FIXTURES, recordedFixtures, recordingsProblem, resolveFromRepo } from "./fixtures.js";
 import { endpointOf, json, route, type Reply } from "./routes.js";
 import { DEFAULT_VIDEO_CACHE_SIZE, withVideoCache } from "./video-cache.js";
 
@@ -20,8 +20,11 @@ export interface StandinOptions {
   corpus: StandinCorpus;
   /** Videos kept in an LRU in front of `corpus` (generated corpora rebuild a video on every look-up); 0 turns it off. Default 256. */
   videoCacheSize?: number;
-  /** Recorded responses, relative to the repository root. Default `../shared/fixtures/youtube`. */
-  fixturesDir?: string;
+  /**
+   * Folder of the recorded YouTube responses (absolute, or relative to the
+   * repository root), served beside the project's own fixtures. Default: none.
+   */
+  recordingsDir?: string;
   /** Clock for caption URL expiry and "3 weeks ago" texts. Default `Date.now`. */
   now?: () => number;
 }
@@ -55,7 +58,7 @@ export interface Standin {
 const HUGE_BODY_BYTES = 100 * 1024 * 1024;
 
 export async function startStandin(options: StandinOptions): Promise<Standin> {
-  const files = new FixtureFiles(resolveFixturesDir(options.fixturesDir));
+  const files = fixtureFiles(options.recordingsDir);
   const now = options.now ?? Date.now;
   const faults = new FaultState();
   const stats = createStats();
@@ -128,6 +131,16 @@ export async function startStandin(options: StandinOptions): Promise<Standin> {
   };
 }
 
+/** The project's fixtures, plus the recordings (which then also give the fault pages) when a folder is named. */
+function fixtureFiles(recordingsDir: string | undefined): FixtureFiles {
+  if (recordingsDir === undefined) return new FixtureFiles([OWN_FIXTURES], OWN_FIXTURES);
+  const dir = resolveFromRepo(recordingsDir);
+  const problem = recordingsProblem(dir);
+  if (problem !== undefined) throw new Error(`The stand-in cannot serve the recorded YouTube responses: ${problem}`);
+  const recorded = recordedFixtures(dir);
+  return new FixtureFiles([OWN_FIXTURES, recorded], recorded);
+}
+
 /** Faults that replace the whole answer; undefined for those that alter or delay the real one. */
 function faultReply(fault: Fault, files: FixtureFiles): Reply | undefined {
   const html = "text/html; charset=utf-8";
@@ -141,15 +154,15 @@ function faultReply(fault: Fault, files: FixtureFiles): Reply | undefined {
       };
     case "captcha":
       // Served with 200, so the client has to recognise the page itself rather than lean on the status.
-      return { status: 200, contentType: html, body: files.read(FIXTURE_FILES.captcha) };
+      return { status: 200, contentType: html, body: files.faultPage("captcha") };
     case "bot-check":
-      return { status: 200, contentType: "application/json; charset=UTF-8", body: files.read(FIXTURE_FILES.botCheck) };
+      return { status: 200, contentType: "application/json; charset=UTF-8", body: files.faultPage("botCheck") };
     case "server-error":
       return { status: fault.status ?? 503, contentType: html, body: "<html><body>Service Unavailable</body></html>" };
     case "empty-body":
       return { status: 200, contentType: "text/xml; charset=UTF-8", body: "" };
     case "consent":
-      return { status: 200, contentType: html, body: files.read(fault.invalid ? FIXTURE_FILES.consentInvalid : FIXTURE_FILES.consent) };
+      return { status: 200, contentType: html, body: files.faultPage(fault.invalid ? "consentInvalid" : "consent") };
     default:
       return undefined;
   }

@@ -1,6 +1,6 @@
 /**
- * Live fetch through the API against the stand-in: every recorded fixture
- * maps to its outcome and status, tracks are chosen as documented, a miss is
+ * Live fetch through the API against the stand-in: every fixture video
+ * (test/fixtures/youtube) maps to its outcome and status, tracks are chosen as documented, a miss is
  * stored and then served from storage and search, "no transcript" answers are
  * remembered, and bulk fetches missing ids through the same fetcher.
  */
@@ -19,73 +19,59 @@ afterAll(() => server.close());
 const get = (path: string) => call(server.baseUrl, path, { key: server.key });
 const upstreamCalls = () => server.standin.stats.total;
 
-describe("recorded fixtures through GET /v1/transcript", () => {
-  it("GJLlxj_dtq8 yields the English manual track with the recorded text, fetched live", async () => {
-    const res = await get("/v1/transcript/GJLlxj_dtq8");
+describe("fixture videos through GET /v1/transcript", () => {
+  it("fixtureOKAY yields the English manual track with the written text, fetched live", async () => {
+    const res = await get("/v1/transcript/fixtureOKAY");
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
-      videoId: "GJLlxj_dtq8",
-      title: "Surface Go Review - It’s Awesome",
-      channelTitle: "Dave2D",
-      channelId: "UCVYamHliCI9rw1tHR1xbkfw",
-      viewCount: 1856109,
+      videoId: "fixtureOKAY",
+      title: "How to bake sourdough at home",
+      channelTitle: "Fixture Bakery",
+      channelId: "UCfixtureBakeryChannel01",
+      viewCount: 48213,
       // Stored the way the artifact set stores dates (toISOString).
-      publishedAt: "2018-08-02T13:00:08.000Z",
+      publishedAt: "2024-03-05T17:30:00.000Z",
       cached: false,
       debug: { method: "innertube-android", usedProxy: false },
     });
-    expect(res.body.transcript).toMatchObject({ languageCode: "en", language: "English", isGenerated: false, wordCount: 20 });
-    expect(res.body.transcript.script).toBe(
-      "Hey, this is just a test this is not the original transcript just something shorter, I made up for testing",
-    );
+    // Eleven words: "&" is not one.
+    expect(res.body.transcript).toMatchObject({ languageCode: "en", language: "English", isGenerated: false, wordCount: 11 });
+    expect(res.body.transcript.script).toBe("Today we're baking sourdough flour, water & salt that's all it takes");
     expect(res.body.transcript.subs).toEqual([
-      { text: "Hey, this is just a test", offset: "0", duration: "1.54" },
-      { text: "this is not the original transcript", offset: "1.54", duration: "4.16" },
-      { text: "just something shorter, I made up for testing", offset: "5.7", duration: "3.239" },
+      { text: "Today we're baking sourdough", offset: "0.5", duration: "2.8" },
+      { text: "flour, water & salt", offset: "3.3", duration: "3.1" },
+      { text: "that's all it takes", offset: "6.9", duration: "0" },
     ]);
   });
 
-  it("lang=de of GJLlxj_dtq8 gives its German manual track, and lang=fr the documented fallback: a translation", async () => {
-    const german = await get("/v1/transcript/GJLlxj_dtq8?lang=de");
+  it("lang=de of fixtureOKAY gives its German manual track, and lang=fr the documented fallback: a translation", async () => {
+    const german = await get("/v1/transcript/fixtureOKAY?lang=de");
     expect(german.body).toMatchObject({ cached: false, transcript: { languageCode: "de", language: "German", isGenerated: false } });
     expect(german.body.transcript.script).toContain("German caption track");
-    const french = await get("/v1/transcript/GJLlxj_dtq8?lang=fr");
+    const french = await get("/v1/transcript/fixtureOKAY?lang=fr");
     expect(french.body.transcript).toMatchObject({ languageCode: "fr", language: "French", isGenerated: true });
-    expect(french.body.transcript.script).toMatch(/^\[fr\] This is the Chinese caption track/);
+    expect(french.body.transcript.script).toMatch(/^\[fr\] This is the German caption track/);
     // Both languages are now stored beside the English one.
-    expect((await get("/v1/transcript/GJLlxj_dtq8?lang=de")).body.cached).toBe(true);
-    expect((await get("/v1/transcript/GJLlxj_dtq8")).body.cached).toBe(true);
-  });
-
-  it("the ww1 fixture gives English, translates into Dutch, and lists its tracks for a language it cannot give", async () => {
-    expect((await get("/v1/transcript/fx_ww1_nlen")).body.transcript).toMatchObject({ languageCode: "en", isGenerated: false });
-    const dutch = await get("/v1/transcript/fx_ww1_nlen?lang=nl");
-    expect(dutch.body.transcript).toMatchObject({ languageCode: "nl", language: "Dutch", isGenerated: true });
-    expect(dutch.body.transcript.script).toMatch(/^\[nl\] This is the English caption track/);
-    const missing = await get("/v1/transcript/fx_ww1_nlen?lang=xx");
-    expectProblem(missing, 404, "language_not_available");
-    expect(missing.body.availableLanguages).toEqual(["en"]);
+    expect((await get("/v1/transcript/fixtureOKAY?lang=de")).body.cached).toBe(true);
+    expect((await get("/v1/transcript/fixtureOKAY")).body.cached).toBe(true);
   });
 
   it("matches language codes exactly: en-GB is not en, and the problem lists every language YouTube has", async () => {
-    const res = await get("/v1/transcript/GJLlxj_dtq8?lang=en-GB");
+    const res = await get("/v1/transcript/fixtureOKAY?lang=en-GB");
     expectProblem(res, 404, "language_not_available");
-    expect(res.body.availableLanguages).toEqual(["zh", "cs", "en", "de", "hi", "ja", "ko", "es"]);
-  });
-
-  it("the second recording of the same video is served like the first", async () => {
-    const res = await get("/v1/transcript/fx_altered_");
-    expect(res.body.transcript.subs[0].text).toBe("Hey, this is just a test");
+    expect(res.body.availableLanguages).toEqual(["de", "en"]);
   });
 
   it.each([
-    ["fx_age_rstr", 403, "age_restricted", null],
-    ["fx_botcheck", 502, "request_blocked", "60"],
-    ["fx_unavail_", 404, "video_unavailable", null],
-    ["fx_unplayab", 404, "unplayable", null],
-    ["fx_nocaps_1", 404, "transcripts_disabled", null],
-    ["fx_nocaps_2", 404, "transcripts_disabled", null],
-    ["fx_potoken_", 502, "po_token_required", null],
+    ["fixtureAGED", 403, "age_restricted", null],
+    ["fixtureBOTS", 502, "request_blocked", "60"],
+    ["fixtureGONE", 404, "video_unavailable", null],
+    ["fixtureUNPL", 404, "unplayable", null],
+    ["fixtureNOCC", 404, "transcripts_disabled", null],
+    ["fixtureNOTR", 404, "transcripts_disabled", null],
+    ["fixturePOTK", 502, "po_token_required", null],
+    ["fixtureJUNK", 502, "upstream_unparsable", null],
+    ["fixtureNODT", 502, "upstream_unparsable", null],
   ])("%s answers %i %s", async (videoId, status, code, retryAfter) => {
     const res = await get(`/v1/transcript/${videoId}`);
     expectProblem(res, status, code);
@@ -93,8 +79,8 @@ describe("recorded fixtures through GET /v1/transcript", () => {
     if (code === "transcripts_disabled") expect(res.body.availableLanguages).toEqual([]);
   });
 
-  it("fx_potoken_ still serves a language whose track needs no token", async () => {
-    expect((await get("/v1/transcript/fx_potoken_?lang=de")).body.transcript.languageCode).toBe("de");
+  it("fixturePOTK still serves a language whose track needs no token", async () => {
+    expect((await get("/v1/transcript/fixturePOTK?lang=de")).body.transcript.languageCode).toBe("de");
   });
 
   it("a malformed id never reaches YouTube", async () => {
@@ -151,30 +137,31 @@ describe("stored videos without the wanted transcript", () => {
 
 describe("the negative cache", () => {
   it("answers a repeated request for a video without transcripts without asking YouTube again", async () => {
-    const first = await get("/v1/transcript/fx_nocaps_1?lang=ja");
+    const first = await get("/v1/transcript/fixtureNOCC?lang=ja");
     expectProblem(first, 404, "transcripts_disabled");
     const calls = upstreamCalls();
-    const again = await get("/v1/transcript/fx_nocaps_1?lang=ja");
+    const again = await get("/v1/transcript/fixtureNOCC?lang=ja");
     expectProblem(again, 404, "transcripts_disabled");
-    expectProblem(await get("/v1/transcript/fx_nocaps_1?lang=en"), 404, "transcripts_disabled");
+    expectProblem(await get("/v1/transcript/fixtureNOCC?lang=en"), 404, "transcripts_disabled");
     expect(upstreamCalls()).toBe(calls);
     expect(server.runtime.fetcher?.stats.negativeHits).toBeGreaterThanOrEqual(2);
   });
 
   it("remembers a missing language for that language only", async () => {
-    expectProblem(await get("/v1/transcript/fx_ww1_nlen?lang=xx"), 404, "language_not_available");
+    expectProblem(await get("/v1/transcript/fixtureOKAY?lang=xx"), 404, "language_not_available");
     const calls = upstreamCalls();
-    const again = await get("/v1/transcript/fx_ww1_nlen?lang=xx");
-    expect(again.body.availableLanguages).toEqual(["en"]);
+    const again = await get("/v1/transcript/fixtureOKAY?lang=xx");
+    expect(again.body.availableLanguages).toEqual(["de", "en"]);
     expect(upstreamCalls()).toBe(calls);
-    expect((await get("/v1/transcript/fx_ww1_nlen?lang=de")).body.transcript.languageCode).toBe("de");
+    // Dutch is not stored yet: a translation, fetched live.
+    expect((await get("/v1/transcript/fixtureOKAY?lang=nl")).body.transcript.languageCode).toBe("nl");
     expect(upstreamCalls()).toBeGreaterThan(calls);
   });
 });
 
 describe("bulk with fetchMissing", () => {
   it("fetches missing ids through the same fetcher and counts them in fetched", async () => {
-    const ids = [fresh(2).videoId, STORED.videoId, fresh(3).videoId, "fx_unavail_"];
+    const ids = [fresh(2).videoId, STORED.videoId, fresh(3).videoId, "fixtureGONE"];
     const res = await postJson(server.baseUrl, "/v1/transcripts/bulk", server.key, { videoIds: ids });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ requested: 4, found: 3, fetched: 2 });
@@ -183,7 +170,7 @@ describe("bulk with fetchMissing", () => {
       [STORED.videoId, true],
       [fresh(3).videoId, false],
     ]);
-    expect(res.body.errors).toEqual([{ videoId: "fx_unavail_", code: "video_unavailable", detail: expect.any(String) }]);
+    expect(res.body.errors).toEqual([{ videoId: "fixtureGONE", code: "video_unavailable", detail: expect.any(String) }]);
     const again = await postJson(server.baseUrl, "/v1/transcripts/bulk", server.key, { videoIds: ids.slice(0, 3) });
     expect(again.body).toMatchObject({ found: 3, fetched: 0 });
   });

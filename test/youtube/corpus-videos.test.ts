@@ -1,8 +1,10 @@
 import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { VideoRecord } from "../../pipeline/contract.js";
 import { parseTimedtext } from "../../pipeline/youtube/timedtext.js";
 import { YOUTUBE_ERROR_KINDS, youtubeErrorStatus, type YouTubeClient, type YouTubeErrorCode } from "../../pipeline/youtube/index.js";
+import { OWN_FIXTURES } from "../../scripts/youtube-standin/fixtures.js";
 import { ASR_ONLY, BREAD, SILENT } from "./helpers/records.js";
 import { useHarness, type StandinHarness } from "./helpers/setup.js";
 
@@ -69,12 +71,20 @@ describe("synthetic corpus videos", () => {
 });
 
 describe("timedtext parsing", () => {
-  it("decodes the recorded document: escaped tags stripped, empty cue skipped", () => {
-    const xml = readFileSync(new URL("../../../shared/fixtures/youtube/transcript.xml.static", import.meta.url), "utf8");
-    expect(parseTimedtext(xml).map((s) => s.text)).toEqual([
-      "Hey, this is just a test",
-      "this is not the original transcript",
-      "just something shorter, I made up for testing",
+  const fixture = (name: string) => readFileSync(path.join(OWN_FIXTURES.dir, name), "utf8");
+
+  it("decodes the fixture document: escaped twice, tags stripped, empty cue skipped, a missing dur is 0", () => {
+    expect(parseTimedtext(fixture("transcript.xml"))).toEqual([
+      { start: 0.5, duration: 2.8, text: "Today we're baking sourdough" },
+      { start: 3.3, duration: 3.1, text: "flour, water & salt" },
+      { start: 6.9, duration: 0, text: "that's all it takes" },
+    ]);
+  });
+
+  it("decodes the fixture srv3 document: milliseconds, word runs joined, empty cue skipped", () => {
+    expect(parseTimedtext(fixture("transcript-srv3.xml"))).toEqual([
+      { start: 0.5, duration: 2.8, text: "Today we're baking sourdough" },
+      { start: 3.3, duration: 3.1, text: "flour, water & salt" },
     ]);
   });
 

@@ -65,7 +65,7 @@ describe("blocked and rate-limited answers", () => {
   });
 
   it("never retries a permanent outcome", async () => {
-    await failure(client.fetchTranscript("fx_age_rstr", { languages: ["en"] }));
+    await failure(client.fetchTranscript("fixtureAGED", { languages: ["en"] }));
     expect(harness.standin.stats.byEndpoint.player).toBe(1);
     expect(harness.sleeps).toEqual([]);
   });

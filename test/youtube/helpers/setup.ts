@@ -1,4 +1,8 @@
-/** A stand-in on 127.0.0.1:0 with the test corpus, and clients that never really sleep between retries. */
+/**
+ * A stand-in on 127.0.0.1:0 with the test corpus and the project's fixture
+ * videos (plus the recorded ones when given `recordingsDir`), and clients
+ * that never really sleep between retries.
+ */
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { createYouTubeClient, type YouTubeClient, type YouTubeClientOptions } from "../../../pipeline/youtube/index.js";
 import { startStandin, type Standin } from "../../../scripts/youtube-standin/server.js";
@@ -11,8 +15,19 @@ export interface StandinHarness {
   client(options?: YouTubeClientOptions): YouTubeClient;
 }
 
-export async function startHarness(now = Date.UTC(2026, 0, 15, 12)): Promise<StandinHarness> {
-  const standin = await startStandin({ corpus: testCorpus().corpus, now: () => now });
+export interface HarnessOptions {
+  now?: number;
+  /** Also serve the recorded YouTube responses in this folder. */
+  recordingsDir?: string;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<StandinHarness> {
+  const now = options.now ?? Date.UTC(2026, 0, 15, 12);
+  const standin = await startStandin({
+    corpus: testCorpus().corpus,
+    now: () => now,
+    ...(options.recordingsDir === undefined ? {} : { recordingsDir: options.recordingsDir }),
+  });
   const sleeps: number[] = [];
   return {
     standin,
@@ -35,10 +50,10 @@ export async function startHarness(now = Date.UTC(2026, 0, 15, 12)): Promise<Sta
  * faults, counters and recorded sleeps cleared before each test. `onReady`
  * receives it once started.
  */
-export function useHarness(onReady: (harness: StandinHarness) => void): void {
+export function useHarness(onReady: (harness: StandinHarness) => void, options: HarnessOptions = {}): void {
   let harness: StandinHarness | undefined;
   beforeAll(async () => {
-    harness = await startHarness();
+    harness = await startHarness(options);
     onReady(harness);
   });
   afterAll(() => harness?.standin.close());
