@@ -1,11 +1,11 @@
 /**
  * Where transcripts that are not in storage come from (the live fetcher).
- * Routes call it only for videos the catalog does not know. Its failures are
- * typed: anything carrying a numeric `status` and a string `code` is passed on
- * to the client as that problem; anything else is a bug (500).
+ * `resolveTranscript` calls it for what storage lacks. Every outcome that is
+ * not a transcript is an `HttpError` (server/live/upstream-problem.ts builds
+ * them); anything else it throws is the caller's signal reason (the client
+ * left) or a bug (500).
  */
 import type { StoredTranscript } from "./data/catalog.js";
-import { HttpError } from "./http/http-error.js";
 
 export interface TranscriptSourceResult {
   stored: StoredTranscript;
@@ -24,24 +24,4 @@ export interface TranscriptFetchOptions {
 
 export interface TranscriptSource {
   fetch(videoId: string, lang: string, options: TranscriptFetchOptions): Promise<TranscriptSourceResult>;
-}
-
-interface TypedSourceError {
-  status: number;
-  code: string;
-  message: string;
-}
-
-function isTypedSourceError(error: unknown): error is TypedSourceError {
-  if (typeof error !== "object" || error === null) return false;
-  const { status, code } = error as Partial<TypedSourceError>;
-  return Number.isInteger(status) && typeof code === "string" && /^[a-z][a-z0-9_]*$/.test(code);
-}
-
-/** The HttpError a source failure becomes; undefined for errors that are not typed (bugs). */
-export function sourceHttpError(error: unknown): HttpError | undefined {
-  if (error instanceof HttpError) return error;
-  if (!isTypedSourceError(error)) return undefined;
-  const status = error.status >= 400 && error.status <= 599 ? error.status : 502;
-  return new HttpError(status, error.code, error.message, { cause: error });
 }

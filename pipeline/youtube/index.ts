@@ -8,7 +8,6 @@ export {
   type YouTubeErrorCode,
   type YouTubeErrorKind,
 } from "./errors.js";
-export { youtubeErrorStatus, type YouTubeErrorHttp } from "./error-status.js";
 export type { FetchTranscriptOptions, FetchTranscriptResult } from "./fetch-transcript.js";
 export type { ResolvedChannel } from "./channel-resolve.js";
 export type { ChannelVideoStream } from "./channel-videos.js";

@@ -3,16 +3,17 @@
  *
  * The rule, in order:
  *  1. for each requested code in order, a manually created track with
- *     exactly that code (`en` does not match `en-GB`), else an
- *     auto-generated one;
+ *     that code (`sameLanguage`: case-insensitive, and `en` does not match
+ *     `en-GB`), else an auto-generated one;
  *  2. otherwise, for each requested code in order that YouTube offers in
  *     `translationLanguages`: the first translatable track (in YouTube's
  *     order) machine-translated with `&tlang=<code>`; this counts as
- *     generated and is named from `translationLanguages`;
+ *     generated and is named and coded from `translationLanguages`;
  *  3. otherwise `language_not_available`, listing the tracks there are.
  * Step 2 runs only after step 1 failed for every requested code, so a real
  * track in a later-listed language beats a translation into an earlier one.
  */
+import { sameLanguage } from "../language.js";
 import type { AvailableLanguage } from "./errors.js";
 import { YouTubeError } from "./errors.js";
 import type { CaptionTrack, TranslationLanguage } from "./player.js";
@@ -34,8 +35,8 @@ export function chooseTrack(
 ): TrackChoice {
   for (const code of requested) {
     const track =
-      tracks.find((t) => t.languageCode === code && !t.isGenerated) ??
-      tracks.find((t) => t.languageCode === code && t.isGenerated);
+      tracks.find((t) => sameLanguage(t.languageCode, code) && !t.isGenerated) ??
+      tracks.find((t) => sameLanguage(t.languageCode, code) && t.isGenerated);
     if (track) {
       return { track, languageCode: track.languageCode, language: track.language, isGenerated: track.isGenerated };
     }
@@ -43,9 +44,9 @@ export function chooseTrack(
   const source = tracks.find((t) => t.isTranslatable);
   if (source) {
     for (const code of requested) {
-      const target = translationLanguages.find((l) => l.languageCode === code);
+      const target = translationLanguages.find((l) => sameLanguage(l.languageCode, code));
       if (target) {
-        return { track: source, translateTo: target, languageCode: code, language: target.language, isGenerated: true };
+        return { track: source, translateTo: target, languageCode: target.languageCode, language: target.language, isGenerated: true };
       }
     }
   }

@@ -4,6 +4,7 @@
  */
 import type Database from "better-sqlite3";
 import type { ChapterRecord } from "../../pipeline/contract.js";
+import { sameLanguage } from "../../pipeline/language.js";
 import { decodeSegments, type Sub } from "../../pipeline/segments.js";
 import type { ChannelPage, ChannelVideoItem, TranscriptLookup, VideoMeta } from "./catalog.js";
 
@@ -59,8 +60,7 @@ export class TranscriptTables {
     const video = toVideoMeta(row);
     const tracks = this.#sql.tracks.all(row.id) as TrackRow[];
     if (tracks.length === 0) return { kind: "no-transcript", video };
-    const wanted = languageCode.toLowerCase();
-    const track = tracks.find((t) => t.language_code.toLowerCase() === wanted);
+    const track = tracks.find((t) => sameLanguage(t.language_code, languageCode));
     if (!track) return { kind: "other-languages", video, languages: [...new Set(tracks.map((t) => t.language_code))] };
     const text = this.#sql.track.get(track.id) as { word_count: number; duration: number; script: string; timings: Buffer };
     // Segments are decoded on first use: bulk answers and search never read them.

@@ -3,7 +3,8 @@
  * the live store, answer with the stored view read back from the catalog
  * (so a live answer and the next, cached one are built the same way).
  *
- * Per (video, language) one upstream fetch at a time (single-flight); all
+ * Per (video, language) one upstream fetch at a time (single-flight, with
+ * the language compared as `pipeline/language.ts` says); all
  * fetches share a p-queue of `concurrency` slots and a bounded wait queue,
  * beyond which callers get 503 `upstream_busy` at once instead of waiting
  * without end. A single request's fetch waits ahead of a bulk request's, so
@@ -14,6 +15,7 @@
  * is stored. "No transcript" outcomes are remembered (negative cache).
  */
 import PQueue from "p-queue";
+import { languageKey } from "../../pipeline/language.js";
 import { isYouTubeError, YouTubeError, type YouTubeClient } from "../../pipeline/youtube/index.js";
 import { prepareTrack } from "../../pipeline/segments.js";
 import type { VideoRecord } from "../../pipeline/contract.js";
@@ -23,7 +25,13 @@ import type { Logger } from "../log.js";
 import type { TranscriptFetchOptions, TranscriptSource, TranscriptSourceResult } from "../transcript-source.js";
 import { NegativeCache } from "./negative-cache.js";
 import { SingleFlight, type Run } from "./single-flight.js";
-import { deadlineExceededError, shuttingDownError, upstreamBusyError, upstreamHttpError } from "./upstream-problem.js";
+import {
+  BUSY_RETRY_AFTER_SECONDS,
+  deadlineExceededError,
+  shuttingDownError,
+  upstreamBusyError,
+  upstreamHttpError,
+} from "./upstream-problem.js";
 
 /** What the fetcher needs of the served catalog: read back, and store into the live store. */
 export interface LiveCatalog {
@@ -104,7 +112,7 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
     ...(options.clock ? { now: options.clock } : {}),
   });
   const shutdown = new AbortController();
-  const busyRetryAfter = options.busyRetryAfterSeconds ?? 5;
+  const busyRetryAfter = options.busyRetryAfterSeconds ?? BUSY_RETRY_AFTER_SECONDS;
   const stats: LiveFetcherStats = {
     upstreamFetches: 0,
     joined: 0,
@@ -157,7 +165,7 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
     if (!slotsFree && queue.size >= options.maxQueue) {
       stats.refusedBusy++;
       log?.warn("live fetch refused: queue full", { running: queue.pending, waiting: queue.size });
-      throw upstreamBusyError(busyRetryAfter);
+      throw upstreamBusyError("queue-full", busyRetryAfter);
     }
     const slot: Slot = { id: `live-${++nextSlotId}`, priority, started: false };
     // Aborted only while queued: p-queue would also release the slot of a running task on abort.
@@ -197,7 +205,8 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
         stats.negativeHits++;
         throw upstreamHttpError(remembered);
       }
-      const key = `${videoId}\u0000${lang}`;
+      // One flight per language however it is spelled: `DE` and `de` share one fetch.
+      const key = `${videoId}\u0000${languageKey(lang)}`;
       const priority = bulk ? BULK_PRIORITY : SINGLE_PRIORITY;
       let leader = false;
       const result = flights.run(
@@ -226,7 +235,7 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
           throw deadlineExceededError();
         }
         stats.deadlineQueued++;
-        throw upstreamBusyError(busyRetryAfter, "deadline");
+        throw upstreamBusyError("deadline", busyRetryAfter);
       }
     },
     async close() {

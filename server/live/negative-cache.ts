@@ -7,6 +7,7 @@
  * unplayable, age restricted); `language_not_available` holds for one
  * language only, so a request for another language still goes upstream.
  */
+import { languageKey } from "../../pipeline/language.js";
 import type { YouTubeError, YouTubeErrorCode } from "../../pipeline/youtube/index.js";
 import { Lru } from "../data/lru.js";
 
@@ -46,13 +47,13 @@ export class NegativeCache {
 
   /** The remembered failure for this video and language, if any is still fresh. */
   get(videoId: string, lang: string): YouTubeError | undefined {
-    return this.#fresh(videoId) ?? this.#fresh(languageKey(videoId, lang));
+    return this.#fresh(videoId) ?? this.#fresh(perLanguageKey(videoId, lang));
   }
 
   /** Remembers `error` when it is one of the outcomes worth remembering; returns whether it did. */
   remember(videoId: string, lang: string, error: YouTubeError): boolean {
     if (this.#ttlMs === 0 || !NEGATIVE_CODES.has(error.code)) return false;
-    const key = error.code === "language_not_available" ? languageKey(videoId, lang) : videoId;
+    const key = error.code === "language_not_available" ? perLanguageKey(videoId, lang) : videoId;
     this.#entries.set(key, { error, expiresAt: this.#now() + this.#ttlMs });
     return true;
   }
@@ -69,6 +70,7 @@ export class NegativeCache {
   }
 }
 
-function languageKey(videoId: string, lang: string): string {
-  return `${videoId}\u0000${lang}`;
+/** One entry per language however the request spells it (`DE` and `de`). */
+function perLanguageKey(videoId: string, lang: string): string {
+  return `${videoId}\u0000${languageKey(lang)}`;
 }

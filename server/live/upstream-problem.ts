@@ -1,42 +1,66 @@
 /**
- * How a failed live fetch is told to the API's caller: the status and
- * Retry-After come from the client's one table (`youtubeErrorStatus`), the
- * code from the outcome, and the detail from a fixed text per code, never
- * from the upstream message (it can name proxy hosts or carry YouTube's
- * free text).
+ * How every outcome of a live fetch that is not a transcript is told to the
+ * API's caller: one table from the YouTube client's error codes to status,
+ * problem code, Retry-After and detail, and the server's own outcomes
+ * (busy, deadline, shutdown). Both transcript routes answer from here, so an
+ * outcome gets the same answer from a single request and from a bulk item.
+ * The detail is fixed per code, never the upstream message (it can name
+ * proxy hosts or carry YouTube's free text).
  */
-import { youtubeErrorStatus, type YouTubeError, type YouTubeErrorCode } from "../../pipeline/youtube/index.js";
+import type { YouTubeError, YouTubeErrorCode } from "../../pipeline/youtube/index.js";
 import { HttpError } from "../http/http-error.js";
 
-/** Problem codes that differ from the client's: `rate_limited` is already the API's own 429. */
-const API_CODES: Partial<Record<YouTubeErrorCode, string>> = {
-  rate_limited: "upstream_rate_limited",
+export interface UpstreamProblem {
+  status: number;
+  /** The problem code; the client's code unless it clashes with one of the API's own. */
+  code: string;
+  /** Suggested `Retry-After` for outcomes that a later attempt may fix. */
+  retryAfterSeconds?: number;
+  detail: string;
+}
+
+const LANGUAGE_NOT_AVAILABLE_DETAIL = "The video has no transcript in the requested language; availableLanguages lists those it has.";
+
+const UPSTREAM_PROBLEMS: Record<YouTubeErrorCode, Omit<UpstreamProblem, "code"> & { code?: string }> = {
+  invalid_video_id: { status: 400, detail: "The video id is not 11 characters of A-Z, a-z, 0-9, _ or -." },
+  invalid_channel: { status: 400, detail: "The channel reference is not valid." },
+  video_unavailable: { status: 404, detail: "YouTube reports the video as unavailable (removed, private, or never existed)." },
+  transcripts_disabled: { status: 404, detail: "The video has no transcripts: captions are disabled for it." },
+  language_not_available: { status: 404, detail: LANGUAGE_NOT_AVAILABLE_DETAIL },
+  unplayable: { status: 404, detail: "YouTube refuses to play the video, so it has no transcript to fetch." },
+  channel_not_found: { status: 404, detail: "No such channel on YouTube." },
+  // 403, not 451: the video exists and is legal to serve, YouTube just will
+  // not hand it to an anonymous client. 451 claims a legal reason, which
+  // would be false; 404 would hide that a signed-in user could watch it.
+  age_restricted: { status: 403, detail: "The video is age restricted; YouTube serves its transcript to signed-in users only." },
+  // YouTube refused or misbehaved: the failure is upstream, not the caller's.
+  request_blocked: { status: 502, retryAfterSeconds: 60, detail: "YouTube asked for a bot check on every attempt; try again later." },
+  ip_blocked: { status: 502, retryAfterSeconds: 300, detail: "YouTube blocked the addresses this service fetches from; try again later." },
+  // Renamed: `rate_limited` is the API's own 429 for its callers.
+  rate_limited: {
+    status: 502,
+    code: "upstream_rate_limited",
+    retryAfterSeconds: 60,
+    detail: "YouTube rate-limited the fetch on every attempt; try again later.",
+  },
+  po_token_required: { status: 502, detail: "YouTube requires a proof-of-origin token for this transcript; it cannot be fetched now." },
+  consent_failed: { status: 502, detail: "YouTube's consent page could not be passed." },
+  upstream_unparsable: { status: 502, detail: "YouTube's answer could not be understood." },
+  upstream_status: { status: 502, retryAfterSeconds: 30, detail: "YouTube answered with a server error." },
+  upstream_too_large: { status: 502, detail: "YouTube's answer was larger than accepted." },
+  empty_transcript: { status: 502, retryAfterSeconds: 30, detail: "YouTube returned an empty transcript." },
+  connection_failed: { status: 502, retryAfterSeconds: 30, detail: "The connection to YouTube failed." },
+  upstream_timeout: { status: 504, retryAfterSeconds: 30, detail: "YouTube did not answer in time." },
 };
 
-const DETAILS: Record<YouTubeErrorCode, string> = {
-  invalid_video_id: "The video id is not 11 characters of A-Z, a-z, 0-9, _ or -.",
-  invalid_channel: "The channel reference is not valid.",
-  video_unavailable: "YouTube reports the video as unavailable (removed, private, or never existed).",
-  transcripts_disabled: "The video has no transcripts: captions are disabled for it.",
-  language_not_available: "The video has no transcript in the requested language; availableLanguages lists those it has.",
-  unplayable: "YouTube refuses to play the video, so it has no transcript to fetch.",
-  age_restricted: "The video is age restricted; YouTube serves its transcript to signed-in users only.",
-  channel_not_found: "No such channel on YouTube.",
-  po_token_required: "YouTube requires a proof-of-origin token for this transcript; it cannot be fetched now.",
-  request_blocked: "YouTube asked for a bot check on every attempt; try again later.",
-  ip_blocked: "YouTube blocked the addresses this service fetches from; try again later.",
-  rate_limited: "YouTube rate-limited the fetch on every attempt; try again later.",
-  consent_failed: "YouTube's consent page could not be passed.",
-  empty_transcript: "YouTube returned an empty transcript.",
-  upstream_timeout: "YouTube did not answer in time.",
-  upstream_status: "YouTube answered with a server error.",
-  upstream_unparsable: "YouTube's answer could not be understood.",
-  upstream_too_large: "YouTube's answer was larger than accepted.",
-  connection_failed: "The connection to YouTube failed.",
-};
+/** The answer to a failed live fetch with this client error code. */
+export function upstreamProblem(code: YouTubeErrorCode): UpstreamProblem {
+  const row = UPSTREAM_PROBLEMS[code];
+  return { ...row, code: row.code ?? code };
+}
 
 export function upstreamHttpError(error: YouTubeError): HttpError {
-  const { status, retryAfterSeconds } = youtubeErrorStatus(error.code);
+  const { status, code, retryAfterSeconds, detail } = upstreamProblem(error.code);
   // YouTube's own Retry-After (on a 429) wins when it asks for a longer pause than the table.
   const retryAfter = Math.max(retryAfterSeconds ?? 0, error.retryAfterSeconds ?? 0);
   const extensions: Record<string, unknown> = {};
@@ -45,10 +69,17 @@ export function upstreamHttpError(error: YouTubeError): HttpError {
   } else if (error.code === "transcripts_disabled") {
     extensions.availableLanguages = [];
   }
-  return new HttpError(status, API_CODES[error.code] ?? error.code, DETAILS[error.code], {
+  return new HttpError(status, code, detail, {
     ...(retryAfter > 0 ? { headers: { "Retry-After": String(retryAfter) } } : {}),
     extensions,
     cause: error,
+  });
+}
+
+/** Storage (or YouTube) has the video, but not in the requested language. */
+export function languageNotAvailableError(availableLanguages: readonly string[]): HttpError {
+  return new HttpError(404, "language_not_available", LANGUAGE_NOT_AVAILABLE_DETAIL, {
+    extensions: { availableLanguages: [...new Set(availableLanguages)] },
   });
 }
 
@@ -57,8 +88,11 @@ const BUSY_DETAILS = {
   deadline: "No upstream fetch slot came free before the request's deadline; nothing was fetched. Try again shortly.",
 } as const;
 
+/** Default Retry-After of a 503 `upstream_busy`, in seconds. */
+export const BUSY_RETRY_AFTER_SECONDS = 5;
+
 /** The wait queue of upstream fetches is full, or the caller's deadline passed while its fetch still waited for a slot. */
-export function upstreamBusyError(retryAfterSeconds: number, why: keyof typeof BUSY_DETAILS = "queue-full"): HttpError {
+export function upstreamBusyError(why: keyof typeof BUSY_DETAILS, retryAfterSeconds = BUSY_RETRY_AFTER_SECONDS): HttpError {
   return new HttpError(503, "upstream_busy", BUSY_DETAILS[why], {
     headers: { "Retry-After": String(retryAfterSeconds) },
   });

@@ -1,18 +1,16 @@
 /**
- * GET /v1/transcript/:videoId: the full transcript of one video, from storage
- * or, when storage lacks it (unknown video, other languages only, or no
- * transcript at all), from the transcript source when there is one.
+ * GET /v1/transcript/:videoId: the full transcript of one video, as
+ * `resolveTranscript` finds it (storage, else a live fetch).
  */
 import { z } from "zod";
-import { untilDeadline } from "../http/deadline.js";
+import { languageKey } from "../../pipeline/language.js";
 import { ifNoneMatchHits } from "../http/etag.js";
-import { HttpError } from "../http/http-error.js";
 import { parseParams, parseQuery } from "../http/route-input.js";
 import { elapsedMs } from "../http/timing.js";
-import type { Route, RouteDeps, RouteResult } from "../http/route.js";
+import type { Route, RouteResult } from "../http/route.js";
 import type { RequestContext } from "../http/context.js";
 import { booleanFlagParam, langParam, videoIdSchema } from "../schemas/params.js";
-import { sourceHttpError } from "../transcript-source.js";
+import { resolveTranscript } from "../resolve-transcript.js";
 import { withFields, type CachedRepresentation } from "./representation-cache.js";
 import { VideoSchema, videoBody } from "./transcript-body.js";
 
@@ -70,49 +68,19 @@ export const transcriptRoute: Route = {
     const { videoId } = parseParams(ctx, TranscriptParams, "invalid_video_id");
     const { lang, includeMetadata } = parseQuery(ctx, TranscriptQuery);
     // Only stored transcripts are cached, under the catalog's version: a hit is always current.
-    const key = `${deps.catalog.version()}\u0000${videoId}\u0000${lang.toLowerCase()}\u0000${includeMetadata}`;
+    const key = `${deps.catalog.version()}\u0000${videoId}\u0000${languageKey(lang)}\u0000${includeMetadata}`;
     const hit = deps.representations.get(key);
     if (hit !== undefined) return respond(ctx, hit);
-    const lookup = deps.catalog.getTranscript(videoId, lang);
-    switch (lookup.kind) {
-      case "found": {
-        const body = videoBody(lookup.stored, { includeMetadata, cached: true, method: "storage", usedProxy: false });
-        return respond(ctx, deps.representations.put(key, body));
-      }
-      case "other-languages":
-        // YouTube may have the language even though the stored copy does not.
-        if (deps.transcriptSource !== undefined) return fetchLive(ctx, deps, videoId, lang, includeMetadata);
-        throw new HttpError(404, "language_not_available", "The video has no transcript in the requested language.", {
-          extensions: { availableLanguages: lookup.languages },
-        });
-      case "no-transcript":
-        if (deps.transcriptSource !== undefined) return fetchLive(ctx, deps, videoId, lang, includeMetadata);
-        throw new HttpError(404, "transcript_not_found", "The video is stored but has no transcript.");
-      case "unknown":
-        return fetchLive(ctx, deps, videoId, lang, includeMetadata);
-    }
+    const resolved = await resolveTranscript(deps.catalog, deps.transcriptSource, videoId, lang, {
+      includeMetadata,
+      signal: ctx.signal,
+      deadline: ctx.deadline,
+    });
+    const { stored, cached, method, usedProxy } = resolved;
+    const body = videoBody(stored, { includeMetadata, cached, method, usedProxy });
+    return respond(ctx, deps.representations.put(cached ? key : undefined, body));
   },
 };
-
-async function fetchLive(
-  ctx: RequestContext,
-  { transcriptSource, representations }: RouteDeps,
-  videoId: string,
-  lang: string,
-  includeMetadata: boolean,
-): Promise<RouteResult> {
-  if (transcriptSource === undefined) throw new HttpError(404, "video_not_found", "No video with this id is stored.");
-  const wait = untilDeadline(ctx.signal, ctx.deadline);
-  try {
-    const result = await transcriptSource.fetch(videoId, lang, { includeMetadata, signal: wait.signal });
-    const body = videoBody(result.stored, { includeMetadata, cached: false, method: result.method, usedProxy: result.usedProxy });
-    return respond(ctx, representations.put(undefined, body));
-  } catch (error) {
-    throw sourceHttpError(error) ?? error;
-  } finally {
-    wait.clear();
-  }
-}
 
 function respond(ctx: RequestContext, representation: CachedRepresentation): RouteResult {
   const headers = { ETag: representation.etag, "Cache-Control": TRANSCRIPT_CACHE_CONTROL };

@@ -1,8 +1,8 @@
 /**
- * POST /v1/transcripts/bulk: up to 100 transcripts in one request. Stored ones
- * come from the catalog; the others (unknown videos, or stored without the
- * wanted transcript) go to the transcript source (unless fetchMissing is
- * false) a few at a time: at most BULK_FETCH_CONCURRENCY, and at most half
+ * POST /v1/transcripts/bulk: up to 100 transcripts in one request, each
+ * resolved as a single request resolves it (server/resolve-transcript.ts):
+ * every stored lookup first, then the misses (unless fetchMissing is false)
+ * a few at a time: at most BULK_FETCH_CONCURRENCY, and at most half
  * of the live-fetch slots, behind single requests. At the request's deadline
  * the answer is what it has, with an error for each id it could not finish.
  * Items and errors keep the order of first occurrence in the request.
@@ -10,6 +10,7 @@
 import { setMaxListeners } from "node:events";
 import PQueue from "p-queue";
 import { z } from "zod";
+import { languageKey } from "../../pipeline/language.js";
 import type { Config } from "../config.js";
 import type { StoredTranscript } from "../data/catalog.js";
 import { isDeadlineExceeded, untilDeadline } from "../http/deadline.js";
@@ -20,10 +21,13 @@ import type { RequestContext } from "../http/context.js";
 import { RawJson, safeJson } from "../http/respond.js";
 import { elapsedMs } from "../http/timing.js";
 import { validate } from "../http/validate.js";
-import { errorFields } from "../log.js";
+import { errorFields, type Logger } from "../log.js";
 import { langParam, videoIdSchema } from "../schemas/params.js";
 import { apiSchemas } from "../schemas/registry.js";
-import { sourceHttpError } from "../transcript-source.js";
+import { upstreamBusyError } from "../live/upstream-problem.js";
+import { fetchLive, lookupStored, type LiveFetch } from "../resolve-transcript.js";
+import type { TranscriptSource } from "../transcript-source.js";
+import type { RepresentationCache } from "./representation-cache.js";
 
 export const MAX_BULK_IDS = 100;
 
@@ -76,6 +80,10 @@ export const BulkErrorSchema = z
           "At the request's deadline: deadline_exceeded for ids being fetched then (the fetch goes on and is stored), upstream_busy for ids still waiting for a fetch slot.",
       }),
     detail: z.string(),
+    availableLanguages: z
+      .array(z.string())
+      .optional()
+      .meta({ description: "With language_not_available (the codes the video has) and transcripts_disabled (empty), as in the single request's problem." }),
   })
   .register(apiSchemas, { id: "BulkError" });
 
@@ -93,7 +101,7 @@ export const BulkResponseSchema = z
 type Outcome =
   /** `item` is the serialised result item (UTF-8). */
   | { ok: true; item: Buffer; cached: boolean }
-  | { ok: false; code: string; detail: string };
+  | { ok: false; code: string; detail: string; availableLanguages?: unknown[] };
 
 /** The result item of one transcript, as the bulk answer lists it (no subs). */
 function bulkItem(videoId: string, stored: StoredTranscript, cached: boolean): object {
@@ -157,7 +165,8 @@ export const transcriptsBulkRoute: Route = {
     distinct.forEach((videoId, i) => {
       const outcome = outcomes[i] as Outcome;
       if (!outcome.ok) {
-        errors.push({ videoId, code: outcome.code, detail: outcome.detail });
+        const { ok: _ok, ...error } = outcome;
+        errors.push({ videoId, ...error });
         return;
       }
       if (!outcome.cached) fetched++;
@@ -184,33 +193,25 @@ async function resolveAll(
   fetchMissing: boolean,
 ): Promise<Outcome[]> {
   const { catalog, transcriptSource, config, representations } = deps;
+  const live: LiveFetch = !fetchMissing ? "not-requested" : transcriptSource === undefined ? "off" : "on";
   const toFetch: number[] = [];
   const version = catalog.version();
   const outcomes = videoIds.map((videoId, i): Outcome | undefined => {
-    const key = `${version}\u0000bulk\u0000${videoId}\u0000${lang.toLowerCase()}`;
+    const key = `${version}\u0000bulk\u0000${videoId}\u0000${languageKey(lang)}`;
     const hit = representations.get(key);
     if (hit !== undefined) return { ok: true, item: hit.bytes, cached: true };
-    const lookup = catalog.getTranscript(videoId, lang);
-    switch (lookup.kind) {
+    const answer = lookupStored(catalog, videoId, lang, live);
+    switch (answer.kind) {
       case "found":
-        return { ok: true, item: representations.put(key, bulkItem(videoId, lookup.stored, true)).bytes, cached: true };
-      case "other-languages":
-      case "no-transcript":
-        // As the single-video route: storage lacks it, the source may have it.
-        if (fetchMissing && transcriptSource !== undefined) {
-          toFetch.push(i);
-          return undefined;
-        }
-        if (lookup.kind === "no-transcript") return { ok: false, code: "transcript_not_found", detail: "The video is stored but has no transcript." };
-        return { ok: false, code: "language_not_available", detail: `Transcripts exist only in: ${lookup.languages.join(", ")}.` };
-      case "unknown":
-        if (!fetchMissing) return { ok: false, code: "not_fetched", detail: "Not stored, and fetchMissing is false." };
-        if (transcriptSource === undefined) return { ok: false, code: "video_not_found", detail: "No video with this id is stored." };
+        return { ok: true, item: representations.put(key, bulkItem(videoId, answer.transcript.stored, true)).bytes, cached: true };
+      case "problem":
+        return failed(answer.error);
+      case "miss":
         toFetch.push(i);
         return undefined;
     }
   });
-  if (toFetch.length === 0) return outcomes as Outcome[];
+  if (toFetch.length === 0 || transcriptSource === undefined) return outcomes as Outcome[];
   const wait = untilDeadline(ctx.signal, ctx.deadline);
   const limit = bulkFetchLimit(config);
   // Each fetch in flight listens on the signal until it ends; more than 10 is expected, not a leak.
@@ -220,7 +221,7 @@ async function resolveAll(
     await Promise.all(
       toFetch.map((i) =>
         queue.add(async () => {
-          outcomes[i] = await fetchOne(ctx, deps, videoIds[i] as string, lang, wait.signal);
+          outcomes[i] = await fetchOne(ctx, deps.log, transcriptSource, videoIds[i] as string, lang, wait.signal, representations);
         }),
       ),
     );
@@ -239,31 +240,35 @@ export function bulkFetchLimit(config: Pick<Config, "bulkFetchConcurrency" | "li
   return Math.min(config.bulkFetchConcurrency, Math.max(1, Math.floor(config.liveFetchConcurrency / 2)));
 }
 
+/** The error entry of an id: the code and detail a single request for it gets, and its `availableLanguages` when the problem has them. */
+function failed(error: HttpError): Outcome {
+  const { availableLanguages } = error.extensions;
+  return { ok: false, code: error.code, detail: error.detail, ...(Array.isArray(availableLanguages) ? { availableLanguages } : {}) };
+}
+
 /** The outcome of an id whose wait ended before it had a transcript: the client left, or the deadline passed. */
 function stoppedWaiting(reason: unknown): Outcome {
-  if (isDeadlineExceeded(reason)) {
-    return { ok: false, code: "upstream_busy", detail: "No upstream fetch slot came free before the request's deadline; nothing was fetched. Try again shortly." };
-  }
+  if (isDeadlineExceeded(reason)) return failed(upstreamBusyError("deadline"));
   return { ok: false, code: "aborted", detail: "The request was aborted." };
 }
 
 async function fetchOne(
   ctx: RequestContext,
-  { transcriptSource, log, representations }: RouteDeps,
+  log: Logger,
+  source: TranscriptSource,
   videoId: string,
   lang: string,
   signal: AbortSignal,
+  representations: RepresentationCache,
 ): Promise<Outcome> {
-  if (transcriptSource === undefined) return { ok: false, code: "video_not_found", detail: "No video with this id is stored." };
   if (signal.aborted) return stoppedWaiting(signal.reason);
   try {
-    const result = await transcriptSource.fetch(videoId, lang, { includeMetadata: false, signal, bulk: true });
-    return { ok: true, item: representations.put(undefined, bulkItem(videoId, result.stored, false)).bytes, cached: false };
+    const fetched = await fetchLive(source, videoId, lang, { includeMetadata: false, signal, bulk: true });
+    return { ok: true, item: representations.put(undefined, bulkItem(videoId, fetched.stored, false)).bytes, cached: false };
   } catch (error) {
+    if (error instanceof HttpError) return failed(error);
     // The source answers a deadline with its own problem; other aborts come back as the signal's reason.
     if (signal.aborted && error === signal.reason) return stoppedWaiting(error);
-    const typed = sourceHttpError(error);
-    if (typed !== undefined) return { ok: false, code: typed.code, detail: typed.detail };
     log.error("bulk fetch failed", { requestId: ctx.requestId, videoId, ...errorFields(error) });
     return { ok: false, code: "internal_error", detail: "The transcript could not be fetched. Quote the requestId when reporting it." };
   }

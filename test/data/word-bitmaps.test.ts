@@ -135,8 +135,9 @@ describe("the word bitmaps of a build", () => {
         }),
         { numRuns: 400 },
       );
-      // The queries mostly match, and their words were looked up in the bitmaps: the comparison is of real pages, through both ways.
-      expect(matched).toBeGreaterThan(200);
+      // About half the queries match (198-224 of 400 in six runs), and their words were looked up in the bitmaps:
+      // the comparison is of real pages, through both ways. The bound is far below that spread, so it cannot flake.
+      expect(matched).toBeGreaterThan(150);
       expect(lookups.mock.results.filter((r) => r.value !== undefined).length).toBeGreaterThan(400);
       lookups.mockRestore();
     } finally {

@@ -37,7 +37,7 @@ describe("bulk without a transcript source", () => {
     expect(res.body.errors).toEqual([
       { videoId: IDS.unknown, code: "video_not_found", detail: expect.any(String) },
       { videoId: IDS.silent, code: "transcript_not_found", detail: expect.any(String) },
-      { videoId: IDS.german, code: "language_not_available", detail: expect.stringContaining("de") },
+      { videoId: IDS.german, code: "language_not_available", detail: expect.any(String), availableLanguages: ["de"] },
     ]);
   });
 

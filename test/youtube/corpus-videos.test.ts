@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { VideoRecord } from "../../pipeline/contract.js";
 import { parseTimedtext } from "../../pipeline/youtube/timedtext.js";
-import { YOUTUBE_ERROR_KINDS, youtubeErrorStatus, type YouTubeClient, type YouTubeErrorCode } from "../../pipeline/youtube/index.js";
+import { type YouTubeClient } from "../../pipeline/youtube/index.js";
 import { OWN_FIXTURES } from "../../scripts/youtube-standin/fixtures.js";
 import { ASR_ONLY, BREAD, SILENT } from "./helpers/records.js";
 import { useHarness, type StandinHarness } from "./helpers/setup.js";
@@ -119,21 +119,5 @@ describe("timedtext parsing", () => {
     ["not XML at all", "{}"],
   ])("rejects a %s document as upstream_unparsable", (_label, xml) => {
     expect(() => parseTimedtext(xml)).toThrow(expect.objectContaining({ code: "upstream_unparsable" }));
-  });
-});
-
-describe("error codes", () => {
-  it("map every code to an HTTP status, 4xx for permanent outcomes and 5xx for upstream trouble", () => {
-    const codes = Object.keys(YOUTUBE_ERROR_KINDS) as YouTubeErrorCode[];
-    for (const code of codes) {
-      const { status } = youtubeErrorStatus(code);
-      if (YOUTUBE_ERROR_KINDS[code] === "permanent" && code !== "po_token_required") expect(status, code).toBeLessThan(500);
-      else expect(status, code).toBeGreaterThanOrEqual(500);
-    }
-    expect(youtubeErrorStatus("invalid_video_id").status).toBe(400);
-    expect(youtubeErrorStatus("video_unavailable").status).toBe(404);
-    expect(youtubeErrorStatus("age_restricted").status).toBe(403);
-    expect(youtubeErrorStatus("rate_limited").status).toBe(502);
-    expect(youtubeErrorStatus("upstream_timeout").status).toBe(504);
   });
 });

@@ -1,21 +1,12 @@
 /**
  * A TranscriptSource for tests of the hand-over to live fetching (the real
  * fetcher comes with the live-fetch work). Ids decide the outcome:
- * `live…` → a transcript; `typed404…` → a typed 404 video_not_found;
- * `upstream…` → a typed 502; `boom…` → an untyped error (a bug); `slow…` → a transcript after `delayMs`.
+ * `live…` → a transcript; `typed404…` → a 404 video_not_found problem;
+ * `upstream…` → a 502 problem; `boom…` → any other error (a bug); `slow…` → a transcript after `delayMs`.
  */
 import type { StoredTranscript } from "../../../server/data/catalog.js";
+import { HttpError } from "../../../server/http/http-error.js";
 import type { TranscriptFetchOptions, TranscriptSource, TranscriptSourceResult } from "../../../server/transcript-source.js";
-
-export class TypedSourceError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 export interface StandInSource extends TranscriptSource {
   calls: string[];
@@ -62,8 +53,8 @@ export function createStandInSource(options: { delayMs?: number } = {}): StandIn
       try {
         await new Promise((resolve) => setTimeout(resolve, videoId.startsWith("slow") ? (options.delayMs ?? 200) : 5));
         signal.throwIfAborted();
-        if (videoId.startsWith("typed404")) throw new TypedSourceError(404, "video_not_found", "The video does not exist.");
-        if (videoId.startsWith("upstream")) throw new TypedSourceError(502, "upstream_unavailable", "The source did not answer.");
+        if (videoId.startsWith("typed404")) throw new HttpError(404, "video_not_found", "The video does not exist.");
+        if (videoId.startsWith("upstream")) throw new HttpError(502, "upstream_unavailable", "The source did not answer.");
         if (videoId.startsWith("boom")) throw new Error("kaboom: internal detail that must not reach clients");
         return { stored: liveTranscript(videoId, lang), method: "innertube", usedProxy: false };
       } finally {
