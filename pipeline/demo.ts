@@ -5,10 +5,13 @@
  * real YouTube videos.
  */
 import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { buildArtifacts } from "./build.js";
 import type { VideoRecord } from "./contract.js";
 import { createDemoCorpus } from "./corpus/demo.js";
 import { currentArtifactsDir, newBuildDir, publishBuild } from "./publish.js";
+import { acquireLock } from "./run/acquire-lock.js";
+import { LOCK_FILE, PIPELINE_DIR } from "./run/run-pipeline.js";
 
 export const DEMO_DATASET = "demo";
 
@@ -17,13 +20,25 @@ export function* demoRecords(): Generator<VideoRecord> {
   for (let i = 0; i < corpus.videoCount; i++) yield corpus.videoAt(i);
 }
 
-/** Builds and publishes the demo dataset into `dataDir` unless an artifact set is already published there. */
+/**
+ * Builds and publishes the demo dataset into `dataDir` unless an artifact set
+ * is already published there. Like every publish it holds the pipeline's run
+ * lock, so it never lands over a set a pipeline run is publishing: while a
+ * run holds the lock it throws LockHeldError, saying whose.
+ */
 export async function ensureDemoArtifacts(dataDir: string, log: (message: string) => void = () => {}): Promise<{ built: boolean }> {
   if (existsSync(currentArtifactsDir(dataDir))) return { built: false };
-  log("no artifact set found: building the generated demo dataset (once)");
-  const dir = newBuildDir(dataDir);
-  const result = await buildArtifacts({ records: demoRecords(), outDir: dir, dataset: DEMO_DATASET, log });
-  await publishBuild(dataDir, dir);
-  log(`demo dataset ready: ${result.manifest.counts.videos} videos in ${result.seconds.toFixed(1)} s`);
-  return { built: true };
+  const lock = acquireLock(join(dataDir, PIPELINE_DIR, LOCK_FILE));
+  try {
+    // Looked at again under the lock: a run may have published the first set meanwhile.
+    if (existsSync(currentArtifactsDir(dataDir))) return { built: false };
+    log("no artifact set found: building the generated demo dataset (once)");
+    const dir = newBuildDir(dataDir);
+    const result = await buildArtifacts({ records: demoRecords(), outDir: dir, dataset: DEMO_DATASET, log });
+    await publishBuild(dataDir, dir);
+    log(`demo dataset ready: ${result.manifest.counts.videos} videos in ${result.seconds.toFixed(1)} s`);
+    return { built: true };
+  } finally {
+    lock.release();
+  }
 }

@@ -5,11 +5,12 @@
  * publishes and restarts, and is never fetched from YouTube twice.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { readManifest } from "../../pipeline/build/manifest.js";
+import { ensureDemoArtifacts } from "../../pipeline/demo.js";
 import { currentArtifactsDir } from "../../pipeline/publish.js";
 import { acquireLock } from "../../pipeline/run/acquire-lock.js";
 import { buildAndPublish } from "../../pipeline/run/build-and-publish.js";
@@ -177,5 +178,19 @@ describe("build --input", () => {
     const built = cli(["build", "--input", input]);
     expect(built.status, built.stderr).toBe(EXIT.ok);
     expect(readManifest(currentArtifactsDir(dataDir)).counts.transcripts).toBe(readManifest(before).counts.transcripts + 1);
+  });
+});
+
+describe("the demo build", () => {
+  it("takes the run lock like every publish: refused while a run holds it, nothing built", async () => {
+    dataDir = mkdtempSync(join(tmpdir(), "lifecycle-demo-"));
+    const lock = acquireLock(join(dataDir, "pipeline", "run.lock"));
+    try {
+      await expect(ensureDemoArtifacts(dataDir)).rejects.toThrow(/Another pipeline run holds .*run\.lock \(pid \d+/);
+      expect(existsSync(join(dataDir, "builds"))).toBe(false);
+      expect(existsSync(currentArtifactsDir(dataDir))).toBe(false);
+    } finally {
+      lock.release();
+    }
   });
 });
