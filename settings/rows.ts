@@ -15,7 +15,7 @@ export type DemoMode = (typeof DEMO_MODES)[number];
 export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** The rows, keyed by the field name of the typed settings, in the README's order. */
+/** The rows, keyed by the field name of the typed settings, in the documented table's order. */
 export const ROWS = {
   port: setting({
     name: "PORT",

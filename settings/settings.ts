@@ -1,7 +1,7 @@
 /**
  * Every setting of the server, the pipeline and the key CLI, from the rows of
  * rows.ts: the typed settings of each command, its validation (only the rows
- * it reads) and the list the README's table is made from.
+ * it reads) and the list the settings table of docs/operations.md is made from.
  *
  * This folder sits beside `server/` and `pipeline/` and imports neither, so
  * both sides read their settings from one table without importing each other.
@@ -45,7 +45,7 @@ export interface SettingRow extends Setting {
   key: Key;
 }
 
-/** The rows as a list, in the README's order. */
+/** The rows as a list, in the documented table's order. */
 export const SETTINGS: readonly SettingRow[] = Object.entries(ROWS).map(([key, row]) => ({ ...(row as Setting), key: key as Key }));
 
 /**

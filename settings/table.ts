@@ -1,4 +1,4 @@
-/** The README's settings table (Markdown), made from the rows: scripts/settings-table.ts writes it, a test compares it. */
+/** The settings table (Markdown) of docs/operations.md, made from the rows: scripts/settings-table.ts writes it, a test compares it. */
 import { SETTINGS } from "./settings.js";
 
 const escape = (text: string) => text.replace(/\|/g, "\\|");
@@ -13,7 +13,10 @@ export function settingsTable(): string {
   ].join("\n");
 }
 
-/** The table between README.md's `settings:start` and `settings:end` markers, or undefined without them. */
-export function readmeSettingsTable(readme: string): string | undefined {
-  return /<!-- settings:start[^>]*-->\n([\s\S]*?)\n?<!-- settings:end -->/.exec(readme)?.[1];
+/** The document that holds the table, relative to the repository root. */
+export const SETTINGS_TABLE_FILE = "docs/operations.md";
+
+/** The table between a document's `settings:start` and `settings:end` markers, or undefined without them. */
+export function documentedSettingsTable(doc: string): string | undefined {
+  return /<!-- settings:start[^>]*-->\n([\s\S]*?)\n?<!-- settings:end -->/.exec(doc)?.[1];
 }

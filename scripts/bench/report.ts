@@ -1,7 +1,8 @@
 /**
  * One table of results with the issue's targets (PASS/MISS), printed to the
- * terminal and written into BENCHMARKS.md, where each corpus size has its own
- * section that a new run of that size replaces.
+ * terminal and written into BENCHMARKS.md. The file holds the latest run of
+ * each corpus size and path, one section each; a new run replaces its section,
+ * and the runs before it are in git history.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
@@ -143,7 +144,7 @@ export function markdownSection(r: BenchResults, rows: readonly Row[]): string {
     sectionHeading(r),
     "",
     `- date: ${r.finishedAt ?? r.startedAt} (started ${r.startedAt})`,
-    `- machine: ${m.cpu}, ${m.cores} cores, ${m.ramGiB} GiB RAM, Node ${m.node}; shared with other engineers' jobs, 1-min load average at each phase start: ${Object.entries(r.load).map(([k, v]) => `${k} ${v}`).join(", ")}`,
+    `- machine: ${m.cpu}, ${m.cores} cores, ${m.ramGiB} GiB RAM, Node ${m.node}; 1-min load average at each phase start: ${Object.entries(r.load).map(([k, v]) => `${k} ${v}`).join(", ")}`,
     `- commit: ${m.commit} at the start${r.server?.commit && r.server.commit !== m.commit ? `, ${r.server.commit} when the server started (phases 2-5 and the peers' code as loaded at the start)` : ""}`,
     `- command: \`${r.command}\``,
     "",
@@ -158,11 +159,13 @@ export function markdownSection(r: BenchResults, rows: readonly Row[]): string {
 
 export const REPORT_HEADER = `# Benchmarks
 
-Produced by \`npm run bench\` (scripts/bench.ts). Each corpus size has its own
-section; a new run of a size replaces its section. Every figure comes from
-the command shown with it. The machine is shared: other engineers' test
-suites run beside the bench, so compare figures within one section (they were
-measured side by side) and read absolute times against the load averages.
+Written by \`npm run bench\` (scripts/bench.ts): the latest run of each corpus
+size and path, each with its date, machine, commit and command. A new run
+replaces the section of its size and path; earlier runs are in the git history
+of this file (\`git log -p BENCHMARKS.md\`). The machines were shared with
+other jobs, so each section gives the load average at the start of each phase;
+compare figures within one section. Why search is built as it is, and the
+measurements behind it: docs/search.md.
 
 What the rows measure:
 
@@ -176,7 +179,7 @@ What the rows measure:
   rare and stop words; word runs sampled from transcripts; 1/8 with a channel filter, 1/8 with
   minViews, 1/8 with offsets 100-990), 10 results each, timed from request to last body byte over
   keep-alive connections. FIRST pass = a freshly started server (empty result cache; its search
-  memory filled at start; the OS page cache holds whatever earlier phases and DAMON reclaim left);
+  memory filled at start; the OS page cache holds whatever earlier phases and the kernel's reclaim left);
   repeated pass = the same set again (cached ranked heads).
 - **4 quality**: known items = sampled transcripts and a run of 2-4 consecutive words of each that
   occurs as a phrase in no other transcript (FTS5 phrase query), sent unquoted; hit = in the top 10.
@@ -195,18 +198,25 @@ export function sectionHeading(r: BenchResults): string {
   return `## ${r.size.toLocaleString("en-US")} videos, ${mode}`;
 }
 
+/** A section the bench writes: `## <size> videos, <path>`. */
+const BENCH_SECTION = /^## ([\d,]+) videos, /;
+
+/**
+ * The whole report: the header, then the bench's sections of `existing` in
+ * ascending size, with `section` in place of the one of its heading (or added).
+ * Anything else in `existing` (a header of an older form, notes written by hand)
+ * is dropped: the file holds only the latest run of each size and path.
+ */
+export function reportText(existing: string, section?: string): string {
+  const kept = existing.split(/(?=^## )/m).filter((p) => BENCH_SECTION.test(p));
+  const sections = new Map(kept.map((p) => [p.slice(0, p.indexOf("\n")), p] as const));
+  if (section !== undefined) sections.set(section.slice(0, section.indexOf("\n")), section);
+  const size = (p: string) => Number(BENCH_SECTION.exec(p)![1]!.replace(/,/g, ""));
+  const ordered = [...sections.values()].sort((a, b) => size(a) - size(b));
+  return [REPORT_HEADER, ...ordered].map((p) => p.trimEnd() + "\n").join("\n");
+}
+
 export async function writeReport(path: string, r: BenchResults, rows: readonly Row[]): Promise<void> {
-  const section = markdownSection(r, rows);
-  let text = existsSync(path) ? readFileSync(path, "utf8") : REPORT_HEADER;
-  if (!text.startsWith("# Benchmarks")) text = REPORT_HEADER + text;
-  const heading = sectionHeading(r);
-  const parts = text.split(/(?=^## )/m);
-  const index = parts.findIndex((p) => p.startsWith(heading + "\n"));
-  if (index >= 0) parts[index] = section;
-  else parts.push(section);
-  // Sections in ascending size after the header.
-  const [head, ...sections] = parts;
-  const size = (p: string) => Number(/^## ([\d,]+)/.exec(p)?.[1]?.replace(/,/g, "") ?? 0);
-  sections.sort((a, b) => size(a) - size(b));
-  await writeFile(path, [head, ...sections].map((p) => p!.trimEnd() + "\n").join("\n"));
+  const existing = existsSync(path) ? readFileSync(path, "utf8") : "";
+  await writeFile(path, reportText(existing, markdownSection(r, rows)));
 }

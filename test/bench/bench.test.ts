@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { BenchUsageError, parseBenchArgs } from "../../scripts/bench/options.js";
-import { resultRows, writeReport } from "../../scripts/bench/report.js";
+import { REPORT_HEADER, reportText, resultRows, writeReport } from "../../scripts/bench/report.js";
 import { runBench, type BenchResults } from "../../scripts/bench/run.js";
 
 const work = mkdtempSync(join(tmpdir(), "bench-test-"));
@@ -52,5 +52,33 @@ describe("npm run bench at 200 videos", () => {
     const text = readFileSync(path, "utf8");
     expect(text.match(/^## 200 videos, direct build$/gm)).toHaveLength(1);
     expect(text).toContain("- command: `test`");
+  });
+});
+
+describe("BENCHMARKS.md as the bench writes it", () => {
+  const section = (size: string, path: string, date: string) =>
+    [`## ${size} videos, ${path}`, "", `- date: ${date}`, "- machine: CPU X, 2 cores, 23.5 GiB RAM, Node v20", "- commit: abc1234 at the start", "- command: `npm run bench`", "", "| Section | Metric | Value | Target | |", "|---|---|---|---|---|", `| 2 server | RSS after load | ${date} | ≤ 8 GiB | PASS |`, ""].join("\n");
+  const old = [
+    "# Benchmarks\n\nAn older header.\n",
+    "## Status (a session, 500,000 videos)\n\nA summary written by hand.\n",
+    "### Tried, not kept (abc1234)\n\nA running log.\n",
+    section("20,000", "direct build", "old-20k"),
+    section("2,000", "full pipeline", "old-2k"),
+  ].join("\n");
+
+  it("is the header and the latest section of each size and path in ascending size; a run replaces its own section", () => {
+    const text = reportText(old, section("2,000", "full pipeline", "new-2k"));
+    expect(text.startsWith(REPORT_HEADER)).toBe(true);
+    expect(text.match(/^## .*$/gm)).toEqual(["## 2,000 videos, full pipeline", "## 20,000 videos, direct build"]);
+    expect(text).toContain("new-2k");
+    expect(text).not.toContain("old-2k");
+    expect(text).toContain(section("20,000", "direct build", "old-20k"));
+    for (const dropped of ["An older header", "A summary written by hand", "A running log", "### "]) expect(text).not.toContain(dropped);
+  });
+
+  it("adds a size it has no section for, and rewriting changes nothing", () => {
+    const once = reportText(old, section("500,000", "full pipeline", "new-500k"));
+    expect(once.match(/^## .*$/gm)).toEqual(["## 2,000 videos, full pipeline", "## 20,000 videos, direct build", "## 500,000 videos, full pipeline"]);
+    expect(reportText(once)).toBe(once);
   });
 });

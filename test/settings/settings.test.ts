@@ -1,9 +1,9 @@
-/** The settings rows: every default parses, each command validates only the rows it reads, and the README's table is the rows' table. */
+/** The settings rows: every default parses, each command validates only the rows it reads, and the documented table (docs/operations.md) is the rows' table. */
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { COMMANDS, ConfigError, SETTINGS, loadSettings } from "../../settings/settings.js";
-import { readmeSettingsTable, settingsTable } from "../../settings/table.js";
+import { documentedSettingsTable, SETTINGS_TABLE_FILE, settingsTable } from "../../settings/table.js";
 
 describe("the rows", () => {
   test.each(SETTINGS.map((row) => [row.name, row] as const))("%s: its default parses", (_, row) => {
@@ -49,11 +49,11 @@ describe("each command reads its own rows", () => {
   });
 });
 
-describe("the README's settings table", () => {
+describe("the documented settings table (docs/operations.md)", () => {
   test("is the table made from the rows (npx tsx scripts/settings-table.ts --write), with a read-by column", () => {
-    const readme = readFileSync(path.resolve(import.meta.dirname, "../../README.md"), "utf8");
+    const doc = readFileSync(path.resolve(import.meta.dirname, "../..", SETTINGS_TABLE_FILE), "utf8");
     const table = settingsTable();
     expect(table).toContain("| `DATA_DIR` | `./data` | server, pipeline, keys |");
-    expect(readmeSettingsTable(readme)).toBe(table);
+    expect(documentedSettingsTable(doc)).toBe(table);
   });
 });
