@@ -27,6 +27,32 @@ async function main(): Promise<void> {
     throw error;
   }
   const log = createLogger({ level: config.logLevel });
+  // Handled from here on, so a stop during a slow start (systemd, Ctrl-C) also ends with exit 0:
+  // start-up checks `stopRequested` between its steps; once listening, the graceful stop below takes over.
+  let stopRequested = false;
+  let onStopSignal = (signal: NodeJS.Signals) => {
+    if (stopRequested) return;
+    stopRequested = true;
+    log.info("shutting down", { signal, during: "start-up" });
+  };
+  const signalled = (signal: NodeJS.Signals) => onStopSignal(signal);
+  process.on("SIGTERM", signalled);
+  process.on("SIGINT", signalled);
+  const stoppedDuringStartup = (close: () => Promise<void> | void = () => undefined): boolean => {
+    if (!stopRequested) return false;
+    void Promise.resolve()
+      .then(close)
+      .then(() => {
+        log.info("stopped", { clean: true });
+        process.exit(0);
+      })
+      .catch((error: unknown) => {
+        log.error("shutdown failed", errorFields(error));
+        process.exit(1);
+      });
+    return true;
+  };
+
   try {
     await ensureServableSet(config, log);
   } catch (error) {
@@ -36,6 +62,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  if (stoppedDuringStartup()) return;
 
   const keyStore = openKeyStore({ dataDir: config.dataDir });
   const runtime = await openRuntime(config, {
@@ -45,12 +72,18 @@ async function main(): Promise<void> {
       if (!isDemoSet(next.manifest)) revokeDemoKeys(keyStore, next.manifest.dataset, log);
     },
   });
+  const closeOpened = async () => {
+    await runtime.close();
+    keyStore.close();
+  };
+  if (stoppedDuringStartup(closeOpened)) return;
   const catalog = runtime.catalogs.current;
   let demoKey: string | undefined;
   if (isDemoSet(catalog.manifest)) demoKey = issueDemoKey(keyStore, log);
   else revokeDemoKeys(keyStore, catalog.manifest.dataset, log);
   // Before listening: the first searches should not wait on storage for the index.
   await warmLogged(catalog, log);
+  if (stoppedDuringStartup(closeOpened)) return;
   runtime.state.markLoaded();
 
   const server = createApp({
@@ -74,6 +107,7 @@ async function main(): Promise<void> {
     const url = `http://${config.host}:${port}`;
     log.info("listening", {
       url,
+      pid: process.pid,
       dataset: catalog.manifest.dataset,
       builtAt: catalog.manifest.builtAt,
       liveFetch: config.liveFetch ? config.youtubeOrigin : "off",
@@ -87,15 +121,13 @@ async function main(): Promise<void> {
     }
   });
 
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
+  onStopSignal = (signal) => {
+    if (stopRequested) return;
+    stopRequested = true;
     log.info("shutting down", { signal, graceMs: config.shutdownGraceMs });
     void closeGracefully(server, { graceMs: config.shutdownGraceMs })
       .then(async (clean) => {
-        await runtime.close();
-        keyStore.close();
+        await closeOpened();
         log.info("stopped", { clean });
         process.exit(0);
       })
@@ -104,8 +136,6 @@ async function main(): Promise<void> {
         process.exit(1);
       });
   };
-  process.on("SIGTERM", stop);
-  process.on("SIGINT", stop);
   // SIGHUP: switch to the set `current` points at now (see server/live/README.md).
   reloadOnSighup(runtime);
 }

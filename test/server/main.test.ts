@@ -6,7 +6,7 @@
  * start; the demo key is revoked once a set that is not the demo is served.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -35,12 +35,19 @@ interface Started {
   output: () => string;
 }
 
-function startMain(env: NodeJS.ProcessEnv = {}): Promise<Started> {
-  const child = spawn(path.join(ROOT, "node_modules/.bin/tsx"), ["server/main.ts"], {
+/** Runs the command of package.json's `start` script (`node` being this node, others from node_modules/.bin), so the signalled process is the one `npm start` runs. */
+function spawnStart(env: NodeJS.ProcessEnv): ChildProcess {
+  const script = (JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start;
+  const [command = "", ...args] = script.split(" ");
+  return spawn(command === "node" ? process.execPath : path.join(ROOT, "node_modules/.bin", command), args, {
     cwd: ROOT,
     env: { ...process.env, DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", ACCESS_LOG: "off", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
+}
+
+function startMain(env: NodeJS.ProcessEnv = {}): Promise<Started> {
+  const child = spawnStart(env);
   let output = "";
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`main did not start:\n${output}`)), 45_000);
@@ -90,12 +97,52 @@ describe("npm start", () => {
     expect(second.output()).not.toContain("word bitmaps in memory");
   });
 
-  test("refuses to start on a bad setting, naming it", async () => {
-    const child = spawn(path.join(ROOT, "node_modules/.bin/tsx"), ["server/main.ts"], {
-      cwd: ROOT,
-      env: { ...process.env, DATA_DIR: dataDir, PORT: "not-a-port" },
-      stdio: ["ignore", "pipe", "pipe"],
+  // As on a loaded machine: the server gets no CPU for a while when SIGTERM arrives. Nothing between the
+  // signal and the server may give up on it (tsx's CLI would SIGKILL it after 60 ms and exit 143).
+  test("stops cleanly on SIGTERM even when the server gets no CPU for a while", async () => {
+    const started = await startMain();
+    const pid = Number(/"msg":"listening".*?"pid":(\d+)/.exec(started.output())?.[1]);
+    expect(pid).toBeGreaterThan(0);
+    const exited = new Promise<number | null>((resolve) => started.child.on("exit", (code) => resolve(code)));
+    process.kill(pid, "SIGSTOP");
+    try {
+      started.child.kill("SIGTERM");
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    } finally {
+      // Throws ESRCH if something killed the frozen server meanwhile; the exit code below then says how.
+      try {
+        process.kill(pid, "SIGCONT");
+      } catch {}
+    }
+    expect(await exited).toBe(0);
+    expect(started.output()).toMatch(/"msg":"stopped","clean":true/);
+  });
+
+  test("a SIGTERM during start-up stops it cleanly with exit 0", async () => {
+    const child = spawnStart({});
+    let output = "";
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    // The first log line comes from the start-up work (building or verifying the set), long before it listens.
+    await new Promise<void>((resolve) => {
+      const onData = (chunk: Buffer) => {
+        const first = output === "";
+        output += chunk.toString("utf8");
+        if (first) {
+          child.kill("SIGTERM");
+          resolve();
+        }
+      };
+      child.stdout?.on("data", onData);
+      child.stderr?.on("data", onData);
     });
+    expect(await exited).toBe(0);
+    expect(output).toMatch(/"msg":"shutting down","signal":"SIGTERM","during":"start-up"/);
+    expect(output).toMatch(/"msg":"stopped","clean":true/);
+    expect(output).not.toContain('"msg":"listening"');
+  });
+
+  test("refuses to start on a bad setting, naming it", async () => {
+    const child = spawnStart({ PORT: "not-a-port" });
     let stderr = "";
     child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
     const code = await new Promise((resolve) => child.on("exit", resolve));
