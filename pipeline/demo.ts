@@ -6,11 +6,12 @@
  */
 import { existsSync } from "node:fs";
 import { buildArtifacts } from "./build.js";
-import type { VideoRecord } from "./contract.js";
+import { DEMO_DATASET, type VideoRecord } from "./artifact/contract.js";
 import { createDemoCorpus } from "./corpus/demo.js";
-import { currentArtifactsDir, newBuildDir, publishBuild } from "./publish.js";
+import { dataDirLayout } from "./artifact/layout.js";
+import { newBuildDir, publishBuild } from "./publish.js";
 
-export const DEMO_DATASET = "demo";
+export { DEMO_DATASET };
 
 export function* demoRecords(): Generator<VideoRecord> {
   const corpus = createDemoCorpus();
@@ -19,7 +20,7 @@ export function* demoRecords(): Generator<VideoRecord> {
 
 /** Builds and publishes the demo dataset into `dataDir` unless an artifact set is already published there. */
 export async function ensureDemoArtifacts(dataDir: string, log: (message: string) => void = () => {}): Promise<{ built: boolean }> {
-  if (existsSync(currentArtifactsDir(dataDir))) return { built: false };
+  if (existsSync(dataDirLayout(dataDir).current)) return { built: false };
   log("no artifact set found: building the generated demo dataset (once)");
   const dir = newBuildDir(dataDir);
   const result = await buildArtifacts({ records: demoRecords(), outDir: dir, dataset: DEMO_DATASET, log });

@@ -11,11 +11,10 @@
  */
 import { randomUUID } from "node:crypto";
 import Database from "better-sqlite3";
-import { DATABASE_DDL, VideoRecord, type TranscriptRecord } from "../../pipeline/contract.js";
-import { PRIMARY_TRACK_ORDER } from "../../pipeline/build/build-database.js";
-import { LIVE_META, LIVE_RECORDS_DDL, mergeRecords } from "../../pipeline/live-records.js";
-import { prepareTrack } from "../../pipeline/segments.js";
-import { createTitleIndex, type TitleIndex } from "../../pipeline/title-index.js";
+import { DATABASE_DDL, PRIMARY_TRACK_ORDER, VideoRecord, type TranscriptRecord } from "../../pipeline/artifact/contract.js";
+import { LIVE_META, LIVE_RECORDS_DDL, mergeRecords } from "../../pipeline/artifact/live-records.js";
+import { prepareTrack } from "../../pipeline/artifact/segments.js";
+import { createTitleIndex, type TitleIndex } from "../../pipeline/artifact/title-index.js";
 import type { ChannelVideoItem } from "./catalog.js";
 import { toChannelVideoItem, type ChannelVideoRow } from "./transcript-tables.js";
 

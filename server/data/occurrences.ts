@@ -1,9 +1,9 @@
 /**
  * Where the query terms occur in a text, found in one pass: the source of
  * both BM25 term frequencies and the snippet window. Terms are already
- * folded (pipeline/text.ts), so matching agrees with the FTS5 tokenizer.
+ * folded (pipeline/artifact/text.ts), so matching agrees with the FTS5 tokenizer.
  */
-import { foldTerm } from "../../pipeline/text.js";
+import { foldTerm } from "../../pipeline/artifact/text.js";
 
 export interface Occurrences {
   /** Occurrences of each term, by term index. */

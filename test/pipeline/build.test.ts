@@ -8,12 +8,13 @@ import { ARTIFACT_PAGE_SIZE, buildDatabase } from "../../pipeline/build/build-da
 import { BULK_LOAD_HASH_BYTES } from "../../pipeline/build/fts-bulk-load.js";
 import { stageRecords } from "../../pipeline/build/stage-records.js";
 import { buildTranscriptIndex } from "../../pipeline/build/transcript-index.js";
-import { ArtifactError, readManifest, verifyChecksums } from "../../pipeline/build/manifest.js";
-import { ARTIFACT_FILES, OPTIONS_HASH, SCHEMA_VERSION, type VideoRecord } from "../../pipeline/contract.js";
-import { pairText, PHRASE_PAIRS_DDL } from "../../pipeline/phrase-pairs.js";
-import { currentArtifactsDir, newBuildDir, publishBuild } from "../../pipeline/publish.js";
+import { ArtifactError, readManifest, verifyChecksums } from "../../pipeline/artifact/manifest.js";
+import { ARTIFACT_FILES, OPTIONS_HASH, SCHEMA_VERSION, type VideoRecord } from "../../pipeline/artifact/contract.js";
+import { pairText, PHRASE_PAIRS_DDL } from "../../pipeline/artifact/phrase-pairs.js";
+import { newBuildDir, publishBuild } from "../../pipeline/publish.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
 import { makeVideo, sampleRecords, segmentsOf, videoId } from "../helpers/records.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout.js";
 
 describe("the build stage", () => {
   let set: TempArtifacts;
@@ -351,8 +352,8 @@ describe("publishing", () => {
       await buildArtifacts({ records: [makeVideo(i + 1, { text: `build ${i}` })], outDir: dir });
       await publishBuild(dataDir, dir);
       builds.push(dir);
-      expect(readManifest(currentArtifactsDir(dataDir)).counts.videos).toBe(1);
-      expect(readlinkSync(currentArtifactsDir(dataDir))).toBe(join("builds", dir.split("/").pop()!));
+      expect(readManifest(dataDirLayout(dataDir).current).counts.videos).toBe(1);
+      expect(readlinkSync(dataDirLayout(dataDir).current)).toBe(join("builds", dir.split("/").pop()!));
       await new Promise((r) => setTimeout(r, 5));
     }
     expect(existsSync(builds[0]!)).toBe(false);

@@ -18,7 +18,7 @@ export const ARTIFACT_FILES = {
   manifest: "manifest.json",
 } as const;
 
-/** FTS5 tokenizer of the transcript index; `pipeline/text.ts` mirrors it in JS for query parsing and BM25. */
+/** FTS5 tokenizer of the transcript index; `pipeline/artifact/text.ts` mirrors it in JS for query parsing and BM25. */
 export const FTS_TOKENIZER = "unicode61 remove_diacritics 2";
 
 /** FlexSearch options of the title/channel-name index (titles are short, so forward tokenization for prefix and typo tolerance is affordable). */
@@ -28,7 +28,7 @@ export const TITLE_INDEX_OPTIONS = {
   resolution: 9,
 } as const;
 
-/** Version of the JS tokenizer in pipeline/text.ts; part of the options hash. */
+/** Version of the JS tokenizer in pipeline/artifact/text.ts; part of the options hash. */
 export const TOKENIZER_VERSION = 1;
 
 export const OPTIONS_HASH = createHash("sha256")
@@ -94,6 +94,9 @@ export type VideoRecord = z.infer<typeof VideoRecord>;
 // ---------------------------------------------------------------------------
 // The manifest
 // ---------------------------------------------------------------------------
+
+/** The manifest `dataset` of the generated demo data (`npm run pipeline -- demo`); the server treats that set specially (its demo key). */
+export const DEMO_DATASET = "demo";
 
 export const Manifest = z.object({
   schemaVersion: z.number().int(),
@@ -182,6 +185,13 @@ CREATE VIEW fts_content AS
 ${TRANSCRIPT_FTS_DDL}
 ${TERM_STATS_DDL}
 `;
+
+/**
+ * English before other languages, manual before auto-generated: the order in
+ * which a video's tracks are ranked for its primary one (over alias `t`), in
+ * a build and in the live store alike.
+ */
+export const PRIMARY_TRACK_ORDER = `(t.language_code = 'en' OR t.language_code LIKE 'en-%') DESC, t.is_generated ASC, t.language_code ASC`;
 
 /** The FTS token that stands for a channel in the `chan` column. */
 export function channelToken(channelRowId: number): string {
