@@ -8,6 +8,8 @@
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { PHRASE_PAIRS_VERSION } from "./phrase-pairs.js";
+import { WORD_BITMAPS_VERSION } from "./word-bitmaps.js";
 
 /** Bump when the database layout or the index format changes. */
 export const SCHEMA_VERSION = 1;
@@ -31,10 +33,19 @@ export const TITLE_INDEX_OPTIONS = {
 /** Version of the JS tokenizer in pipeline/artifact/text.ts; part of the options hash. */
 export const TOKENIZER_VERSION = 1;
 
-export const OPTIONS_HASH = createHash("sha256")
-  .update(JSON.stringify({ FTS_TOKENIZER, TITLE_INDEX_OPTIONS, TOKENIZER_VERSION }))
-  .digest("hex")
-  .slice(0, 16);
+/**
+ * Everything that decides how a set's indexes read: a set built with other
+ * values would give wrong answers, so its manifest's options hash differs and
+ * it is refused ("rebuild"). The pair and bitmap formats are versioned here too.
+ */
+export const INDEX_OPTIONS = { FTS_TOKENIZER, TITLE_INDEX_OPTIONS, TOKENIZER_VERSION, PHRASE_PAIRS_VERSION, WORD_BITMAPS_VERSION };
+
+/** The manifest's `optionsHash` of a set built with `options`. */
+export function optionsHash(options: Record<string, unknown>): string {
+  return createHash("sha256").update(JSON.stringify(options)).digest("hex").slice(0, 16);
+}
+
+export const OPTIONS_HASH = optionsHash(INDEX_OPTIONS);
 
 export const VIDEO_ID_PATTERN = /^[A-Za-z0-9_-]{11}$/;
 export const CHANNEL_ID_PATTERN = /^UC[A-Za-z0-9_-]{22}$/;

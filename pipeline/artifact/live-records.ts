@@ -13,7 +13,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { dataDirLayout } from "./layout.js";
 import Database from "better-sqlite3";
-import { ARTIFACT_FILES, type TranscriptRecord, type VideoRecord } from "./contract.js";
+import { ARTIFACT_FILES, DATABASE_DDL, type TranscriptRecord, type VideoRecord } from "./contract.js";
 
 export const LIVE_RECORDS_DDL = `
 CREATE TABLE live_records (
@@ -28,6 +28,14 @@ CREATE TABLE live_records (
 ) WITHOUT ROWID;
 CREATE INDEX live_records_by_seq ON live_records(seq);
 `;
+
+/** The whole store: the artifact database's tables (its records are searched as a set's are) and `live_records`. */
+export const LIVE_STORE_DDL = `${DATABASE_DDL}\n${LIVE_RECORDS_DDL}`;
+
+/** Whether `db` holds a live store's schema (a new file holds none yet). */
+export function hasLiveStoreSchema(db: Database.Database): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'live_records'").get() !== undefined;
+}
 
 /** Keys of the store's `meta` table. */
 export const LIVE_META = {
@@ -79,7 +87,7 @@ export function openLiveSnapshot(dataDir: string): LiveStoreSnapshot | undefined
   const db = new Database(path, { fileMustExist: true });
   try {
     db.pragma("busy_timeout = 10000");
-    if (!db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'live_records'").get()) {
+    if (!hasLiveStoreSchema(db)) {
       db.close();
       return undefined;
     }

@@ -24,7 +24,10 @@
 import type Database from "better-sqlite3";
 import { tokenize } from "./text.js";
 
-/** Format of the pairs; the build records it in `meta.phrasePairs`, and the server uses only the version it knows. */
+/**
+ * Format of the pairs; the build records it in `meta.phrasePairs`, and the
+ * server uses only the version it knows. Part of the manifest's options hash.
+ */
 export const PHRASE_PAIRS_VERSION = "2";
 
 /** Pair tokens are already folded: the tokenizer only has to keep `_` inside them. */

@@ -25,7 +25,10 @@
  */
 import type Database from "better-sqlite3";
 
-/** Format of the bitmaps; the build records it in `meta.wordBitmaps`, and the server uses only the version it knows. */
+/**
+ * Format of the bitmaps; the build records it in `meta.wordBitmaps`, and the
+ * server uses only the version it knows. Part of the manifest's options hash.
+ */
 export const WORD_BITMAPS_VERSION = "1";
 
 /** Words in at least this share of the transcripts get a bitmap. */
