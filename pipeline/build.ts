@@ -14,11 +14,11 @@
  */
 import { mkdir, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { ARTIFACT_FILES, type Manifest } from "./contract.js";
+import { ARTIFACT_FILES, type Manifest } from "./artifact/contract.js";
 import { buildDatabase } from "./build/build-database.js";
 import { buildTitleIndex } from "./build/build-title-index.js";
 import { BuildInterrupted, throwIfInterrupted } from "./build/interrupt.js";
-import { writeManifest } from "./build/manifest.js";
+import { writeManifest } from "./artifact/manifest.js";
 import { stageRecords, type RecordSource } from "./build/stage-records.js";
 import { partialBuildDir, removeAbandonedPartials } from "./publish.js";
 

@@ -19,6 +19,7 @@
 import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { ConfigError, loadSettings } from "../settings/settings.js";
+import { dataDirLayout } from "./artifact/layout.js";
 import { BuildInterrupted } from "./build/interrupt.js";
 import { ensureDemoArtifacts } from "./demo.js";
 import { readJsonlFiles } from "./read-jsonl.js";
@@ -29,7 +30,6 @@ import { importRecords } from "./run/import-records.js";
 import { PipelineState } from "./run/open-state.js";
 import { PublishRefused } from "./run/publish-guard.js";
 import { runCommand } from "./run/run-command.js";
-import { LOCK_FILE, PIPELINE_DIR, STATE_FILE } from "./run/run-pipeline.js";
 
 const USAGE = `usage: npm run pipeline -- build --input FILE.jsonl [--input FILE.jsonl …] [--dataset NAME] [--force]
        npm run pipeline -- demo
@@ -69,16 +69,16 @@ async function main(argv: string[]): Promise<number> {
 
 /** `build --input`: under the run lock, the input joins the pipeline state, and the state is built and published. */
 async function buildCommand(dataDir: string, inputs: string[], dataset: string, force: boolean): Promise<number> {
-  const pipelineDir = join(dataDir, PIPELINE_DIR);
+  const layout = dataDirLayout(dataDir);
   let lock;
   try {
-    lock = acquireLock(join(pipelineDir, LOCK_FILE));
+    lock = acquireLock(layout.lock);
   } catch (error) {
     if (!(error instanceof LockHeldError)) throw error;
     console.error(error.message);
     return EXIT.locked;
   }
-  const state = PipelineState.open(join(pipelineDir, STATE_FILE));
+  const state = PipelineState.open(layout.state);
   // SIGTERM/SIGINT stop the import or the build at its next check; nothing is published.
   const controller = new AbortController();
   const stop = (name: string) => {

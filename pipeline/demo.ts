@@ -5,15 +5,14 @@
  * real YouTube videos.
  */
 import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { buildArtifacts } from "./build.js";
-import type { VideoRecord } from "./contract.js";
+import { DEMO_DATASET, type VideoRecord } from "./artifact/contract.js";
 import { createDemoCorpus } from "./corpus/demo.js";
-import { currentArtifactsDir, newBuildDir, publishBuild } from "./publish.js";
+import { dataDirLayout } from "./artifact/layout.js";
+import { newBuildDir, publishBuild } from "./publish.js";
 import { acquireLock } from "./run/acquire-lock.js";
-import { LOCK_FILE, PIPELINE_DIR } from "./run/run-pipeline.js";
 
-export const DEMO_DATASET = "demo";
+export { DEMO_DATASET };
 
 export function* demoRecords(): Generator<VideoRecord> {
   const corpus = createDemoCorpus();
@@ -27,11 +26,12 @@ export function* demoRecords(): Generator<VideoRecord> {
  * run holds the lock it throws LockHeldError, saying whose.
  */
 export async function ensureDemoArtifacts(dataDir: string, log: (message: string) => void = () => {}): Promise<{ built: boolean }> {
-  if (existsSync(currentArtifactsDir(dataDir))) return { built: false };
-  const lock = acquireLock(join(dataDir, PIPELINE_DIR, LOCK_FILE));
+  const layout = dataDirLayout(dataDir);
+  if (existsSync(layout.current)) return { built: false };
+  const lock = acquireLock(layout.lock);
   try {
     // Looked at again under the lock: a run may have published the first set meanwhile.
-    if (existsSync(currentArtifactsDir(dataDir))) return { built: false };
+    if (existsSync(layout.current)) return { built: false };
     log("no artifact set found: building the generated demo dataset (once)");
     const dir = newBuildDir(dataDir);
     const result = await buildArtifacts({ records: demoRecords(), outDir: dir, dataset: DEMO_DATASET, log });

@@ -7,22 +7,16 @@ import { randomBytes } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { readdir, readlink, rename, rm, symlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { readManifest } from "./build/manifest.js";
+import { DATA_DIR_NAMES, dataDirLayout } from "./artifact/layout.js";
+import { readManifest } from "./artifact/manifest.js";
 import { processIsAlive } from "./run/acquire-lock.js";
-import { verifyArtifactSet } from "./verified-sets.js";
-
-export const CURRENT_LINK = "current";
-export const BUILDS_DIR = "builds";
-
-export function currentArtifactsDir(dataDir: string): string {
-  return join(dataDir, CURRENT_LINK);
-}
+import { verifyArtifactSet } from "./artifact/verified-sets.js";
 
 /** A fresh, not yet existing directory for a build; names sort by time. */
 export function newBuildDir(dataDir: string): string {
   // Milliseconds included: builds made within one second must still sort by time.
   const stamp = new Date().toISOString().replace(/[-:.]/g, "");
-  return join(dataDir, BUILDS_DIR, `${stamp}-${randomBytes(3).toString("hex")}`);
+  return join(dataDirLayout(dataDir).builds, `${stamp}-${randomBytes(3).toString("hex")}`);
 }
 
 /** `.<outDir name>.partial-<pid>-<ms>`: where a build writes until it is complete and renamed to its own name. */
@@ -65,16 +59,16 @@ export async function publishBuild(dataDir: string, buildDir: string, keep = 2):
 
 /** Points `current` at `buildDir` (in `<DATA_DIR>/builds`) by an atomic rename, checking nothing: `publishBuild` is the way to publish. */
 export async function pointCurrentAt(dataDir: string, buildDir: string): Promise<void> {
-  const target = join(BUILDS_DIR, basename(buildDir));
-  const temporary = join(dataDir, `.${CURRENT_LINK}.${process.pid}.${Date.now()}`);
+  const target = join(DATA_DIR_NAMES.builds, basename(buildDir));
+  const temporary = join(dataDir, `.${DATA_DIR_NAMES.current}.${process.pid}.${Date.now()}`);
   await symlink(target, temporary);
-  await rename(temporary, currentArtifactsDir(dataDir));
+  await rename(temporary, dataDirLayout(dataDir).current);
 }
 
 /** The build `current` points at, if any. */
 export async function currentBuildName(dataDir: string): Promise<string | undefined> {
   try {
-    return basename(await readlink(currentArtifactsDir(dataDir)));
+    return basename(await readlink(dataDirLayout(dataDir).current));
   } catch {
     return undefined;
   }
@@ -82,11 +76,12 @@ export async function currentBuildName(dataDir: string): Promise<string | undefi
 
 async function pruneBuilds(dataDir: string, keep: number): Promise<void> {
   const current = await currentBuildName(dataDir);
-  const names = (await readdir(join(dataDir, BUILDS_DIR))).filter((n) => !n.startsWith(".")).sort();
+  const builds = dataDirLayout(dataDir).builds;
+  const names = (await readdir(builds)).filter((n) => !n.startsWith(".")).sort();
   const stale = names.slice(0, Math.max(0, names.length - keep)).filter((n) => n !== current);
   // A server still reading an old set keeps its open files: unlinking them does not pull data from under it.
-  for (const name of stale) await rm(join(dataDir, BUILDS_DIR, name), { recursive: true, force: true });
-  await removeAbandonedPartials(join(dataDir, BUILDS_DIR));
+  for (const name of stale) await rm(join(builds, name), { recursive: true, force: true });
+  await removeAbandonedPartials(builds);
 }
 
 /**

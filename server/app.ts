@@ -7,7 +7,7 @@
  */
 import http from "node:http";
 import { performance } from "node:perf_hooks";
-import type { Manifest } from "../pipeline/contract.js";
+import type { Manifest } from "../pipeline/artifact/contract.js";
 import { assertEntitled, authenticate } from "./auth/authenticate.js";
 import type { KeyStore } from "./auth/key-store.js";
 import type { CatalogProvider } from "./artifact-set/catalog-holder.js";

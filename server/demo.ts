@@ -9,11 +9,17 @@
  * Keys named `demo` are the demo's own (the keys CLI refuses that name), so
  * they do not make a DATA_DIR "used": after its set was removed, a former
  * demo DATA_DIR gets the demo again, with a new key.
+ *
+ * The demo is built by `npm run pipeline -- demo` in a child process: the
+ * build and the demo's text generator are the pipeline's, and a server that
+ * loaded them would keep their code and the build's memory for its lifetime.
  */
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { DEMO_DATASET, ensureDemoArtifacts } from "../pipeline/demo.js";
-import { currentArtifactsDir } from "../pipeline/publish.js";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { DEMO_DATASET } from "../pipeline/artifact/contract.js";
+import { dataDirLayout } from "../pipeline/artifact/layout.js";
 import { DEMO_KEY_NAME, KEYS_DB_FILE, openKeyStore, type KeyStore } from "./auth/key-store.js";
 import type { Config } from "./config.js";
 import { errorFields, type Logger } from "./log.js";
@@ -35,7 +41,7 @@ const HOW_TO_BUILD = `Build and publish one into DATA_DIR first, then start agai
  */
 export function servableSet(config: Pick<Config, "dataDir" | "demo">): "published" | "demo" {
   const { dataDir, demo } = config;
-  if (existsSync(currentArtifactsDir(dataDir))) return "published";
+  if (existsSync(dataDirLayout(dataDir).current)) return "published";
   if (demo === "off") {
     throw new NoArtifactSetError(`No artifact set is published in ${dataDir} and DEMO=off.\n${HOW_TO_BUILD}`);
   }
@@ -52,12 +58,51 @@ export function servableSet(config: Pick<Config, "dataDir" | "demo">): "publishe
 
 /** Makes sure DATA_DIR has a set to serve, building the demo when `servableSet` says so. */
 export async function ensureServableSet(config: Pick<Config, "dataDir" | "demo">, log: Logger): Promise<void> {
-  if (servableSet(config) === "demo") await ensureDemoArtifacts(config.dataDir, (message) => log.info(message));
+  if (servableSet(config) === "demo") await buildDemoInChild(config.dataDir, log);
+}
+
+/** The pipeline's command line, run as a process (never imported: see the top of this file). */
+const PIPELINE_CLI = fileURLToPath(new URL("../pipeline/cli.ts", import.meta.url));
+
+/**
+ * Runs `npm run pipeline -- demo` for `dataDir` in a child process, its
+ * output lines logged at info; rejects when it fails. SIGTERM or SIGINT
+ * meanwhile is passed on to the child (nothing is published; the partial
+ * build is removed by the next build), and the start then fails.
+ */
+export function buildDemoInChild(dataDir: string, log: Logger): Promise<void> {
+  const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), PIPELINE_CLI, "demo"], {
+    env: { ...process.env, DATA_DIR: dataDir },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const lines: string[] = [];
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream }).on("line", (line) => {
+      const message = line.replace(/^\[pipeline\] /, "");
+      lines.push(message);
+      if (lines.length > 20) lines.shift();
+      log.info(message, { source: "pipeline demo" });
+    });
+  }
+  const forward = (signal: NodeJS.Signals) => child.kill(signal);
+  process.on("SIGTERM", forward);
+  process.on("SIGINT", forward);
+  return new Promise<void>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (code, signal) => {
+      if (code === 0) return resolve();
+      const how = signal !== null ? `was stopped by ${signal}` : `exited with code ${code}`;
+      reject(new Error(`Building the demo dataset (npm run pipeline -- demo) ${how}:\n${lines.join("\n")}`));
+    });
+  }).finally(() => {
+    process.off("SIGTERM", forward);
+    process.off("SIGINT", forward);
+  });
 }
 
 /** Keys in DATA_DIR's keys.db other than the demo's, revoked or not; 0 when there is no keys.db. */
 function operatorKeyCount(dataDir: string): number {
-  if (!existsSync(join(dataDir, KEYS_DB_FILE))) return 0;
+  if (!existsSync(dataDirLayout(dataDir).keys)) return 0;
   const store = openKeyStore({ dataDir });
   try {
     return store.list().filter((record) => record.name !== DEMO_KEY_NAME).length;

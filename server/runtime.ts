@@ -11,9 +11,9 @@
  */
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
-import { LIVE_STORE_FILE, trimmableThrough } from "../pipeline/live-records.js";
-import { readManifest } from "../pipeline/build/manifest.js";
-import { BUILDS_DIR, currentArtifactsDir } from "../pipeline/publish.js";
+import { dataDirLayout } from "../pipeline/artifact/layout.js";
+import { trimmableThrough } from "../pipeline/artifact/live-records.js";
+import { readManifest } from "../pipeline/artifact/manifest.js";
 import { createYouTubeClient, type YouTubeClientOptions } from "../pipeline/youtube/index.js";
 import { ArtifactSwitch, type SwitchOutcome, type SwitchTrigger } from "./artifact-set/artifact-switch.js";
 import { CatalogHolder } from "./artifact-set/catalog-holder.js";
@@ -27,7 +27,6 @@ import { createLiveFetcher, type LiveFetcher } from "./live/live-fetcher.js";
 import { errorFields, type Logger } from "./log.js";
 import { ServiceState } from "./service-state.js";
 
-export { LIVE_STORE_FILE };
 
 export interface RuntimeOptions {
   log: Logger;
@@ -62,7 +61,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
   const state = new ServiceState();
   // Before the live store is opened: a set is verified before anything is reconciled with it.
   const { servedDir, failedDir } = await chooseStartSet(config.dataDir, state, log);
-  const live = LiveStore.open(join(config.dataDir, LIVE_STORE_FILE));
+  const live = LiveStore.open(dataDirLayout(config.dataDir).liveStore);
   try {
     const open = (dir: string): ArtifactCatalog =>
       openCatalog({ dir, live, liveTrimThrough: trimmableThrough(config.dataDir, live.storeId, [readManifest(dir)]), ...catalogSettings(config) });
@@ -145,7 +144,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
  * none does.
  */
 async function chooseStartSet(dataDir: string, state: ServiceState, log: Logger): Promise<{ servedDir: string; failedDir?: string }> {
-  const published = realpathSync(currentArtifactsDir(dataDir));
+  const published = realpathSync(dataDirLayout(dataDir).current);
   try {
     await verifySet(dataDir, published, log);
     return { servedDir: published };
@@ -154,7 +153,7 @@ async function chooseStartSet(dataDir: string, state: ServiceState, log: Logger)
     const previous = await previousVerifiedSet(dataDir, published, new Set(), log);
     if (previous === undefined) {
       throw new Error(
-        `The published artifact set ${published} failed verification and no earlier build in ${join(dataDir, BUILDS_DIR)} verifies, so nothing is served: ${reason}. ` +
+        `The published artifact set ${published} failed verification and no earlier build in ${dataDirLayout(dataDir).builds} verifies, so nothing is served: ${reason}. ` +
           "Publish a good set (npm run pipeline -- run) and start again.",
         { cause: error },
       );

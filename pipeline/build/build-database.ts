@@ -2,17 +2,18 @@
  * Second pass of a build: the final database, written in popularity order
  * from the staging database, then, at once on two threads, the FTS index
  * over primary transcripts with the document frequencies for BM25 and the
- * word bitmaps (transcript-index.ts, pipeline/word-bitmaps.ts) and the
- * phrase-pair index (pipeline/phrase-pairs.ts),
+ * word bitmaps (transcript-index.ts, build-word-bitmaps.ts) and the
+ * phrase-pair index (build-phrase-pairs.ts),
  * both bulk-loaded (fts-bulk-load.ts); then the build-time counts.
  */
 import { rmSync } from "node:fs";
 import Database from "better-sqlite3";
-import { DATABASE_DDL, OPTIONS_HASH, SCHEMA_VERSION } from "../contract.js";
-import { buildPhrasePairs, PHRASE_PAIRS_DDL, PHRASE_PAIRS_VERSION } from "../phrase-pairs.js";
+import { DATABASE_DDL, OPTIONS_HASH, PRIMARY_TRACK_ORDER, SCHEMA_VERSION } from "../artifact/contract.js";
+import { PHRASE_PAIRS_DDL, PHRASE_PAIRS_VERSION } from "../artifact/phrase-pairs.js";
+import { buildPhrasePairs } from "./build-phrase-pairs.js";
 import { copyFtsIndex } from "./fts-bulk-load.js";
 import { SCRATCH_PRAGMAS, setScratchPragmas } from "./scratch.js";
-import { WORD_BITMAPS_DDL, WORD_BITMAPS_VERSION } from "../word-bitmaps.js";
+import { WORD_BITMAPS_DDL, WORD_BITMAPS_VERSION } from "../artifact/word-bitmaps.js";
 import { checkpoint, throwIfInterrupted } from "./interrupt.js";
 import { buildTranscriptIndex } from "./transcript-index.js";
 
@@ -22,9 +23,6 @@ export interface DatabaseCounts {
   transcripts: number;
   totalWords: number;
 }
-
-/** English before other languages, manual before auto-generated: the track searched and listed for a video (over alias `t`). */
-export const PRIMARY_TRACK_ORDER = `(t.language_code = 'en' OR t.language_code LIKE 'en-%') DESC, t.is_generated ASC, t.language_code ASC`;
 
 /**
  * The artifact database's page size. A transcript's row (text and timings,

@@ -10,8 +10,8 @@
  */
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
-import { pairText } from "../phrase-pairs.js";
-import { sqliteWorker } from "../sqlite-worker.js";
+import { pairText } from "../artifact/phrase-pairs.js";
+import { sqliteWorker } from "../artifact/sqlite-worker.js";
 
 /** One transcript's row of the phrase-pair index: rowid, pair text, channel token. */
 export type PairRow = [id: number, pairs: string, chan: string];

@@ -7,8 +7,8 @@
  */
 import { rm } from "node:fs/promises";
 import { buildArtifacts } from "../build.js";
-import type { Manifest } from "../contract.js";
-import { openLiveSnapshot } from "../live-records.js";
+import type { Manifest } from "../artifact/contract.js";
+import { openLiveSnapshot } from "../artifact/live-records.js";
 import { newBuildDir, publishBuild } from "../publish.js";
 import type { PipelineState } from "./open-state.js";
 import { checkPublish } from "./publish-guard.js";

@@ -5,7 +5,7 @@
  * with the input.
  */
 import { checkpoint } from "../build/interrupt.js";
-import { VideoRecord } from "../contract.js";
+import { VideoRecord } from "../artifact/contract.js";
 import type { ForeignRecord, PipelineState } from "./open-state.js";
 
 const BATCH = 500;

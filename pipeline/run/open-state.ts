@@ -11,8 +11,8 @@ import { dirname } from "node:path";
 import { promisify } from "node:util";
 import { deflateRaw, deflateRawSync, inflateRawSync } from "node:zlib";
 import Database from "better-sqlite3";
-import type { VideoRecord } from "../contract.js";
-import { mergeRecords } from "../live-records.js";
+import type { VideoRecord } from "../artifact/contract.js";
+import { mergeRecords } from "../artifact/live-records.js";
 
 export const STATE_SCHEMA_VERSION = 1;
 

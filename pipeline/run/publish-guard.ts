@@ -6,9 +6,8 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ARTIFACT_FILES, type Manifest } from "../contract.js";
-import { DEMO_DATASET } from "../demo.js";
-import { currentArtifactsDir } from "../publish.js";
+import { ARTIFACT_FILES, DEMO_DATASET, type Manifest } from "../artifact/contract.js";
+import { dataDirLayout } from "../artifact/layout.js";
 
 /** The share of the served set's transcripts a new set must keep. */
 export const MIN_KEPT_SHARE = 0.5;
@@ -21,7 +20,7 @@ type Served = Pick<Manifest, "dataset" | "builtAt" | "counts">;
 
 function servedManifest(dataDir: string): Served | undefined {
   try {
-    return JSON.parse(readFileSync(join(currentArtifactsDir(dataDir), ARTIFACT_FILES.manifest), "utf8")) as Served;
+    return JSON.parse(readFileSync(join(dataDirLayout(dataDir).current, ARTIFACT_FILES.manifest), "utf8")) as Served;
   } catch {
     return undefined;
   }

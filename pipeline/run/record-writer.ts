@@ -14,8 +14,8 @@
  * instead of one each; a record still counts as fetched only when durable.
  */
 import type { Worker } from "node:worker_threads";
-import { sqliteWorker } from "../sqlite-worker.js";
-import type { VideoRecord } from "../contract.js";
+import { sqliteWorker } from "../artifact/sqlite-worker.js";
+import type { VideoRecord } from "../artifact/contract.js";
 import {
   CHANNEL_CRAWLED_SQL,
   CHANNEL_FAILED_SQL,

@@ -10,8 +10,9 @@ import { join } from "node:path";
 import { createYouTubeClient, type YouTubeClient } from "../youtube/index.js";
 import { acquireLock, type RunLock } from "./acquire-lock.js";
 import { buildAndPublish, type PublishedBuild } from "./build-and-publish.js";
-import type { VideoRecord } from "../contract.js";
+import type { VideoRecord } from "../artifact/contract.js";
 import { crawlChannels, type ChannelFailure, type CrawlOptions, type CrawlResult } from "./crawl-channels.js";
+import { dataDirLayout, type DataDirLayout } from "../artifact/layout.js";
 import { EXIT } from "./exit-codes.js";
 import { fetchTranscripts, type CrawlFeed, type FetchOptions, type FetchResult } from "./fetch-transcripts.js";
 import { PipelineState } from "./open-state.js";
@@ -20,10 +21,6 @@ import { readChannelList } from "./read-channel-list.js";
 import { RecordWriter } from "./record-writer.js";
 import { formatDuration, type Progress } from "./report-progress.js";
 
-export const PIPELINE_DIR = "pipeline";
-export const STATE_FILE = "state.db";
-export const LOCK_FILE = "run.lock";
-export const SUMMARY_FILE = "last-run.json";
 
 export interface RunOptions {
   /** DATA_DIR: state in `<dataDir>/pipeline/`, artifacts in `<dataDir>/builds/` and `current`. */
@@ -103,7 +100,7 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
   const dryRun = options.dryRun ?? false;
   const progress = options.progress;
   const log = (message: string): void => progress.log(message);
-  const pipelineDir = join(options.dataDir, PIPELINE_DIR);
+  const layout = dataDirLayout(options.dataDir);
   const summary: RunSummary = {
     outcome: "ok",
     exitCode: EXIT.ok,
@@ -128,11 +125,11 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
   /** A client this run made (not one passed in), closed at the end. */
   let ownClient: YouTubeClient | undefined;
   try {
-    const statePath = join(pipelineDir, STATE_FILE);
+    const statePath = layout.state;
     if (dryRun) {
       state = existsSync(statePath) ? PipelineState.open(statePath, { readonly: true }) : undefined;
     } else {
-      lock = acquireLock(join(pipelineDir, LOCK_FILE)); // throws LockHeldError: the CLI exits 3
+      lock = acquireLock(layout.lock); // throws LockHeldError: the CLI exits 3
       if (lock.tookOver) {
         summary.tookOverLockOf = lock.tookOver.pid;
         log(`took over the lock of run ${lock.tookOver.pid}, which is no longer alive`);
@@ -250,9 +247,9 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
         state.finishRun(runId, summary.exitCode, summary, finished);
         // The summary is also in the state's runs table: a summary file that cannot be written (a full disk) is said once, not thrown.
         try {
-          await writeSummary(pipelineDir, summary);
+          await writeSummary(layout, summary);
         } catch (error) {
-          log(`could not write ${join(pipelineDir, SUMMARY_FILE)}: ${error instanceof Error ? error.message : String(error)}`);
+          log(`could not write ${layout.lastRun}: ${error instanceof Error ? error.message : String(error)}`);
         }
       }
     } finally {
@@ -374,9 +371,9 @@ class CrawlProgress implements CrawlFeed {
 }
 
 /** Written to a temporary file and renamed, so a reader never sees half of it. */
-async function writeSummary(dir: string, summary: RunSummary): Promise<void> {
-  await mkdir(dir, { recursive: true });
-  const path = join(dir, SUMMARY_FILE);
+async function writeSummary(layout: DataDirLayout, summary: RunSummary): Promise<void> {
+  await mkdir(layout.pipeline, { recursive: true });
+  const path = layout.lastRun;
   const temporary = `${path}.${process.pid}.tmp`;
   try {
     await writeFile(temporary, `${JSON.stringify(summary, null, 2)}\n`);

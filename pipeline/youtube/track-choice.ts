@@ -13,7 +13,7 @@
  * Step 2 runs only after step 1 failed for every requested code, so a real
  * track in a later-listed language beats a translation into an earlier one.
  */
-import { sameLanguage } from "../language.js";
+import { sameLanguage } from "../artifact/language.js";
 import type { AvailableLanguage } from "./errors.js";
 import { YouTubeError } from "./errors.js";
 import type { CaptionTrack, TranslationLanguage } from "./player.js";

@@ -11,9 +11,10 @@ import { createInterface } from "node:readline";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { buildArtifacts } from "../../pipeline/build.js";
-import { ARTIFACT_FILES, type Manifest } from "../../pipeline/contract.js";
-import { PIPELINE_DIR, SUMMARY_FILE, type RunSummary } from "../../pipeline/run/run-pipeline.js";
-import { currentArtifactsDir, newBuildDir, publishBuild } from "../../pipeline/publish.js";
+import { ARTIFACT_FILES, type Manifest } from "../../pipeline/artifact/contract.js";
+import type { RunSummary } from "../../pipeline/run/run-pipeline.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout.js";
+import { newBuildDir, publishBuild } from "../../pipeline/publish.js";
 import { readJsonlFiles } from "../../pipeline/read-jsonl.js";
 import type { CorpusFiles } from "./corpus.js";
 import { loadAverage } from "./machine.js";
@@ -58,7 +59,7 @@ export function readBuildRecord(path: string): BuildRecord | undefined {
 }
 
 export function hasArtifacts(dataDir: string): boolean {
-  return existsSync(join(currentArtifactsDir(dataDir), ARTIFACT_FILES.manifest));
+  return existsSync(join(dataDirLayout(dataDir).current, ARTIFACT_FILES.manifest));
 }
 
 /** Builds and publishes an artifact set from JSONL slices; returns the phase-1 figures. */
@@ -166,8 +167,8 @@ export async function buildViaPipeline(
       closeSync(logFd);
     }
     const wall = (performance.now() - started) / 1000;
-    const summary = JSON.parse(readFileSync(join(dataDir, PIPELINE_DIR, SUMMARY_FILE), "utf8")) as RunSummary;
-    const artifacts = currentArtifactsDir(dataDir);
+    const summary = JSON.parse(readFileSync(dataDirLayout(dataDir).lastRun, "utf8")) as RunSummary;
+    const artifacts = dataDirLayout(dataDir).current;
     const manifest = JSON.parse(readFileSync(join(artifacts, ARTIFACT_FILES.manifest), "utf8")) as Manifest;
     const buildSeconds = summary.build?.seconds ?? 0;
     const record: BuildRecord = {

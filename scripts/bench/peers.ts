@@ -13,7 +13,7 @@
 import Database from "better-sqlite3";
 import { Charset, Encoder, Index } from "flexsearch";
 import { join } from "node:path";
-import { ARTIFACT_FILES } from "../../pipeline/contract.js";
+import { ARTIFACT_FILES } from "../../pipeline/artifact/contract.js";
 import { loadConfig } from "../../server/config.js";
 import { openCatalog } from "../../server/data/artifact-catalog.js";
 import { catalogSettings } from "../../server/runtime.js";

@@ -10,9 +10,9 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { request } from "undici";
 import { join } from "node:path";
-import { ARTIFACT_FILES } from "../../pipeline/contract.js";
+import { ARTIFACT_FILES } from "../../pipeline/artifact/contract.js";
 import { createRandom } from "../../pipeline/corpus/random.js";
-import { currentArtifactsDir } from "../../pipeline/publish.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout.js";
 import { openKeyStore } from "../../server/auth/key-store.js";
 import { buildDirect, buildViaPipeline, hasArtifacts, readBuildRecord, type BuildRecord } from "./artifacts.js";
 import { ensureCorpus } from "./corpus.js";
@@ -85,7 +85,7 @@ export async function runBench(options: BenchOptions, command: string, log: (lin
   if (has("corpus")) mark("corpus");
   results.build = await ensureArtifactSet(options, layout, has("corpus"), log);
   await save();
-  const artifactsDir = currentArtifactsDir(layout.dataDir);
+  const artifactsDir = dataDirLayout(layout.dataDir).current;
   const databasePath = join(artifactsDir, ARTIFACT_FILES.database);
 
   const needServer = (["server", "search", "recall", "serving", "soak"] as const).some(has);

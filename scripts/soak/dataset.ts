@@ -8,8 +8,9 @@ import path from "node:path";
 import { buildArtifacts } from "../../pipeline/build.js";
 import { createSyntheticCorpus, type SyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
 import { writeCorpusJsonl } from "../../pipeline/corpus/write-jsonl.js";
-import { ARTIFACT_FILES } from "../../pipeline/contract.js";
-import { currentArtifactsDir, newBuildDir, publishBuild } from "../../pipeline/publish.js";
+import { ARTIFACT_FILES } from "../../pipeline/artifact/contract.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout.js";
+import { newBuildDir, publishBuild } from "../../pipeline/publish.js";
 import { readJsonlFiles } from "../../pipeline/read-jsonl.js";
 import type { SoakOptions } from "./options.js";
 
@@ -27,7 +28,7 @@ export async function prepareDataset(options: SoakOptions, repoRoot: string, log
   const corpus = createSyntheticCorpus({ seed: options.seed, videos: options.videos + extra, meanTranscriptWords: options.words });
   const root = path.join(repoRoot, ".bench", `soak-${options.videos}v-s${options.seed}-w${options.words}`);
   const dataDir = path.join(root, "data");
-  if (existsSync(path.join(currentArtifactsDir(dataDir), ARTIFACT_FILES.manifest))) {
+  if (existsSync(path.join(dataDirLayout(dataDir).current, ARTIFACT_FILES.manifest))) {
     return { root, dataDir, corpus, stored: options.videos, reused: true };
   }
   mkdirSync(dataDir, { recursive: true });

@@ -6,7 +6,7 @@
  * its caption URLs `&exp=xpe`, as YouTube does.
  */
 import { createHash } from "node:crypto";
-import type { VideoRecord } from "../../pipeline/contract.js";
+import type { VideoRecord } from "../../pipeline/artifact/contract.js";
 
 export const TRANSLATION_LANGUAGES: readonly [string, string][] = [
   ["ar", "Arabic"],

@@ -14,8 +14,8 @@
  * for the newest earlier build that verifies, when there is one.
  */
 import { realpathSync } from "node:fs";
-import { currentArtifactsDir } from "../../pipeline/publish.js";
-import { forgetVerified } from "../../pipeline/verified-sets.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout.js";
+import { forgetVerified } from "../../pipeline/artifact/verified-sets.js";
 import type { ArtifactCatalog } from "../data/artifact-catalog.js";
 import type { Catalog } from "../data/catalog.js";
 import { errorFields, type Logger } from "../log.js";
@@ -138,7 +138,7 @@ export class ArtifactSwitch {
     const { dataDir, state, log } = this.#options;
     let target: string;
     try {
-      target = realpathSync(currentArtifactsDir(dataDir));
+      target = realpathSync(dataDirLayout(dataDir).current);
     } catch (error) {
       // Mid-publish `current` always exists (rename over it), so this is an operator's doing.
       log.warn("cannot resolve the current artifact set; still serving the old one", { trigger, ...errorFields(error) });

@@ -7,7 +7,7 @@
  * switch's job, so spurious events cost one realpath.
  */
 import { watch, type FSWatcher } from "node:fs";
-import { CURRENT_LINK } from "../../pipeline/publish.js";
+import { DATA_DIR_NAMES } from "../../pipeline/artifact/layout.js";
 import { errorFields, type Logger } from "../log.js";
 
 export interface CurrentWatcherOptions {
@@ -42,7 +42,7 @@ export class CurrentWatcher {
       try {
         this.#watcher = watch(dataDir, { persistent: false }, (_event, filename) => {
           // live.db and keys.db live here too: ignore their writes.
-          if (filename !== null && filename !== CURRENT_LINK) return;
+          if (filename !== null && filename !== DATA_DIR_NAMES.current) return;
           clearTimeout(this.#debounce);
           this.#debounce = setTimeout(() => run("watch"), options.debounceMs ?? 50);
           this.#debounce.unref();

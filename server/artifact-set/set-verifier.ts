@@ -1,5 +1,5 @@
 /**
- * The server's side of verified sets (pipeline/verified-sets.ts): a set is
+ * The server's side of verified sets (pipeline/artifact/verified-sets.ts): a set is
  * hashed on a worker thread unless this machine's record vouches for it, and
  * each hashing is logged with its duration. Also finds the newest earlier
  * build that verifies, for a server whose published set is damaged.
@@ -7,10 +7,10 @@
 import { existsSync, readdirSync, realpathSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { readManifest } from "../../pipeline/build/manifest.js";
-import { hashFilesInWorker } from "../../pipeline/hash-worker.js";
-import { BUILDS_DIR } from "../../pipeline/publish.js";
-import { verifyArtifactSet, type VerifyOutcome } from "../../pipeline/verified-sets.js";
+import { readManifest } from "../../pipeline/artifact/manifest.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout.js";
+import { hashFilesInWorker } from "../../pipeline/artifact/hash-worker.js";
+import { verifyArtifactSet, type VerifyOutcome } from "../../pipeline/artifact/verified-sets.js";
 import type { Logger } from "../log.js";
 
 /** Checks the set in the resolved directory `dir` against its manifest; throws ArtifactError when it does not match. */
@@ -32,7 +32,7 @@ export async function verifySet(dataDir: string, dir: string, log: Logger): Prom
  * refusal is logged. Undefined when none does.
  */
 export async function previousVerifiedSet(dataDir: string, bad: string, exclude: ReadonlySet<string>, log: Logger): Promise<string | undefined> {
-  const buildsDir = join(dataDir, BUILDS_DIR);
+  const buildsDir = dataDirLayout(dataDir).builds;
   if (!existsSync(buildsDir)) return undefined;
   const root = realpathSync(buildsDir);
   const limit = dirname(bad) === root ? basename(bad) : undefined;

@@ -19,11 +19,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
+import { DATA_DIR_NAMES, dataDirLayout } from "../../pipeline/artifact/layout.js";
 import type { Plan } from "../config.js";
 import { generateKey, generateKeyId, hashKey, keyMatchesHash, parseKeyId } from "./api-key.js";
 import type { KeyRecord } from "./key-record.js";
 
-export const KEYS_DB_FILE = "keys.db";
+/** The file name in DATA_DIR, for messages. */
+export const KEYS_DB_FILE = DATA_DIR_NAMES.keys;
 /** The name of the key `npm start` issues for the demo dataset (and revokes when another set is served); the keys CLI refuses it. */
 export const DEMO_KEY_NAME = "demo";
 
@@ -82,7 +84,7 @@ const VERIFIED_MEMORY = 10_000;
 
 export function openKeyStore(options: OpenKeyStoreOptions): KeyStore {
   fs.mkdirSync(options.dataDir, { recursive: true });
-  const db = new Database(path.join(options.dataDir, KEYS_DB_FILE));
+  const db = new Database(dataDirLayout(options.dataDir).keys);
   db.pragma("journal_mode = WAL");
   db.pragma("busy_timeout = 5000");
   db.exec(DDL);
@@ -95,7 +97,7 @@ export function openKeyStore(options: OpenKeyStoreOptions): KeyStore {
   const revokeOne = db.prepare("UPDATE api_keys SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL");
   const revokeNamed = db.prepare("UPDATE api_keys SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL");
   const dataVersion = db.prepare("PRAGMA data_version").pluck();
-  const snapshot = new Database(path.join(options.dataDir, KEYS_DB_FILE), { readonly: true });
+  const snapshot = new Database(dataDirLayout(options.dataDir).keys, { readonly: true });
   const snapshotRead = snapshot.prepare("SELECT count(*) FROM api_keys").pluck();
   const holdSnapshot = () => {
     if (snapshot.inTransaction) snapshot.exec("COMMIT");

@@ -8,10 +8,10 @@
 import Database from "better-sqlite3";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ARTIFACT_FILES, type Manifest, type VideoRecord } from "../../pipeline/contract.js";
-import { ArtifactError, readManifest } from "../../pipeline/build/manifest.js";
-import { hasPhrasePairs } from "../../pipeline/phrase-pairs.js";
-import { importTitleIndex } from "../../pipeline/title-index.js";
+import { ARTIFACT_FILES, type Manifest, type VideoRecord } from "../../pipeline/artifact/contract.js";
+import { ArtifactError, readManifest } from "../../pipeline/artifact/manifest.js";
+import { hasPhrasePairs } from "../../pipeline/artifact/phrase-pairs.js";
+import { importTitleIndex } from "../../pipeline/artifact/title-index.js";
 import type { Catalog, ChannelPage, SearchPage, SearchParams, Stats, TranscriptLookup } from "./catalog.js";
 import type { LiveStore, Placement } from "./live-store.js";
 import { SEARCH_DEFAULTS, TranscriptSearch, type SearchOptions, type SearchShard } from "./search.js";

@@ -3,8 +3,8 @@
  * implements it over the published artifact set (and, later, the live store).
  * Routes depend on this interface only.
  */
-import type { ChapterRecord } from "../../pipeline/contract.js";
-import type { Sub } from "../../pipeline/segments.js";
+import type { ChapterRecord } from "../../pipeline/artifact/contract.js";
+import type { Sub } from "../../pipeline/artifact/segments.js";
 
 export interface VideoMeta {
   videoId: string;

@@ -11,11 +11,10 @@
  */
 import { randomUUID } from "node:crypto";
 import Database from "better-sqlite3";
-import { DATABASE_DDL, VideoRecord, type TranscriptRecord } from "../../pipeline/contract.js";
-import { PRIMARY_TRACK_ORDER } from "../../pipeline/build/build-database.js";
-import { LIVE_META, LIVE_RECORDS_DDL, mergeRecords } from "../../pipeline/live-records.js";
-import { prepareTrack } from "../../pipeline/segments.js";
-import { createTitleIndex, type TitleIndex } from "../../pipeline/title-index.js";
+import { PRIMARY_TRACK_ORDER, VideoRecord, type TranscriptRecord } from "../../pipeline/artifact/contract.js";
+import { hasLiveStoreSchema, LIVE_META, LIVE_STORE_DDL, mergeRecords } from "../../pipeline/artifact/live-records.js";
+import { prepareTrack } from "../../pipeline/artifact/segments.js";
+import { createTitleIndex, type TitleIndex } from "../../pipeline/artifact/title-index.js";
 import type { ChannelVideoItem } from "./catalog.js";
 import { toChannelVideoItem, type ChannelVideoRow } from "./transcript-tables.js";
 
@@ -61,8 +60,7 @@ export class LiveStore {
       db.pragma("journal_mode = WAL");
       db.pragma("synchronous = FULL");
       db.pragma("busy_timeout = 5000");
-      const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'live_records'").get();
-      if (!exists) db.exec(`BEGIN; ${DATABASE_DDL} ${LIVE_RECORDS_DDL} COMMIT;`);
+      if (!hasLiveStoreSchema(db)) db.exec(`BEGIN; ${LIVE_STORE_DDL} COMMIT;`);
       // A store made before stores had ids gets one now; its sequence continues above what it holds.
       db.transaction(() => {
         const put = db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)");

@@ -1,9 +1,9 @@
 /**
  * Where the query terms occur in a text, found in one pass: the source of
  * both BM25 term frequencies and the snippet window. Terms are already
- * folded (pipeline/text.ts), so matching agrees with the FTS5 tokenizer.
+ * folded (pipeline/artifact/text.ts), so matching agrees with the FTS5 tokenizer.
  */
-import { foldTerm } from "../../pipeline/text.js";
+import { foldTerm, TOKEN, TOKEN_CHARACTER } from "../../pipeline/artifact/text.js";
 
 export interface Occurrences {
   /** Occurrences of each term, by term index. */
@@ -11,9 +11,6 @@ export interface Occurrences {
   /** Flat triples (start, end, term index), sorted by start, in UTF-16 offsets of the text. */
   spans: number[];
 }
-
-const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
-const TOKEN = /[\p{L}\p{N}\p{M}]+/gu;
 
 // eslint-disable-next-line no-control-regex
 const ASCII_ONLY = /^[\x00-\x7f]*$/;
@@ -62,7 +59,7 @@ export function findOccurrences(text: string, terms: readonly string[], maxSpans
 }
 
 export function isWordChar(char: string | undefined): boolean {
-  return char !== undefined && WORD_CHAR.test(char);
+  return char !== undefined && TOKEN_CHARACTER.test(char);
 }
 
 function keepCompletePrefix(found: [number, number, number][], termCount: number, maxSpans: number): [number, number, number][] {

@@ -15,7 +15,7 @@
  * cache afterwards: nothing they compute is kept for the users' searches.
  */
 import type { SearchParams } from "./catalog.js";
-import { tokenize } from "../../pipeline/text.js";
+import { tokenize } from "../../pipeline/artifact/text.js";
 
 export interface WarmUpOptions {
   /** Transcripts in the set. */

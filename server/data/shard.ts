@@ -6,9 +6,9 @@
  * matches are read later as a stream, never sorted.
  */
 import type Database from "better-sqlite3";
-import { channelToken } from "../../pipeline/contract.js";
-import { phrasePairs } from "../../pipeline/phrase-pairs.js";
-import type { TitleIndex } from "../../pipeline/title-index.js";
+import { channelToken } from "../../pipeline/artifact/contract.js";
+import { phrasePairs } from "../../pipeline/artifact/phrase-pairs.js";
+import type { TitleIndex } from "../../pipeline/artifact/title-index.js";
 import type { SearchHit, SearchParams } from "./catalog.js";
 import { bm25, inverseDocumentFrequency, type CorpusStats } from "./bm25.js";
 import type { HotTranscripts } from "./hot-transcripts.js";
@@ -94,7 +94,7 @@ export interface ShardOptions {
   /** True when rowids are popularity ranks, so `minViews` is a rowid bound. */
   popularityOrdered: boolean;
   /**
-   * The database has a phrase-pair index (pipeline/phrase-pairs.ts): a
+   * The database has a phrase-pair index (pipeline/artifact/phrase-pairs.ts): a
    * phrase's matches are those of the phrase of its consecutive pairs there.
    * Popularity-ordered shards only.
    */

@@ -6,11 +6,11 @@
  * In pure-ASCII text an ASCII term is counted in its lower-case, Capitalized
  * and UPPER-CASE forms (what captions contain; other mixed forms like "tHe"
  * are not counted). Text or terms with other characters are folded whole as
- * the index folds each token ("Brücken" is "brucken"; pipeline/text.ts), and
+ * the index folds each token ("Brücken" is "brucken"; pipeline/artifact/text.ts), and
  * each term is counted where it stands as a whole token of the folded text.
  */
 import { isAscii } from "node:buffer";
-import { foldText } from "../../pipeline/text.js";
+import { foldText } from "../../pipeline/artifact/text.js";
 import { isWordChar } from "./occurrences.js";
 
 const ASCII_TERM = /^[a-z0-9]+$/;

@@ -3,9 +3,9 @@
  * the live store): a video's transcript in a language, a channel's videos.
  */
 import type Database from "better-sqlite3";
-import type { ChapterRecord } from "../../pipeline/contract.js";
-import { sameLanguage } from "../../pipeline/language.js";
-import { decodeSegments, type Sub } from "../../pipeline/segments.js";
+import type { ChapterRecord } from "../../pipeline/artifact/contract.js";
+import { sameLanguage } from "../../pipeline/artifact/language.js";
+import { decodeSegments, type Sub } from "../../pipeline/artifact/segments.js";
 import type { ChannelPage, ChannelVideoItem, TranscriptLookup, VideoMeta } from "./catalog.js";
 
 interface VideoRow {

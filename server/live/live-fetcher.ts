@@ -4,7 +4,7 @@
  * (so a live answer and the next, cached one are built the same way).
  *
  * Per (video, language) one upstream fetch at a time (single-flight, with
- * the language compared as `pipeline/language.ts` says); all
+ * the language compared as `pipeline/artifact/language.ts` says); all
  * fetches share a p-queue of `concurrency` slots and a bounded wait queue,
  * beyond which callers get 503 `upstream_busy` at once instead of waiting
  * without end. A single request's fetch waits ahead of a bulk request's, so
@@ -15,10 +15,10 @@
  * is stored. "No transcript" outcomes are remembered (negative cache).
  */
 import PQueue from "p-queue";
-import { languageKey } from "../../pipeline/language.js";
+import { languageKey } from "../../pipeline/artifact/language.js";
 import { isYouTubeError, YouTubeError, type YouTubeClient } from "../../pipeline/youtube/index.js";
-import { prepareTrack } from "../../pipeline/segments.js";
-import type { VideoRecord } from "../../pipeline/contract.js";
+import { prepareTrack } from "../../pipeline/artifact/segments.js";
+import type { VideoRecord } from "../../pipeline/artifact/contract.js";
 import type { TranscriptLookup } from "../data/catalog.js";
 import { isDeadlineExceeded } from "../http/deadline.js";
 import type { Logger } from "../log.js";

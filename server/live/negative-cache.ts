@@ -7,7 +7,7 @@
  * unplayable, age restricted); `language_not_available` holds for one
  * language only, so a request for another language still goes upstream.
  */
-import { languageKey } from "../../pipeline/language.js";
+import { languageKey } from "../../pipeline/artifact/language.js";
 import type { YouTubeError, YouTubeErrorCode } from "../../pipeline/youtube/index.js";
 import { Lru } from "../data/lru.js";
 

@@ -3,7 +3,7 @@
  * `resolveTranscript` finds it (storage, else a live fetch).
  */
 import { z } from "zod";
-import { languageKey } from "../../pipeline/language.js";
+import { languageKey } from "../../pipeline/artifact/language.js";
 import { ifNoneMatchHits } from "../http/etag.js";
 import { parseParams, parseQuery } from "../http/route-input.js";
 import { elapsedMs } from "../http/timing.js";

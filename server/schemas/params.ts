@@ -4,7 +4,7 @@
  * number, so "", "NaN", "1e3" and "0x10" are rejected rather than coerced.
  */
 import { z } from "zod";
-import { CHANNEL_ID_PATTERN, VIDEO_ID_PATTERN } from "../../pipeline/contract.js";
+import { CHANNEL_ID_PATTERN, VIDEO_ID_PATTERN } from "../../pipeline/artifact/contract.js";
 
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;

@@ -2,7 +2,7 @@ import Database from "better-sqlite3";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
-import { ARTIFACT_FILES } from "../../pipeline/contract.js";
+import { ARTIFACT_FILES } from "../../pipeline/artifact/contract.js";
 import { openCatalog } from "../../server/data/artifact-catalog.js";
 import type { SearchParams } from "../../server/data/catalog.js";
 import { HotTranscripts } from "../../server/data/hot-transcripts.js";

@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ARTIFACT_FILES } from "../../pipeline/contract.js";
+import { ARTIFACT_FILES } from "../../pipeline/artifact/contract.js";
 import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
-import { importTitleIndex } from "../../pipeline/title-index.js";
-import { tokenize } from "../../pipeline/text.js";
+import { importTitleIndex } from "../../pipeline/artifact/title-index.js";
+import { tokenize } from "../../pipeline/artifact/text.js";
 import { openCatalog, type ArtifactCatalog } from "../../server/data/artifact-catalog.js";
 import type { SearchOptions } from "../../server/data/search.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";

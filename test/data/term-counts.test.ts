@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { tokenize } from "../../pipeline/text.js";
+import { tokenize } from "../../pipeline/artifact/text.js";
 import { findOccurrences } from "../../server/data/occurrences.js";
 import { countTerms } from "../../server/data/term-counts.js";
 

@@ -8,13 +8,14 @@ import { readdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } 
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildArtifacts } from "../../pipeline/build.js";
-import type { VideoRecord } from "../../pipeline/contract.js";
-import { currentArtifactsDir, newBuildDir, pointCurrentAt, publishBuild } from "../../pipeline/publish.js";
+import type { VideoRecord } from "../../pipeline/artifact/contract.js";
+import { newBuildDir, pointCurrentAt, publishBuild } from "../../pipeline/publish.js";
 import { reloadOnSighup } from "../../server/runtime.js";
 import { call } from "../server/helpers/http.js";
 import { makeVideo, transcript } from "../youtube/helpers/records.js";
 import { artifactRecords, fresh, STORED } from "./helpers/live-corpus.js";
 import { publishRecords, startLiveServer, type LiveServer } from "./helpers/live-server.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout.js";
 
 function newVideo(i: number): VideoRecord {
   return makeVideo({
@@ -69,7 +70,7 @@ function openPathsUnder(dir: string): string[] {
 describe("hot switch under load", () => {
   it("serves continuous requests while a new set is built and published: zero failures, new videos searchable, old files released", async () => {
     const server = await start({ watch: true, pollMs: 0 });
-    const oldDir = realpathSync(currentArtifactsDir(server.dataDir));
+    const oldDir = realpathSync(dataDirLayout(server.dataDir).current);
     const oldBuiltAt = await builtAt(server);
     expect(openPathsUnder(oldDir).length).toBeGreaterThan(0);
 

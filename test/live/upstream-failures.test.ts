@@ -9,11 +9,11 @@ import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Fault } from "../../scripts/youtube-standin/faults.js";
 import { startStandin, type Standin } from "../../scripts/youtube-standin/server.js";
-import { LIVE_STORE_FILE } from "../../server/runtime.js";
 import { call, expectProblem } from "../server/helpers/http.js";
 import { startForwardProxy, type ForwardProxy, type ProxyLogEntry } from "../youtube/helpers/forward-proxy.js";
 import { fresh, upstreamCorpus } from "./helpers/live-corpus.js";
 import { startLiveServer, type LiveServer } from "./helpers/live-server.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout.js";
 
 let standin: Standin;
 let proxies: ForwardProxy[];
@@ -78,7 +78,7 @@ describe("proxies", () => {
 });
 
 function liveRows(server: LiveServer): { records: number; maxSeq: number } {
-  const db = new Database(path.join(server.dataDir, LIVE_STORE_FILE), { readonly: true });
+  const db = new Database(dataDirLayout(server.dataDir).liveStore, { readonly: true });
   try {
     return db.prepare("SELECT count(*) AS records, coalesce(max(seq), 0) AS maxSeq FROM live_records").get() as { records: number; maxSeq: number };
   } finally {

@@ -12,9 +12,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { buildArtifacts } from "../../pipeline/build.js";
-import { ARTIFACT_FILES, type VideoRecord } from "../../pipeline/contract.js";
-import { currentArtifactsDir, newBuildDir, pointCurrentAt, publishBuild } from "../../pipeline/publish.js";
-import { VERIFIED_RECORD_FILE } from "../../pipeline/verified-sets.js";
+import { ARTIFACT_FILES, type VideoRecord } from "../../pipeline/artifact/contract.js";
+import { newBuildDir, pointCurrentAt, publishBuild } from "../../pipeline/publish.js";
 import { startStandin, type Standin } from "../../scripts/youtube-standin/server.js";
 import { corruptDatabase, corruptTable, padDatabase, restampManifest } from "../helpers/artifacts.js";
 import { startChild } from "../reliability/helpers/child.js";
@@ -22,6 +21,7 @@ import { call } from "../server/helpers/http.js";
 import { makeVideo, transcript } from "../youtube/helpers/records.js";
 import { artifactRecords, STORED, upstreamCorpus } from "./helpers/live-corpus.js";
 import { publishRecords, startLiveServer, type LiveServer, type LiveServerOptions } from "./helpers/live-server.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout.js";
 
 const REFUSED = "new artifact set refused; still serving the old one";
 const HASHING = "hashing artifact set";
@@ -84,7 +84,7 @@ function hashed(server: LiveServer, dir: string): number {
 }
 
 function recorded(dataDir: string): string[] {
-  const file = path.join(dataDir, VERIFIED_RECORD_FILE);
+  const file = dataDirLayout(dataDir).verified;
   return existsSync(file) ? Object.keys((JSON.parse(readFileSync(file, "utf8")) as { sets: object }).sets) : [];
 }
 
@@ -96,7 +96,7 @@ describe("publishBuild checks what it wrote", () => {
     corruptDatabase(bad);
     await expect(publishBuild(dataDir, bad)).rejects.toThrow(/does not match its manifest and was not published.*transcripts\.db does not match its checksum/);
     expect(existsSync(bad)).toBe(false);
-    expect(realpathSync(currentArtifactsDir(dataDir))).toBe(good);
+    expect(realpathSync(dataDirLayout(dataDir).current)).toBe(good);
     // What it did verify is in this machine's record, for the server.
     expect(recorded(dataDir)).toEqual([good]);
   });
@@ -172,7 +172,7 @@ describe("at start", () => {
     let bad = "";
     const server = await start({
       prepare: async (dataDir) => {
-        good = realpathSync(currentArtifactsDir(dataDir));
+        good = realpathSync(dataDirLayout(dataDir).current);
         bad = await build(dataDir, [...artifactRecords(), extra(5)]);
         corruptDatabase(bad);
         await pointCurrentAt(dataDir, bad);
@@ -190,7 +190,7 @@ describe("at start", () => {
   });
 
   it("refuses to start when no set verifies, saying why", async () => {
-    const failure = await start({ prepare: (dataDir) => void corruptDatabase(realpathSync(currentArtifactsDir(dataDir))) }).then(
+    const failure = await start({ prepare: (dataDir) => void corruptDatabase(realpathSync(dataDirLayout(dataDir).current)) }).then(
       () => undefined,
       (error: unknown) => error as Error,
     );
@@ -220,7 +220,7 @@ describe("this machine's record of verified sets", () => {
     // publishBuild verified it: no hashing at the first start, nor the next.
     expect(await restart()).toBe(0);
     expect(await restart()).toBe(0);
-    unlinkSync(path.join(dataDir, VERIFIED_RECORD_FILE));
+    unlinkSync(dataDirLayout(dataDir).verified);
     expect(await restart()).toBe(1);
     expect(recorded(dataDir)).toEqual([dir]);
     expect(await restart()).toBe(0);
@@ -242,7 +242,7 @@ describe("a database fault at run time", () => {
     const server = await start({
       prepare: async (dataDir) => {
         // Damaged pages that still match the manifest (as a set built damaged would): verification passes.
-        const dir = realpathSync(currentArtifactsDir(dataDir));
+        const dir = realpathSync(dataDirLayout(dataDir).current);
         expect(corruptTable(dir, "transcripts")).toBeGreaterThan(0);
         await restampManifest(dir);
       },
@@ -263,7 +263,7 @@ describe("a database fault at run time", () => {
 
   it("goes back to the previous verified set, does not return to the damaged one while current is unchanged, and takes the next good publish", async () => {
     const server = await start();
-    const good = realpathSync(currentArtifactsDir(server.dataDir));
+    const good = realpathSync(dataDirLayout(server.dataDir).current);
     const goodBuiltAt = (await health(server)).body.builtAt as string;
     const bad = await build(server.dataDir, [...artifactRecords(), extra(6)]);
     corruptTable(bad, "transcripts");

@@ -8,12 +8,14 @@ import { ARTIFACT_PAGE_SIZE, buildDatabase } from "../../pipeline/build/build-da
 import { BULK_LOAD_HASH_BYTES } from "../../pipeline/build/fts-bulk-load.js";
 import { stageRecords } from "../../pipeline/build/stage-records.js";
 import { buildTranscriptIndex } from "../../pipeline/build/transcript-index.js";
-import { ArtifactError, readManifest, verifyChecksums } from "../../pipeline/build/manifest.js";
-import { ARTIFACT_FILES, OPTIONS_HASH, SCHEMA_VERSION, type VideoRecord } from "../../pipeline/contract.js";
-import { pairText, PHRASE_PAIRS_DDL } from "../../pipeline/phrase-pairs.js";
-import { currentArtifactsDir, newBuildDir, publishBuild } from "../../pipeline/publish.js";
+import { ArtifactError, readManifest, verifyChecksums } from "../../pipeline/artifact/manifest.js";
+import { ARTIFACT_FILES, INDEX_OPTIONS, OPTIONS_HASH, optionsHash, SCHEMA_VERSION, type VideoRecord } from "../../pipeline/artifact/contract.js";
+import { pairText, PHRASE_PAIRS_DDL, PHRASE_PAIRS_VERSION } from "../../pipeline/artifact/phrase-pairs.js";
+import { WORD_BITMAPS_VERSION } from "../../pipeline/artifact/word-bitmaps.js";
+import { newBuildDir, publishBuild } from "../../pipeline/publish.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
 import { makeVideo, sampleRecords, segmentsOf, videoId } from "../helpers/records.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout.js";
 
 describe("the build stage", () => {
   let set: TempArtifacts;
@@ -327,6 +329,24 @@ describe("the manifest check", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it.each([
+    ["the phrase-pair format", "PHRASE_PAIRS_VERSION", PHRASE_PAIRS_VERSION],
+    ["the word-bitmap format", "WORD_BITMAPS_VERSION", WORD_BITMAPS_VERSION],
+  ])("refuses a set built with another version of %s, saying to rebuild", (_name, key, version) => {
+    expect(INDEX_OPTIONS).toMatchObject({ [key]: version });
+    expect(optionsHash(INDEX_OPTIONS)).toBe(OPTIONS_HASH);
+    const dir = withManifest((m) => (m.optionsHash = optionsHash({ ...INDEX_OPTIONS, [key]: `${version}-other` })));
+    expect(() => readManifest(dir)).toThrow(/was built with index options [0-9a-f]{16}, but this code uses [0-9a-f]{16}: rebuild the artifacts/);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("refuses a set built before the pair and bitmap versions were part of the options hash", () => {
+    const { FTS_TOKENIZER, TITLE_INDEX_OPTIONS, TOKENIZER_VERSION } = INDEX_OPTIONS;
+    const dir = withManifest((m) => (m.optionsHash = optionsHash({ FTS_TOKENIZER, TITLE_INDEX_OPTIONS, TOKENIZER_VERSION })));
+    expect(() => readManifest(dir)).toThrow(/rebuild the artifacts with this version's pipeline/);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it("refuses a directory without a manifest", () => {
     expect(() => readManifest(tmpdir())).toThrow(/manifest.json is missing/);
   });
@@ -351,8 +371,8 @@ describe("publishing", () => {
       await buildArtifacts({ records: [makeVideo(i + 1, { text: `build ${i}` })], outDir: dir });
       await publishBuild(dataDir, dir);
       builds.push(dir);
-      expect(readManifest(currentArtifactsDir(dataDir)).counts.videos).toBe(1);
-      expect(readlinkSync(currentArtifactsDir(dataDir))).toBe(join("builds", dir.split("/").pop()!));
+      expect(readManifest(dataDirLayout(dataDir).current).counts.videos).toBe(1);
+      expect(readlinkSync(dataDirLayout(dataDir).current)).toBe(join("builds", dir.split("/").pop()!));
       await new Promise((r) => setTimeout(r, 5));
     }
     expect(existsSync(builds[0]!)).toBe(false);

@@ -9,9 +9,8 @@ import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { readManifest } from "../../pipeline/build/manifest.js";
+import { readManifest } from "../../pipeline/artifact/manifest.js";
 import { ensureDemoArtifacts } from "../../pipeline/demo.js";
-import { currentArtifactsDir } from "../../pipeline/publish.js";
 import { acquireLock } from "../../pipeline/run/acquire-lock.js";
 import { buildAndPublish } from "../../pipeline/run/build-and-publish.js";
 import { EXIT } from "../../pipeline/run/exit-codes.js";
@@ -20,6 +19,7 @@ import { PipelineState } from "../../pipeline/run/open-state.js";
 import { startStandin, type Standin } from "../../scripts/youtube-standin/server.js";
 import { artifactRecords, fresh, upstreamCorpus } from "../live/helpers/live-corpus.js";
 import { startLiveServer, type LiveServer } from "../live/helpers/live-server.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout.js";
 
 const REPO = join(import.meta.dirname, "..", "..");
 
@@ -101,7 +101,7 @@ describe("a transcript fetched live", () => {
     }
     // After three publishes every kept set holds it: it has left the live store and is served from the set.
     expect([...server!.runtime.live.records()].map((r) => r.videoId)).toEqual([]);
-    expect(readManifest(currentArtifactsDir(dataDir)).counts.transcripts).toBe(base + 1);
+    expect(readManifest(dataDirLayout(dataDir).current).counts.transcripts).toBe(base + 1);
     expect(playerCalls(id)).toBe(1);
   });
 
@@ -113,7 +113,7 @@ describe("a transcript fetched live", () => {
     await publish();
     await publish();
     expect(await server!.runtime.reload("sighup", true)).toBe("switched");
-    expect(readManifest(currentArtifactsDir(dataDir)).liveSeq).toBe(2);
+    expect(readManifest(dataDirLayout(dataDir).current).liveSeq).toBe(2);
     expect([...server!.runtime.live.records()]).toEqual([]);
     const later = fresh(4).videoId;
     expect(await getTranscript(later)).toEqual({ status: 200, cached: false });
@@ -145,7 +145,7 @@ describe("build --input", () => {
     expect(await getTranscript(id)).toEqual({ status: 200, cached: true });
 
     // The state lost (an operator's mistake): the next set would hold the live store's records only.
-    const before = realpathSync(currentArtifactsDir(dataDir));
+    const before = realpathSync(dataDirLayout(dataDir).current);
     rmSync(join(dataDir, "pipeline"), { recursive: true, force: true });
     const refused = cli(["build", "--input", empty]);
     expect(refused.status).toBe(EXIT.refused);
@@ -153,17 +153,17 @@ describe("build --input", () => {
     expect(refused.stderr).toMatch(
       /refusing to publish: the new set has 1 transcripts \(1 videos\), the served set \(dataset custom, built .+\) has 3 \(4 videos\); publishing would drop 2 transcripts \(67%\)\. Nothing was published\. Run again with --force/,
     );
-    expect(realpathSync(currentArtifactsDir(dataDir))).toBe(before);
+    expect(realpathSync(dataDirLayout(dataDir).current)).toBe(before);
     expect(readdirSync(join(dataDir, "builds")).filter((name) => !name.startsWith(".")).length).toBe(2);
 
     const forced = cli(["build", "--input", empty, "--force"]);
     expect(forced.status, forced.stderr).toBe(EXIT.ok);
-    expect(realpathSync(currentArtifactsDir(dataDir))).not.toBe(before);
+    expect(realpathSync(dataDirLayout(dataDir).current)).not.toBe(before);
   });
 
   it("waits its turn: refused with exit 3 while a run holds the lock", async () => {
     dataDir = await pipelineDataDir();
-    const before = realpathSync(currentArtifactsDir(dataDir));
+    const before = realpathSync(dataDirLayout(dataDir).current);
     const input = join(dataDir, "one.jsonl");
     writeFileSync(input, `${JSON.stringify(fresh(6))}\n`);
     const lock = acquireLock(join(dataDir, "pipeline", "run.lock"));
@@ -171,13 +171,13 @@ describe("build --input", () => {
       const locked = cli(["build", "--input", input]);
       expect(locked.status).toBe(EXIT.locked);
       expect(locked.stderr).toMatch(/Another pipeline run holds .*run\.lock \(pid \d+/);
-      expect(realpathSync(currentArtifactsDir(dataDir))).toBe(before);
+      expect(realpathSync(dataDirLayout(dataDir).current)).toBe(before);
     } finally {
       lock.release();
     }
     const built = cli(["build", "--input", input]);
     expect(built.status, built.stderr).toBe(EXIT.ok);
-    expect(readManifest(currentArtifactsDir(dataDir)).counts.transcripts).toBe(readManifest(before).counts.transcripts + 1);
+    expect(readManifest(dataDirLayout(dataDir).current).counts.transcripts).toBe(readManifest(before).counts.transcripts + 1);
   });
 });
 
@@ -188,7 +188,7 @@ describe("the demo build", () => {
     try {
       await expect(ensureDemoArtifacts(dataDir)).rejects.toThrow(/Another pipeline run holds .*run\.lock \(pid \d+/);
       expect(existsSync(join(dataDir, "builds"))).toBe(false);
-      expect(existsSync(currentArtifactsDir(dataDir))).toBe(false);
+      expect(existsSync(dataDirLayout(dataDir).current)).toBe(false);
     } finally {
       lock.release();
     }

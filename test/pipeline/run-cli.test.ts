@@ -8,10 +8,10 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../../pipeline/run/exit-codes.js";
-import { readManifest } from "../../pipeline/build/manifest.js";
-import { currentArtifactsDir } from "../../pipeline/publish.js";
+import { readManifest } from "../../pipeline/artifact/manifest.js";
 import { stateRows, tempDataDir } from "./helpers/run-harness.js";
 import { startSyntheticStandin, writeChannelList, type SyntheticStandin } from "./helpers/synthetic-standin.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout.js";
 
 let world: SyntheticStandin;
 let data: ReturnType<typeof tempDataDir>;
@@ -110,7 +110,7 @@ describe("the pipeline CLI", () => {
     }
     const expected = withTranscript.filter((v) => v.transcripts.length > 0).length;
     expect(fetchedInState()).toBe(expected);
-    expect(readManifest(currentArtifactsDir(data.dir)).counts.transcripts).toBe(expected);
+    expect(readManifest(dataDirLayout(data.dir).current).counts.transcripts).toBe(expected);
   });
 
   it("exits 2 with the usage on a bad flag or a bad channel list line", async () => {

@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UsageError } from "../../pipeline/run/exit-codes.js";
 import { MAX_PROBLEMS_SHOWN, readChannelList } from "../../pipeline/run/read-channel-list.js";
 import { EXIT } from "../../pipeline/run/exit-codes.js";
-import { SUMMARY_FILE } from "../../pipeline/run/run-pipeline.js";
 import { bufferedProgress, run, tempDataDir } from "./helpers/run-harness.js";
 import { startSyntheticStandin, writeChannelList, type SyntheticStandin } from "./helpers/synthetic-standin.js";
+import { DATA_DIR_NAMES } from "../../pipeline/artifact/layout.js";
 
 let world: SyntheticStandin;
 const data = tempDataDir();
@@ -43,7 +43,7 @@ describe("a summary file that cannot be written", () => {
     // The summary's temporary file (named by this process's pid) opens /dev/full: every write fails with ENOSPC.
     const pipelineDir = join(data.dir, "pipeline");
     mkdirSync(pipelineDir, { recursive: true });
-    const temporary = join(pipelineDir, `${SUMMARY_FILE}.${process.pid}.tmp`);
+    const temporary = join(pipelineDir, `${DATA_DIR_NAMES.lastRun}.${process.pid}.tmp`);
     symlinkSync("/dev/full", temporary);
     const unhandled: unknown[] = [];
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
@@ -53,11 +53,11 @@ describe("a summary file that cannot be written", () => {
       const list = writeChannelList(join(data.dir, "channels.txt"), world.corpus);
       const summary = await run({ dataDir: data.dir, channelsFile: list, origin: world.standin.origin, build: false, progress: output.progress });
       expect(summary.exitCode).toBe(EXIT.ok);
-      const reports = output.text().split("\n").filter((line) => line.includes(`could not write ${join(pipelineDir, SUMMARY_FILE)}`));
+      const reports = output.text().split("\n").filter((line) => line.includes(`could not write ${join(pipelineDir, DATA_DIR_NAMES.lastRun)}`));
       expect(reports).toHaveLength(1);
       expect(reports[0]).toContain("ENOSPC");
       expect(() => lstatSync(temporary)).toThrow();
-      expect(existsSync(join(pipelineDir, SUMMARY_FILE))).toBe(false);
+      expect(existsSync(join(pipelineDir, DATA_DIR_NAMES.lastRun))).toBe(false);
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(unhandled).toEqual([]);
     } finally {

@@ -12,11 +12,12 @@ import { buildArtifacts } from "../../pipeline/build.js";
 import { EXIT } from "../../pipeline/run/exit-codes.js";
 import { PipelineState } from "../../pipeline/run/open-state.js";
 import { RecordWriter } from "../../pipeline/run/record-writer.js";
-import { BUILDS_DIR, currentBuildName, newBuildDir, publishBuild } from "../../pipeline/publish.js";
+import { currentBuildName, newBuildDir, publishBuild } from "../../pipeline/publish.js";
 import { makeVideo } from "../helpers/records.js";
 import { startChild, until } from "../reliability/helpers/child.js";
 import { tempDataDir } from "./helpers/run-harness.js";
 import { startSyntheticStandin, writeChannelList, type SyntheticStandin } from "./helpers/synthetic-standin.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout.js";
 
 const BACKLOG = 4000;
 const WORDS = "river mill light leaf energy chapter lecture planet ocean forest mountain valley signal engine".split(" ");
@@ -66,7 +67,7 @@ function runArgs(dataDir: string): string[] {
   return ["run", "--channels", list, "--origin", world.standin.origin, "--retries", "0"];
 }
 
-const partials = (dataDir: string): string[] => readdirSync(join(dataDir, BUILDS_DIR)).filter((n) => n.includes(".partial-"));
+const partials = (dataDir: string): string[] => readdirSync(dataDirLayout(dataDir).builds).filter((n) => n.includes(".partial-"));
 
 describe("a pipeline run stopped during its build", () => {
   it("ends on SIGTERM within seconds as interrupted (130): nothing published, no partial folder, the lock released", async () => {

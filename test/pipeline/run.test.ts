@@ -2,8 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { readManifest } from "../../pipeline/build/manifest.js";
-import { currentArtifactsDir } from "../../pipeline/publish.js";
+import { readManifest } from "../../pipeline/artifact/manifest.js";
 import { EXIT } from "../../pipeline/run/exit-codes.js";
 import { parseChannelList } from "../../pipeline/run/read-channel-list.js";
 import { openCatalog } from "../../server/data/artifact-catalog.js";
@@ -12,6 +11,7 @@ import { makeVideo } from "../helpers/records.js";
 import { createYouTubeClient, type YouTubeClient } from "../../pipeline/youtube/index.js";
 import { bufferedProgress, run, stateRows, tempDataDir } from "./helpers/run-harness.js";
 import { startSyntheticStandin, writeChannelList, type SyntheticStandin } from "./helpers/synthetic-standin.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout.js";
 
 // 150 videos over 4 Zipf-sized channels: the biggest has ~70 videos, three browse pages.
 let world: SyntheticStandin;
@@ -63,10 +63,10 @@ describe("a full run against the stand-in", () => {
       expect(world.standin.stats.byVideo[id]?.timedtext ?? 0).toBe(missing.includes(id) ? 0 : 1);
     }
 
-    const manifest = readManifest(currentArtifactsDir(data.dir));
+    const manifest = readManifest(dataDirLayout(data.dir).current);
     expect(manifest.dataset).toBe("pipeline");
     expect(manifest.counts).toMatchObject({ channels: 4, videos: 150 - missing.length, transcripts: 150 - missing.length });
-    const catalog = openCatalog({ dir: currentArtifactsDir(data.dir) });
+    const catalog = openCatalog({ dir: dataDirLayout(data.dir).current });
     try {
       const sample = world.corpus.videoAt(world.corpus.indexOfVideoId(biggest.channelId) ?? 5);
       const record = sample.transcripts.length ? sample : world.corpus.videoAt(6);
@@ -128,9 +128,9 @@ describe("a full run against the stand-in", () => {
     const summary = await run({ dataDir: data.dir, channelsFile: channels, origin: world.standin.origin });
     expect(summary.exitCode).toBe(EXIT.ok);
     expect(summary.build).toMatchObject({ liveSeq: maxSeq, liveRecords: 2 });
-    const manifest = readManifest(currentArtifactsDir(data.dir));
+    const manifest = readManifest(dataDirLayout(data.dir).current);
     expect(manifest.liveSeq).toBe(maxSeq);
-    const catalog = openCatalog({ dir: currentArtifactsDir(data.dir) });
+    const catalog = openCatalog({ dir: dataDirLayout(data.dir).current });
     try {
       expect(catalog.search({ q: "lighthouse keepers", limit: 5, offset: 0 }).results.map((r) => r.videoId)).toEqual([makeVideo(901).videoId]);
       expect(catalog.getTranscript(makeVideo(902).videoId, "en").kind).toBe("found");

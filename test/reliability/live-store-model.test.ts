@@ -16,7 +16,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BuildInterrupted } from "../../pipeline/build/interrupt.js";
-import type { VideoRecord } from "../../pipeline/contract.js";
+import type { VideoRecord } from "../../pipeline/artifact/contract.js";
 import { buildAndPublish } from "../../pipeline/run/build-and-publish.js";
 import { importRecords } from "../../pipeline/run/import-records.js";
 import { PipelineState } from "../../pipeline/run/open-state.js";

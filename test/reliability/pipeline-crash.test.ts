@@ -10,12 +10,12 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { inflateRawSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { ARTIFACT_FILES } from "../../pipeline/contract.js";
-import { readManifest } from "../../pipeline/build/manifest.js";
-import { currentArtifactsDir } from "../../pipeline/publish.js";
+import { ARTIFACT_FILES } from "../../pipeline/artifact/contract.js";
+import { readManifest } from "../../pipeline/artifact/manifest.js";
 import { tempDataDir } from "../pipeline/helpers/run-harness.js";
 import { startSyntheticStandin, writeChannelList, type SyntheticStandin } from "../pipeline/helpers/synthetic-standin.js";
 import { seeded, startChild } from "./helpers/child.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout.js";
 
 let world: SyntheticStandin;
 const dirs: ReturnType<typeof tempDataDir>[] = [];
@@ -68,7 +68,7 @@ function datasetOf(dataDir: string) {
   } finally {
     db.close();
   }
-  const current = currentArtifactsDir(dataDir);
+  const current = dataDirLayout(dataDir).current;
   expect(integrity(join(current, ARTIFACT_FILES.database))).toBe("ok");
   const manifest = readManifest(current);
   return { records, statuses, counts: manifest.counts };

@@ -8,13 +8,12 @@ import Database from "better-sqlite3";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
-import { KEYS_DB_FILE } from "../../server/auth/key-store.js";
-import { LIVE_STORE_FILE } from "../../server/runtime.js";
 import { englishVideoIds, startSyntheticStandin, type SyntheticStandin } from "../pipeline/helpers/synthetic-standin.js";
 import { call } from "../server/helpers/http.js";
 import { until } from "./helpers/child.js";
 import { wait } from "./helpers/raw-http.js";
 import { prepareDataDir, startServerProcess, type DataDir } from "./helpers/server-process.js";
+import { dataDirLayout, DATA_DIR_NAMES } from "../../pipeline/artifact/layout.js";
 
 let world: SyntheticStandin;
 const dirs: DataDir[] = [];
@@ -72,7 +71,7 @@ describe("kill -9 during live fetches", () => {
     const answeredBeforeKill = [...answered];
     expect(answeredBeforeKill.length).toBeLessThan(ids.length); // the kill did land mid-burst
 
-    expect(checkDatabase(path.join(data.dir, LIVE_STORE_FILE))).toBe("ok");
+    expect(checkDatabase(dataDirLayout(data.dir).liveStore)).toBe("ok");
     // Any fetch now would fail: what is served must come from storage.
     world.standin.setFault({ kind: "server-error" });
     const restarted = await startServerProcess(data.dir, env);
@@ -111,11 +110,11 @@ describe("SIGTERM", () => {
     expect(performance.now() - started).toBeLessThan(10_000); // finished by the requests, not by the grace period
     expect(server.child.stdout()).toMatch(/"msg":"stopped","clean":true/);
     // A clean close checkpoints the WAL and deletes it; a crash would leave it behind.
-    for (const file of [LIVE_STORE_FILE, KEYS_DB_FILE]) {
+    for (const file of [DATA_DIR_NAMES.liveStore, DATA_DIR_NAMES.keys]) {
       expect(existsSync(path.join(data.dir, `${file}-wal`)), `${file}-wal`).toBe(false);
       expect(checkDatabase(path.join(data.dir, file))).toBe("ok");
     }
-    const db = new Database(path.join(data.dir, LIVE_STORE_FILE), { readonly: true });
+    const db = new Database(dataDirLayout(data.dir).liveStore, { readonly: true });
     try {
       expect((db.prepare("SELECT count(*) AS n FROM live_records").get() as { n: number }).n).toBe(4);
     } finally {
@@ -144,6 +143,6 @@ describe("SIGTERM", () => {
     expect(performance.now() - started).toBeLessThan(500 + 2_500);
     expect(await stuck).toBe("cut");
     expect(server.child.stdout()).toMatch(/"msg":"stopped","clean":false/);
-    expect(existsSync(path.join(data.dir, `${LIVE_STORE_FILE}-wal`))).toBe(false);
+    expect(existsSync(`${dataDirLayout(data.dir).liveStore}-wal`)).toBe(false);
    }, 120_000);
 });

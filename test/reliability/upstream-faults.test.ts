@@ -11,11 +11,11 @@ import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import type { Fault } from "../../scripts/youtube-standin/faults.js";
-import { LIVE_STORE_FILE } from "../../server/runtime.js";
 import { englishVideoIds, startSyntheticStandin, type SyntheticStandin } from "../pipeline/helpers/synthetic-standin.js";
 import { call, expectProblem } from "../server/helpers/http.js";
 import { expectNoLeaks } from "./helpers/response-checks.js";
 import { prepareDataDir, startServerProcess, type DataDir, type ServerProcess } from "./helpers/server-process.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout.js";
 
 const TIMEOUT_MS = 1_000;
 /** Process start-up of a fetch, the loaded machine, and the single-step nature of the timeout. */
@@ -60,7 +60,7 @@ afterAll(async () => {
 beforeEach(() => world.standin.setFault(null));
 
 function liveRecords(dataDir: string): number {
-  const db = new Database(path.join(dataDir, LIVE_STORE_FILE), { readonly: true });
+  const db = new Database(dataDirLayout(dataDir).liveStore, { readonly: true });
   try {
     return (db.prepare("SELECT count(*) AS n FROM live_records").get() as { n: number }).n;
   } finally {

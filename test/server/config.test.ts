@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { ConfigError, SETTINGS, loadConfig } from "../../server/config.js";
+import { SETTINGS_TABLE_FILE } from "../../settings/table.js";
 
 describe("loadConfig", () => {
   test("applies the documented defaults when nothing is set", () => {
@@ -77,9 +78,9 @@ describe("the settings table", () => {
     }
   });
 
-  const readme = path.resolve(import.meta.dirname, "../../README.md");
-  test.runIf(existsSync(readme))("is reproduced in the README: every setting appears there", () => {
-    const text = readFileSync(readme, "utf8");
+  const documented = path.resolve(import.meta.dirname, "../..", SETTINGS_TABLE_FILE);
+  test.runIf(existsSync(documented))(`is reproduced in ${SETTINGS_TABLE_FILE}: every setting appears there`, () => {
+    const text = readFileSync(documented, "utf8");
     const missing = SETTINGS.filter((s) => !text.includes(`\`${s.name}\``)).map((s) => s.name);
     expect(missing).toEqual([]);
   });

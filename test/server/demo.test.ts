@@ -3,15 +3,19 @@
  * published set, no API keys but the demo's own) under DEMO=auto; DEMO=off
  * or a DATA_DIR with keys and no set is refused with how to build a set.
  * (test/server/main.test.ts runs the same decisions through `npm start`.)
+ * The demo itself is built by the pipeline in a child process.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { buildArtifacts } from "../../pipeline/build.js";
 import { newBuildDir, publishBuild } from "../../pipeline/publish.js";
 import { DEMO_KEY_NAME, openKeyStore } from "../../server/auth/key-store.js";
-import { NoArtifactSetError, servableSet } from "../../server/demo.js";
+import { readManifest } from "../../pipeline/artifact/manifest.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout.js";
+import { ensureServableSet, NoArtifactSetError, servableSet } from "../../server/demo.js";
+import { createLogger } from "../../server/log.js";
 import { fixtureRecords } from "./helpers/fixture-records.js";
 
 const dirs: string[] = [];
@@ -71,4 +75,36 @@ describe("servableSet", () => {
     expect(servableSet({ dataDir, demo: "off" })).toBe("published");
     expect(servableSet({ dataDir, demo: "auto" })).toBe("published");
   });
+});
+
+describe("ensureServableSet", () => {
+  function collectingLogger() {
+    const lines: { msg: string; source?: string }[] = [];
+    return { lines, log: createLogger({ level: "info", write: (line) => void lines.push(JSON.parse(line)) }) };
+  }
+
+  test("an empty DATA_DIR under DEMO=auto: `npm run pipeline -- demo` builds and publishes the demo, its output in the server's log", async () => {
+    const dataDir = emptyDataDir();
+    const { lines, log } = collectingLogger();
+    await ensureServableSet({ dataDir, demo: "auto" }, log);
+    const manifest = readManifest(dataDirLayout(dataDir).current);
+    expect(manifest.dataset).toBe("demo");
+    expect(manifest.counts.videos).toBeGreaterThan(1000);
+    const fromChild = lines.filter((line) => line.source === "pipeline demo").map((line) => line.msg);
+    expect(fromChild[0]).toBe("no artifact set found: building the generated demo dataset (once)");
+    expect(fromChild.at(-1)).toMatch(/^demo dataset ready: \d+ videos in /);
+    // A second start finds the set and builds nothing.
+    const again = collectingLogger();
+    await ensureServableSet({ dataDir, demo: "auto" }, again.log);
+    expect(again.lines).toEqual([]);
+  }, 180_000);
+
+  test("a demo build that fails rejects with the pipeline's own words", async () => {
+    const dataDir = path.join(emptyDataDir(), "a-file");
+    writeFileSync(dataDir, "not a directory");
+    const { log } = collectingLogger();
+    await expect(ensureServableSet({ dataDir, demo: "auto" }, log)).rejects.toThrow(
+      /^Building the demo dataset \(npm run pipeline -- demo\) exited with code 1:\n[\s\S]*(ENOTDIR|not a directory)/,
+    );
+  }, 60_000);
 });

@@ -8,16 +8,16 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { buildArtifacts } from "../../pipeline/build.js";
-import { currentArtifactsDir } from "../../pipeline/publish.js";
 import { runKeysCli } from "../../scripts/keys.js";
 import { startChild } from "../reliability/helpers/child.js";
 import { fixtureRecords } from "../server/helpers/fixture-records.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout.js";
 
 let dataDir: string;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), "settings-commands-"));
-  await buildArtifacts({ records: fixtureRecords(), outDir: currentArtifactsDir(dataDir), dataset: "fixture" });
+  await buildArtifacts({ records: fixtureRecords(), outDir: dataDirLayout(dataDir).current, dataset: "fixture" });
 });
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 

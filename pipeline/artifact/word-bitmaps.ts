@@ -4,7 +4,7 @@
  * are popularity ranks) whose text holds it, one bit each.
  *
  * Why: every search lists the first 1,001 transcripts holding all its
- * words, for its count and its second tier (server/data/shard.ts). FTS5
+ * words, for its count and its second tier (the server's search). FTS5
  * answers that AND by walking the words' doclists, position lists and
  * all, and a common word's list runs through most of the collection: at
  * 500,000 transcripts that list was the largest single part of a search's
@@ -19,10 +19,16 @@
  * words are the index's own terms, taken from `term_stats`, and their sets
  * are read back from the index itself (`script : "word"`), so a bitmap
  * holds exactly what FTS5 would answer.
+ *
+ * This module is the format both sides read; the build is
+ * pipeline/build/build-word-bitmaps.ts.
  */
 import type Database from "better-sqlite3";
 
-/** Format of the bitmaps; the build records it in `meta.wordBitmaps`, and the server uses only the version it knows. */
+/**
+ * Format of the bitmaps; the build records it in `meta.wordBitmaps`, and the
+ * server uses only the version it knows. Part of the manifest's options hash.
+ */
 export const WORD_BITMAPS_VERSION = "1";
 
 /** Words in at least this share of the transcripts get a bitmap. */
@@ -33,36 +39,6 @@ export const WORD_BITMAPS_DDL = `CREATE TABLE word_bitmaps (term TEXT PRIMARY KE
 /** The FTS5 expression of one word in the transcript text. */
 export function wordExpression(term: string): string {
   return `script : "${term.replaceAll('"', '""')}"`;
-}
-
-/**
- * Fills `word_bitmaps` in `db` from its `transcript_fts` and `term_stats`:
- * a bitmap for each term in at least `minShare` of `documents` transcripts,
- * each `ceil((lastRowid + 1) / 32)` 32-bit words long. Returns how many.
- */
-export function buildWordBitmaps(db: Database.Database, documents: number, lastRowid: number, minShare = WORD_BITMAP_MIN_SHARE): number {
-  db.exec(WORD_BITMAPS_DDL);
-  const minDf = Math.max(1, Math.ceil(documents * minShare));
-  const terms = db.prepare("SELECT term FROM term_stats WHERE df >= ? ORDER BY term").pluck().all(minDf) as string[];
-  const rows = db.prepare("SELECT rowid FROM transcript_fts WHERE transcript_fts MATCH ?").pluck();
-  const insert = db.prepare("INSERT INTO word_bitmaps (term, df, bits) VALUES (?, ?, ?)");
-  const words = (lastRowid >>> 5) + 1;
-  let built = 0;
-  db.transaction(() => {
-    for (const term of terms) {
-      const bits = new Uint8Array(words * 4);
-      let count = 0;
-      for (const id of rows.iterate(wordExpression(term)) as Iterable<number>) {
-        bits[id >>> 3]! |= 1 << (id & 7);
-        count++;
-      }
-      // term_stats counts a term in either column (a channel's token too); a bitmap is of the text only.
-      if (count < minDf) continue;
-      insert.run(term, count, bits);
-      built++;
-    }
-  })();
-  return built;
 }
 
 /** Whether `db` has word bitmaps of the version this code reads. */

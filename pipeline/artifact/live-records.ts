@@ -1,6 +1,6 @@
 /**
  * What the server's live store (`<DATA_DIR>/live.db`) and the pipeline agree
- * on: its file name, its records table, its identity and sequence numbers,
+ * on: its records table, its identity and sequence numbers,
  * and the rule for merging two records of one video. The server writes the
  * store (server/data/live-store.ts); the pipeline only reads it, here.
  *
@@ -11,15 +11,9 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { dataDirLayout } from "./layout.js";
 import Database from "better-sqlite3";
-import { ARTIFACT_FILES, type TranscriptRecord, type VideoRecord } from "./contract.js";
-import { BUILDS_DIR } from "./publish.js";
-
-export const LIVE_STORE_FILE = "live.db";
-
-export function liveStorePath(dataDir: string): string {
-  return join(dataDir, LIVE_STORE_FILE);
-}
+import { ARTIFACT_FILES, DATABASE_DDL, type TranscriptRecord, type VideoRecord } from "./contract.js";
 
 export const LIVE_RECORDS_DDL = `
 CREATE TABLE live_records (
@@ -34,6 +28,14 @@ CREATE TABLE live_records (
 ) WITHOUT ROWID;
 CREATE INDEX live_records_by_seq ON live_records(seq);
 `;
+
+/** The whole store: the artifact database's tables (its records are searched as a set's are) and `live_records`. */
+export const LIVE_STORE_DDL = `${DATABASE_DDL}\n${LIVE_RECORDS_DDL}`;
+
+/** Whether `db` holds a live store's schema (a new file holds none yet). */
+export function hasLiveStoreSchema(db: Database.Database): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'live_records'").get() !== undefined;
+}
 
 /** Keys of the store's `meta` table. */
 export const LIVE_META = {
@@ -79,13 +81,13 @@ export interface LiveStoreSnapshot {
 
 /** Opens `<dataDir>/live.db` for reading, or returns undefined when the server never made one. */
 export function openLiveSnapshot(dataDir: string): LiveStoreSnapshot | undefined {
-  const path = liveStorePath(dataDir);
+  const path = dataDirLayout(dataDir).liveStore;
   if (!existsSync(path)) return undefined;
   // Not readonly: a WAL database needs its -shm, which a reader may have to create.
   const db = new Database(path, { fileMustExist: true });
   try {
     db.pragma("busy_timeout = 10000");
-    if (!db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'live_records'").get()) {
+    if (!hasLiveStoreSchema(db)) {
       db.close();
       return undefined;
     }
@@ -129,7 +131,7 @@ export interface LiveWatermark {
  */
 export function trimmableThrough(dataDir: string, storeId: string, served: readonly LiveWatermark[] = []): number {
   const marks: number[] = served.map((m) => (m.liveStoreId === storeId ? m.liveSeq : 0));
-  const builds = join(dataDir, BUILDS_DIR);
+  const builds = dataDirLayout(dataDir).builds;
   let names: string[] = [];
   try {
     names = readdirSync(builds).filter((name) => !name.startsWith("."));

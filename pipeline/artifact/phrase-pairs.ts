@@ -12,19 +12,22 @@
  * (`"men_cut cut_a"`), which FTS5 answers exactly; a pair is mostly far
  * rarer than either of its words, so its list is short. A pair of two very
  * common words (`to_the`) still has a long one; the search leaves it out
- * where it can (server/data/shard.ts).
+ * where it can (the server's search).
  *
- * Terms are the index's own (pipeline/text.ts), joined by `_`, which no term
+ * Terms are the index's own (text.ts), joined by `_`, which no term
  * contains. The `chan` column holds the channel's token, as in the transcript
  * index, so a channel filter reads the same in both.
+ *
+ * This module is the format both sides read; the build is
+ * pipeline/build/build-phrase-pairs.ts.
  */
 import type Database from "better-sqlite3";
-import { mergeInSteps, prepareBulkLoad } from "./build/fts-bulk-load.js";
-import { throwIfInterrupted } from "./build/interrupt.js";
-import { pairTextBatches } from "./build/pair-texts.js";
 import { tokenize } from "./text.js";
 
-/** Format of the pairs; the build records it in `meta.phrasePairs`, and the server uses only the version it knows. */
+/**
+ * Format of the pairs; the build records it in `meta.phrasePairs`, and the
+ * server uses only the version it knows. Part of the manifest's options hash.
+ */
 export const PHRASE_PAIRS_VERSION = "2";
 
 /** Pair tokens are already folded: the tokenizer only has to keep `_` inside them. */
@@ -64,36 +67,6 @@ export function pairText(text: string): string {
 /** The pairs of a phrase's terms, in order, repeats kept: as a phrase, they match where the terms do. */
 export function phrasePairs(terms: readonly string[]): string[] {
   return terms.slice(1).map((term, i) => pairToken(terms[i]!, term));
-}
-
-/**
- * Creates and fills `phrase_pairs` in `db` from the `fts_content` view (the
- * searched track of each video, by rowid) of the artifact database at
- * `sourcePath`, another file, whose pair texts a worker thread makes
- * (build/pair-texts.ts); then merges it into one segment per term, loaded
- * as the transcript index is (build/fts-bulk-load.ts: a fifth less time
- * than FTS5's defaults at 20,000 transcripts, by hand). The caller records
- * `PHRASE_PAIRS_VERSION` in `meta.phrasePairs`.
- */
-export async function buildPhrasePairs(db: Database.Database, sourcePath: string, signal?: AbortSignal, onThisThread = false): Promise<void> {
-  db.exec(PHRASE_PAIRS_DDL);
-  prepareBulkLoad(db, "phrase_pairs");
-  const insert = db.prepare("INSERT INTO phrase_pairs (rowid, pairs, chan) VALUES (?, ?, ?)");
-  // Not db.transaction(): it cannot span the waits for batches.
-  db.exec("BEGIN");
-  try {
-    for await (const rows of pairTextBatches(sourcePath, undefined, onThisThread)) {
-      // Leaving the loop stops the pair texts' worker.
-      throwIfInterrupted(signal);
-      for (const [id, pairs, chan] of rows) insert.run(id, pairs, chan);
-    }
-    db.exec("COMMIT");
-  } catch (error) {
-    if (db.inTransaction) db.exec("ROLLBACK");
-    throw error;
-  }
-  // One segment, as 'optimize' leaves, merged in steps so that the build can stop between them.
-  await mergeInSteps(db, "phrase_pairs", signal);
 }
 
 /** Whether `db` has a phrase-pair index of the version this code reads. */

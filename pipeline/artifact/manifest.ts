@@ -3,8 +3,7 @@ import { createHash } from "node:crypto";
 import { createReadStream, readFileSync, statSync } from "node:fs";
 import { stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { ARTIFACT_FILES, Manifest, OPTIONS_HASH, SCHEMA_VERSION } from "../contract.js";
-import type { DatabaseCounts } from "./build-database.js";
+import { ARTIFACT_FILES, Manifest, OPTIONS_HASH, SCHEMA_VERSION } from "./contract.js";
 
 export async function sha256File(path: string): Promise<string> {
   const hash = createHash("sha256");
@@ -14,7 +13,7 @@ export async function sha256File(path: string): Promise<string> {
 
 export async function writeManifest(
   dir: string,
-  fields: { dataset: string; builtAt: string; counts: DatabaseCounts; liveSeq?: number; liveStoreId?: string | undefined },
+  fields: { dataset: string; builtAt: string; counts: Manifest["counts"]; liveSeq?: number; liveStoreId?: string | undefined },
 ): Promise<Manifest> {
   const files: Manifest["files"] = {};
   for (const name of [ARTIFACT_FILES.database, ARTIFACT_FILES.titleIndex]) {

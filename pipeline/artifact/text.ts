@@ -6,7 +6,10 @@
  * digits), so the terms a query is parsed into are the terms FTS5 indexed.
  */
 
-const TOKEN = /[\p{L}\p{N}\p{M}]+/gu;
+/** A token: a run of letters, digits and marks (use with `matchAll`, which does not share its state). */
+export const TOKEN = /[\p{L}\p{N}\p{M}]+/gu;
+/** One character that belongs to a token. */
+export const TOKEN_CHARACTER = /[\p{L}\p{N}\p{M}]/u;
 /** Combining marks on a Latin letter: FTS5 removes diacritics from Latin script characters only. */
 const LATIN_DIACRITICS = /(?<=\p{Script=Latin})\p{M}+/gu;
 /** Where case folding (FTS5's) and lower-casing (JavaScript's) differ: final sigma, long s. */

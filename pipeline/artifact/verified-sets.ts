@@ -11,9 +11,8 @@ import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { Manifest } from "./contract.js";
-import { ArtifactError, sha256File } from "./build/manifest.js";
-
-export const VERIFIED_RECORD_FILE = "verified.json";
+import { dataDirLayout } from "./layout.js";
+import { ArtifactError, sha256File } from "./manifest.js";
 
 /** What identifies one version of a file on this machine (bigints as strings: JSON has no 64-bit integers). */
 export interface FileIdentity {
@@ -48,7 +47,7 @@ function sameIdentity(a: FileIdentity, b: FileIdentity): boolean {
 }
 
 function recordPath(dataDir: string): string {
-  return join(dataDir, VERIFIED_RECORD_FILE);
+  return dataDirLayout(dataDir).verified;
 }
 
 /** The record; missing or unreadable means nothing is known to be verified (every set is hashed). */

@@ -8,6 +8,8 @@
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { PHRASE_PAIRS_VERSION } from "./phrase-pairs.js";
+import { WORD_BITMAPS_VERSION } from "./word-bitmaps.js";
 
 /** Bump when the database layout or the index format changes. */
 export const SCHEMA_VERSION = 1;
@@ -18,7 +20,7 @@ export const ARTIFACT_FILES = {
   manifest: "manifest.json",
 } as const;
 
-/** FTS5 tokenizer of the transcript index; `pipeline/text.ts` mirrors it in JS for query parsing and BM25. */
+/** FTS5 tokenizer of the transcript index; `pipeline/artifact/text.ts` mirrors it in JS for query parsing and BM25. */
 export const FTS_TOKENIZER = "unicode61 remove_diacritics 2";
 
 /** FlexSearch options of the title/channel-name index (titles are short, so forward tokenization for prefix and typo tolerance is affordable). */
@@ -28,13 +30,22 @@ export const TITLE_INDEX_OPTIONS = {
   resolution: 9,
 } as const;
 
-/** Version of the JS tokenizer in pipeline/text.ts; part of the options hash. */
+/** Version of the JS tokenizer in pipeline/artifact/text.ts; part of the options hash. */
 export const TOKENIZER_VERSION = 1;
 
-export const OPTIONS_HASH = createHash("sha256")
-  .update(JSON.stringify({ FTS_TOKENIZER, TITLE_INDEX_OPTIONS, TOKENIZER_VERSION }))
-  .digest("hex")
-  .slice(0, 16);
+/**
+ * Everything that decides how a set's indexes read: a set built with other
+ * values would give wrong answers, so its manifest's options hash differs and
+ * it is refused ("rebuild"). The pair and bitmap formats are versioned here too.
+ */
+export const INDEX_OPTIONS = { FTS_TOKENIZER, TITLE_INDEX_OPTIONS, TOKENIZER_VERSION, PHRASE_PAIRS_VERSION, WORD_BITMAPS_VERSION };
+
+/** The manifest's `optionsHash` of a set built with `options`. */
+export function optionsHash(options: Record<string, unknown>): string {
+  return createHash("sha256").update(JSON.stringify(options)).digest("hex").slice(0, 16);
+}
+
+export const OPTIONS_HASH = optionsHash(INDEX_OPTIONS);
 
 export const VIDEO_ID_PATTERN = /^[A-Za-z0-9_-]{11}$/;
 export const CHANNEL_ID_PATTERN = /^UC[A-Za-z0-9_-]{22}$/;
@@ -94,6 +105,9 @@ export type VideoRecord = z.infer<typeof VideoRecord>;
 // ---------------------------------------------------------------------------
 // The manifest
 // ---------------------------------------------------------------------------
+
+/** The manifest `dataset` of the generated demo data (`npm run pipeline -- demo`); the server treats that set specially (its demo key). */
+export const DEMO_DATASET = "demo";
 
 export const Manifest = z.object({
   schemaVersion: z.number().int(),
@@ -182,6 +196,13 @@ CREATE VIEW fts_content AS
 ${TRANSCRIPT_FTS_DDL}
 ${TERM_STATS_DDL}
 `;
+
+/**
+ * English before other languages, manual before auto-generated: the order in
+ * which a video's tracks are ranked for its primary one (over alias `t`), in
+ * a build and in the live store alike.
+ */
+export const PRIMARY_TRACK_ORDER = `(t.language_code = 'en' OR t.language_code LIKE 'en-%') DESC, t.is_generated ASC, t.language_code ASC`;
 
 /** The FTS token that stands for a channel in the `chan` column. */
 export function channelToken(channelRowId: number): string {

@@ -1,0 +1,57 @@
+/**
+ * The import rules between the two sides (`npm run lint:deps`, run by .ci/run
+ * before the tests). server/ and pipeline/ share only pipeline/artifact/ (what
+ * both must agree on about an artifact set and DATA_DIR) and pipeline/youtube/
+ * (the client the batch and the live fetch both use); settings/ is shared by
+ * both and imports neither. Dynamic `import()` counts as an import.
+ */
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: "pipeline-not-server",
+      comment: "The pipeline never imports the server: it runs without it (cron, CI), and the server's code must stay free to change.",
+      severity: "error",
+      from: { path: "^pipeline/" },
+      to: { path: "^server/" },
+    },
+    {
+      name: "server-only-shared-pipeline",
+      comment:
+        "The server imports from pipeline/ only pipeline/artifact/ and pipeline/youtube/: the build, the crawl and the demo generator must not load with the server.",
+      severity: "error",
+      from: { path: "^server/" },
+      to: { path: "^pipeline/", pathNot: "^pipeline/(artifact|youtube)/" },
+    },
+    {
+      name: "shared-stays-shared",
+      comment:
+        "pipeline/artifact/ and pipeline/youtube/ import nothing else from pipeline/ (nor the server): the server loads them, so whatever they import would load with it.",
+      severity: "error",
+      from: { path: "^pipeline/(artifact|youtube)/" },
+      to: { path: "^(server|pipeline)/", pathNot: "^pipeline/(artifact|youtube)/" },
+    },
+    {
+      name: "settings-neither-side",
+      comment: "settings/ is read by the server, the pipeline and the keys CLI alike, so it imports none of them.",
+      severity: "error",
+      from: { path: "^settings/" },
+      to: { path: "^(server|pipeline|scripts)/" },
+    },
+    {
+      name: "no-circular",
+      comment: "No import cycles in production code: a cycle makes load order matter and the modules impossible to read one at a time.",
+      severity: "error",
+      from: { path: "^(server|pipeline|settings)/" },
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    // Type-only imports count too: a type from the other side is still a dependency on its code's shape.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { extensions: [".ts", ".js"] },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};
