@@ -14,15 +14,15 @@ import { hasPhrasePairs } from "../../pipeline/artifact/phrase-pairs.js";
 import { importTitleIndex } from "../../pipeline/artifact/title-index.js";
 import type { Catalog, ChannelPage, SearchPage, SearchParams, Stats, TranscriptLookup } from "./catalog.js";
 import type { LiveStore, Placement } from "./live-store.js";
-import { SEARCH_DEFAULTS, TranscriptSearch, type SearchOptions, type SearchShard } from "./search.js";
-import { ShardSearch, type DocumentFrequencies } from "./shard.js";
+import { SEARCH_DEFAULTS, TranscriptSearch, type SearchOptions, type SearchShard } from "../search/search.js";
+import { ShardSearch, type DocumentFrequencies } from "../search/shard.js";
 import { TranscriptTables } from "./transcript-tables.js";
-import { HotTranscripts, type HotWarmth } from "./hot-transcripts.js";
-import { ftsPageBytes, longestLists, openIndexConnection, warmIndex, warmLists, type IndexWarmth, type ListWarmth } from "./index-memory.js";
-import { indexPrimeJobs, listPrimeJobs, primeInWorkers, textPrimeJobs } from "./prime.js";
-import { TextPrefetch } from "./text-prefetch.js";
-import { warmUpQueries } from "./search-warmup.js";
-import { WordBitmaps, type BitmapWarmth } from "./word-bitmaps.js";
+import { HotTranscripts, type HotWarmth } from "../search/memory/hot-transcripts.js";
+import { ftsPageBytes, longestLists, openIndexConnection, warmIndex, warmLists, type IndexWarmth, type ListWarmth } from "../search/memory/index-memory.js";
+import { indexPrimeJobs, listPrimeJobs, primeInWorkers, textPrimeJobs } from "../search/memory/prime.js";
+import { TextPrefetch } from "../search/memory/text-prefetch.js";
+import { warmUpQueries } from "../search/memory/search-warmup.js";
+import { WordBitmaps, type BitmapWarmth } from "../search/match/word-bitmaps.js";
 
 export { ArtifactError };
 

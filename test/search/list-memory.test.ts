@@ -3,8 +3,8 @@ import { closeSync, copyFileSync, mkdtempSync, openSync, rmSync, writeSync } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ftsPageBytes, leafRowid, longestLists, openIndexConnection, warmLists, type ListPages } from "../../server/data/index-memory.js";
-import { listPrimeJobs } from "../../server/data/prime.js";
+import { ftsPageBytes, leafRowid, longestLists, openIndexConnection, warmLists, type ListPages } from "../../server/search/memory/index-memory.js";
+import { listPrimeJobs } from "../../server/search/memory/prime.js";
 
 /**
  * An FTS5 table whose common words have lists of many leaf pages (small

@@ -6,7 +6,7 @@ import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
 import { ARTIFACT_FILES } from "../../pipeline/artifact/contract.js";
 import { openCatalog } from "../../server/data/artifact-catalog.js";
 import type { SearchParams } from "../../server/data/catalog.js";
-import { MIN_PREFETCH, TextPrefetch } from "../../server/data/text-prefetch.js";
+import { MIN_PREFETCH, TextPrefetch } from "../../server/search/memory/text-prefetch.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
 
 const VIDEOS = 300;

@@ -10,8 +10,8 @@
  * for the artifact set). So every page is consistent with every other page,
  * and no query sorts all of its matches.
  */
-import type { SearchPage, SearchParams } from "./catalog.js";
-import { Lru } from "./lru.js";
+import type { SearchPage, SearchParams } from "../data/catalog.js";
+import { Lru } from "../data/lru.js";
 import { parseSearchQuery } from "./query.js";
 import { compareScored, type ShardCount, type ShardHead, type ShardQuery, type ShardSearch } from "./shard.js";
 

@@ -3,7 +3,7 @@
  * both BM25 term frequencies and the snippet window. Terms are already
  * folded (pipeline/artifact/text.ts), so matching agrees with the FTS5 tokenizer.
  */
-import { foldTerm, TOKEN, TOKEN_CHARACTER } from "../../pipeline/artifact/text.js";
+import { foldTerm, TOKEN, TOKEN_CHARACTER } from "../../../pipeline/artifact/text.js";
 
 export interface Occurrences {
   /** Occurrences of each term, by term index. */

@@ -10,7 +10,7 @@
  * read is a hint and nothing else: if they are slow, fail or read the wrong
  * pages, the warm-up still reads everything itself.
  */
-import { sqliteWorker } from "../../pipeline/artifact/sqlite-worker.js";
+import { sqliteWorker } from "../../../pipeline/artifact/sqlite-worker.js";
 import type Database from "better-sqlite3";
 import { leafRowid, type ListPages } from "./index-memory.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { findOccurrences } from "../../server/data/occurrences.js";
-import { makeSnippet } from "../../server/data/snippet.js";
+import { findOccurrences } from "../../server/search/snippet/occurrences.js";
+import { makeSnippet } from "../../server/search/snippet/snippet.js";
 
 const snippet = (text: string, terms: string[], maxChars = 60) => makeSnippet(text, findOccurrences(text, terms), { maxChars });
 

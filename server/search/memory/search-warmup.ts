@@ -14,8 +14,8 @@
  * bound, and a page past the ranked head. The caller empties the result
  * cache afterwards: nothing they compute is kept for the users' searches.
  */
-import type { SearchParams } from "./catalog.js";
-import { tokenize } from "../../pipeline/artifact/text.js";
+import type { SearchParams } from "../../data/catalog.js";
+import { tokenize } from "../../../pipeline/artifact/text.js";
 
 export interface WarmUpOptions {
   /** Transcripts in the set. */

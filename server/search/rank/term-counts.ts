@@ -10,8 +10,8 @@
  * each term is counted where it stands as a whole token of the folded text.
  */
 import { isAscii } from "node:buffer";
-import { foldText } from "../../pipeline/artifact/text.js";
-import { isWordChar } from "./occurrences.js";
+import { foldText } from "../../../pipeline/artifact/text.js";
+import { isWordChar } from "../snippet/occurrences.js";
 
 const ASCII_TERM = /^[a-z0-9]+$/;
 

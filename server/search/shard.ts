@@ -9,16 +9,16 @@ import type Database from "better-sqlite3";
 import { channelToken } from "../../pipeline/artifact/contract.js";
 import { phrasePairs } from "../../pipeline/artifact/phrase-pairs.js";
 import type { TitleIndex } from "../../pipeline/artifact/title-index.js";
-import type { SearchHit, SearchParams } from "./catalog.js";
-import { bm25, inverseDocumentFrequency, type CorpusStats } from "./bm25.js";
-import type { HotTranscripts } from "./hot-transcripts.js";
-import { findOccurrences } from "./occurrences.js";
-import { containsPhrase } from "./phrase.js";
-import { countTerms } from "./term-counts.js";
+import type { SearchHit, SearchParams } from "../data/catalog.js";
+import { bm25, inverseDocumentFrequency, type CorpusStats } from "./rank/bm25.js";
+import type { HotTranscripts } from "./memory/hot-transcripts.js";
+import { findOccurrences } from "./snippet/occurrences.js";
+import { containsPhrase } from "./match/phrase.js";
+import { countTerms } from "./rank/term-counts.js";
 import type { ParsedQuery } from "./query.js";
-import { makeSnippet } from "./snippet.js";
-import { MIN_PREFETCH, type TextPrefetch } from "./text-prefetch.js";
-import { andOfSets, filterBySets, type WordBitmaps } from "./word-bitmaps.js";
+import { makeSnippet } from "./snippet/snippet.js";
+import { MIN_PREFETCH, type TextPrefetch } from "./memory/text-prefetch.js";
+import { andOfSets, filterBySets, type WordBitmaps } from "./match/word-bitmaps.js";
 
 /** Occurrences per term considered for a snippet window: the best window among the first few dozen is good enough. */
 const SNIPPET_SPANS = 64;

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { tokenize } from "../../pipeline/artifact/text.js";
-import { findOccurrences } from "../../server/data/occurrences.js";
-import { countTerms } from "../../server/data/term-counts.js";
+import { findOccurrences } from "../../server/search/snippet/occurrences.js";
+import { countTerms } from "../../server/search/rank/term-counts.js";
 
 const utf8 = (text: string) => Buffer.from(text, "utf8");
 

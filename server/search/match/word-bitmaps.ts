@@ -12,7 +12,7 @@
  */
 import type Database from "better-sqlite3";
 import { endianness } from "node:os";
-import { hasWordBitmaps } from "../../pipeline/artifact/word-bitmaps.js";
+import { hasWordBitmaps } from "../../../pipeline/artifact/word-bitmaps.js";
 
 export interface BitmapWarmth {
   words: number;

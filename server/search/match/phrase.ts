@@ -5,14 +5,14 @@
  * appropriate") never makes FTS5 walk the position lists of "to" and "the"
  * (or of the pair "to_the") through every transcript holding the rest: NEAR
  * of the phrase's two rarest terms, or, with the phrase-pair index, of the
- * pairs around a very common one (server/data/shard.ts).
+ * pairs around a very common one (server/search/shard.ts).
  *
  * ASCII text and terms are checked around each occurrence of the anchor term
  * without tokenizing the whole text; anything else is tokenized as far as
  * the phrase's first occurrence.
  */
 import { isAscii } from "node:buffer";
-import { foldedTokens } from "../../pipeline/artifact/text.js";
+import { foldedTokens } from "../../../pipeline/artifact/text.js";
 
 const ASCII_TERM = /^[a-z0-9]+$/;
 

@@ -5,9 +5,9 @@ import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
 import { ARTIFACT_FILES } from "../../pipeline/artifact/contract.js";
 import { openCatalog } from "../../server/data/artifact-catalog.js";
 import type { SearchParams } from "../../server/data/catalog.js";
-import { HotTranscripts } from "../../server/data/hot-transcripts.js";
-import { openIndexConnection, warmIndex } from "../../server/data/index-memory.js";
-import { indexPrimeJobs, primeInWorkers, textPrimeJobs } from "../../server/data/prime.js";
+import { HotTranscripts } from "../../server/search/memory/hot-transcripts.js";
+import { openIndexConnection, warmIndex } from "../../server/search/memory/index-memory.js";
+import { indexPrimeJobs, primeInWorkers, textPrimeJobs } from "../../server/search/memory/prime.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
 
 const VIDEOS = 300;

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
 import { ARTIFACT_FILES } from "../../pipeline/artifact/contract.js";
-import { rankOrderedMatches } from "../../server/data/shard.js";
+import { rankOrderedMatches } from "../../server/search/shard.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
 
 describe("matches in popularity order below a rank", () => {

@@ -18,7 +18,7 @@
  * reads, for less time.
  */
 import type { Worker } from "node:worker_threads";
-import { sqliteWorker } from "../../pipeline/artifact/sqlite-worker.js";
+import { sqliteWorker } from "../../../pipeline/artifact/sqlite-worker.js";
 import { roundRobin } from "./prime.js";
 
 /** Below this many texts to read, the hand-off to the workers costs more than it saves. */

@@ -11,9 +11,9 @@ import { FTS_TOKENIZER } from "../../pipeline/artifact/contract.js";
 import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
 import { foldTerm, tokenize } from "../../pipeline/artifact/text.js";
 import { openCatalog, type ArtifactCatalog } from "../../server/data/artifact-catalog.js";
-import { containsPhrase } from "../../server/data/phrase.js";
-import type { SearchOptions } from "../../server/data/search.js";
-import { SCAN_BYTES } from "../../server/data/term-counts.js";
+import { containsPhrase } from "../../server/search/match/phrase.js";
+import type { SearchOptions } from "../../server/search/search.js";
+import { SCAN_BYTES } from "../../server/search/rank/term-counts.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
 import { makeVideo, videoId } from "../helpers/records.js";
 

@@ -14,7 +14,7 @@ import { hasWordBitmaps, WORD_BITMAP_MIN_SHARE, wordExpression } from "../../pip
 import { openCatalog } from "../../server/data/artifact-catalog.js";
 import type { SearchParams } from "../../server/data/catalog.js";
 import { LiveStore } from "../../server/data/live-store.js";
-import { andOfSets, filterBySets, WordBitmaps } from "../../server/data/word-bitmaps.js";
+import { andOfSets, filterBySets, WordBitmaps } from "../../server/search/match/word-bitmaps.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
 
 /** A set of rowids as the build lays it out: bit `id & 31` of 32-bit word `id >> 5`. */

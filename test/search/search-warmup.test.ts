@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
 import { openCatalog } from "../../server/data/artifact-catalog.js";
 import type { SearchParams } from "../../server/data/catalog.js";
-import { TranscriptSearch } from "../../server/data/search.js";
-import { warmUpQueries } from "../../server/data/search-warmup.js";
-import { ShardSearch } from "../../server/data/shard.js";
+import { TranscriptSearch } from "../../server/search/search.js";
+import { warmUpQueries } from "../../server/search/memory/search-warmup.js";
+import { ShardSearch } from "../../server/search/shard.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
 
 describe("warm-up searches", () => {
