@@ -1,0 +1,81 @@
+/**
+ * Where search reads a transcript from: the most viewed texts held in memory
+ * (memory/hot-transcripts.ts) where it has them, else the database, with the
+ * texts a query is about to read one by one read ahead in parallel
+ * (memory/text-prefetch.ts) when they are not in the operating system's
+ * cache. Either way the rows are the database's, so answers never depend on
+ * what is held where.
+ */
+import type Database from "better-sqlite3";
+import type { HotTranscripts } from "./memory/hot-transcripts.js";
+import { MIN_PREFETCH, type TextPrefetch } from "./memory/text-prefetch.js";
+
+/** What scoring reads of a transcript: its length in words, its views and its text's UTF-8 bytes. */
+export type ScoringRow = { words: number; views: number; bytes: Buffer };
+
+export class ShardTexts {
+  readonly #hot: HotTranscripts | undefined;
+  readonly #prefetch: TextPrefetch | undefined;
+  readonly #readAheadColdMicros: number;
+  readonly #sql;
+
+  /**
+   * `readAheadColdMicros`: texts are read ahead only when the first of them
+   * took at least this long (µs) to read here; 0: always.
+   */
+  constructor(db: Database.Database, readAheadColdMicros: number, memory: { hot?: HotTranscripts | undefined; prefetch?: TextPrefetch | undefined } = {}) {
+    this.#hot = memory.hot;
+    this.#prefetch = memory.prefetch;
+    this.#readAheadColdMicros = readAheadColdMicros;
+    this.#sql = {
+      // The text as a BLOB: UTF-8 bytes, counted without decoding (rank/term-counts.ts).
+      scoring: db.prepare(
+        `SELECT t.word_count AS words, CAST(t.script AS BLOB) AS bytes, v.view_count AS views
+         FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?`,
+      ),
+      withoutText: db.prepare(
+        `SELECT t.word_count AS words, v.view_count AS views
+         FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?`,
+      ),
+      script: db.prepare("SELECT t.script FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?").pluck(),
+      // Reads the text's pages without making a string of it (the read-ahead's probe).
+      textLength: db.prepare("SELECT length(CAST(t.script AS BLOB)) FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?").pluck(),
+    };
+  }
+
+  /** Word count, views and text of a transcript, from memory when it is held there. */
+  scoringRow(id: number): ScoringRow {
+    return this.#hot?.get(id) ?? (this.#sql.scoring.get(id) as ScoringRow);
+  }
+
+  /** Word count and views, without reading the text where it is not in memory. */
+  counts(id: number): { words: number; views: number } {
+    return this.#hot?.get(id) ?? (this.#sql.withoutText.get(id) as { words: number; views: number });
+  }
+
+  /** The transcript's text as a string. */
+  script(id: number): string {
+    return this.#hot?.get(id)?.bytes.toString("utf8") ?? (this.#sql.script.get(id) as string);
+  }
+
+  /**
+   * Has the text of those of `ids` not held in memory (nor in `skip`) read
+   * ahead in parallel, when the first of them, read here, came from disk
+   * (`readAheadColdMicros`).
+   */
+  prefetch(ids: readonly number[], skip?: ReadonlyMap<number, unknown>): void {
+    if (!this.#prefetch) return;
+    const wanted = ids.filter((id) => !this.#hot?.get(id) && !skip?.has(id));
+    if (wanted.length < MIN_PREFETCH) return;
+    // The first is read here, as it would be anyway: from the operating system's cache that takes tens of
+    // microseconds, from disk hundreds or more. A cache is mostly filled or emptied as a whole, so the rest
+    // are taken to be where the first was.
+    const cold = this.#readAheadColdMicros;
+    if (cold > 0) {
+      const started = performance.now();
+      this.#sql.textLength.get(wanted[0]);
+      if ((performance.now() - started) * 1000 < cold) return;
+    }
+    this.#prefetch.read(cold > 0 ? wanted.slice(1) : wanted);
+  }
+}
