@@ -23,6 +23,7 @@ import type { Config } from "./config.js";
 import type { Catalog } from "./data/catalog.js";
 import { openCatalog, type ArtifactCatalog, type CatalogOptions } from "./data/artifact-catalog.js";
 import { LiveStore } from "./data/live-store.js";
+import { memoryOptions } from "./search/memory/budget.js";
 import { createLiveFetcher, type LiveFetcher } from "./live/live-fetcher.js";
 import { errorFields, type Logger } from "./log.js";
 import { ServiceState } from "./service-state.js";
@@ -164,16 +165,15 @@ async function chooseStartSet(dataDir: string, state: ServiceState, log: Logger)
   }
 }
 
-/** The memory, read-thread, phrase-pair and word-bitmap settings of an artifact set's catalog, as the server opens it. */
-export function catalogSettings(config: Config): Pick<CatalogOptions, "cacheBytes" | "indexBytes" | "pairBytes" | "hotTextBytes" | "readThreads" | "search" | "wordBitmaps"> {
+/** The memory (one budget, split by search/memory/budget.ts), phrase-pair and word-bitmap settings of an artifact set's catalog, as the server opens it. */
+export function catalogSettings(
+  config: Config,
+): Pick<CatalogOptions, "cacheBytes" | "indexBytes" | "pairBytes" | "hotTextBytes" | "readThreads" | "primeThreads" | "touchVideos" | "warmSearches" | "search" | "wordBitmaps"> {
   return {
     search: { phrasePairs: config.searchPhrasePairs },
     wordBitmaps: config.searchWordBitmaps,
     cacheBytes: config.dbCacheMb * 2 ** 20,
-    indexBytes: config.searchIndexMb * 2 ** 20,
-    pairBytes: config.searchPairsMb * 2 ** 20,
-    hotTextBytes: config.searchTextMb * 2 ** 20,
-    readThreads: config.searchReadThreads,
+    ...memoryOptions(config.searchMemoryMb * 2 ** 20, config.searchMemoryHelpers),
   };
 }
 
@@ -186,7 +186,7 @@ export async function warmLogged(catalog: ArtifactCatalog, log: Logger): Promise
     if (bitmaps && bitmaps.words > 0) log.info("word bitmaps in memory", { builtAt, words: bitmaps.words, mb: mb(bitmaps.bytes), ms: Math.round(bitmaps.ms) });
     if (index?.outcome === "complete") log.info("search index in memory", { builtAt, mb: mb(index.bytes), ms: Math.round(index.ms) });
     else if (index?.outcome === "budget") {
-      log.warn("search index larger than SEARCH_INDEX_MB; the rest is read from storage as needed", { builtAt, mb: mb(index.bytes), ms: Math.round(index.ms) });
+      log.warn("search index larger than its share of SEARCH_MEMORY_MB; the rest is read from storage as needed", { builtAt, mb: mb(index.bytes), ms: Math.round(index.ms) });
     }
     if (pairs !== undefined && pairs.outcome !== "closed") {
       log.info("phrase-pair lists in memory", { builtAt, lists: pairs.lists, mb: mb(pairs.bytes), ms: Math.round(pairs.ms), outcome: pairs.outcome });

@@ -64,6 +64,31 @@ export const listOf = <const V extends readonly [string, ...string[]]>(values: V
     .pipe(z.array(z.enum(values, { error: message })))
     .transform((items) => [...new Set(items)]);
 
+/**
+ * Which of `values` are on: `all`, `none`, a list of those on (`a,b`) or a
+ * list of those off (`-a,-b`), case-insensitive; the result in `values` order.
+ */
+export const switches = <const V extends readonly [string, ...string[]]>(values: V): Kind<V[number][]> =>
+  z
+    .string()
+    .trim()
+    .toLowerCase()
+    .transform((spec, context) => {
+      if (spec === "all") return [...values];
+      if (spec === "none") return [];
+      const items = spec.split(",").map((item) => item.trim()).filter((item) => item !== "");
+      const off = items.filter((item) => item.startsWith("-"));
+      const names = items.map((item) => item.replace(/^-/, ""));
+      const unknown = names.filter((name) => !(values as readonly string[]).includes(name));
+      if (items.length === 0 || (off.length > 0 && off.length < items.length) || unknown.length > 0) {
+        const what = unknown.length > 0 ? `unknown: ${unknown.join(", ")}; ` : "";
+        context.addIssue({ code: "custom", message: `${what}must be all, none, a list of names or a list of -names, out of: ${values.join(", ")}` });
+        return z.NEVER;
+      }
+      const named = new Set(names);
+      return values.filter((value) => (off.length > 0 ? !named.has(value) : named.has(value)));
+    });
+
 /** Comma-separated http(s) URLs; an empty list is allowed. */
 export const httpUrls = (message: string): Kind<string[]> => commaList().refine((urls) => urls.every(isHttpUrl), message);
 

@@ -4,13 +4,17 @@
  * under. A new setting is one new row here; settings.ts derives the rest and
  * holds the rules over several settings (CROSS_CHECKS).
  */
-import { directory, httpOrigin, httpUrls, listOf, nonEmpty, onOff, oneOf, setting, wholeNumber } from "./define.js";
+import { directory, httpOrigin, httpUrls, listOf, nonEmpty, onOff, oneOf, setting, switches, wholeNumber } from "./define.js";
 
 export const PLANS = ["free", "pro"] as const;
 export type Plan = (typeof PLANS)[number];
 
 export const DEMO_MODES = ["auto", "off"] as const;
 export type DemoMode = (typeof DEMO_MODES)[number];
+
+/** Search's memory helpers (server/search/memory/budget.ts says what each one does). */
+export const MEMORY_HELPERS = ["index", "pairs", "texts", "prime", "prefetch", "videos", "warmup"] as const;
+export type MemoryHelper = (typeof MEMORY_HELPERS)[number];
 
 export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -148,35 +152,21 @@ export const ROWS = {
     kind: wholeNumber(1, 65536),
     default: "64",
     readBy: ["server"],
-    help: "SQLite page cache of the artifact database's main connection (1 to 65536): videos and transcripts, and the full-text index too when SEARCH_INDEX_MB is 0.",
+    help: "SQLite page cache of the artifact database's main connection (1 to 65536): videos and transcripts, and the full-text index too when SEARCH_MEMORY_MB is 0 or its index helper is off.",
   }),
-  searchIndexMb: setting({
-    name: "SEARCH_INDEX_MB",
-    kind: wholeNumber(0, 65536),
-    default: "4096",
+  searchMemoryMb: setting({
+    name: "SEARCH_MEMORY_MB",
+    kind: wholeNumber(0, 262144),
+    default: "5376",
     readBy: ["server"],
-    help: "Memory for the full-text index (0 to 65536): read into its own SQLite page cache at start, so search never waits on storage for it; an index larger than this is held in part. 0: read from storage as needed.",
+    help: "Memory search reads into at start, so it rarely waits on storage (0 to 262144): 16/21 for the full-text index, 1/21 for the phrase-pair index's longest lists, 4/21 for the most viewed transcripts' text; each share is a ceiling. 0: everything is read from storage as needed. See docs/search.md.",
   }),
-  searchPairsMb: setting({
-    name: "SEARCH_PAIRS_MB",
-    kind: wholeNumber(0, 65536),
-    default: "256",
+  searchMemoryHelpers: setting({
+    name: "SEARCH_MEMORY_HELPERS",
+    kind: switches(MEMORY_HELPERS),
+    default: "all",
     readBy: ["server"],
-    help: "Memory for the longest lists of the phrase-pair index (0 to 65536), the pairs of common words such as `of_the`: read at start into the full-text index's memory (so only with SEARCH_INDEX_MB above 0), longest first. 0: read from storage as needed.",
-  }),
-  searchTextMb: setting({
-    name: "SEARCH_TEXT_MB",
-    kind: wholeNumber(0, 65536),
-    default: "1024",
-    readBy: ["server"],
-    help: "Memory for the text of the most viewed transcripts (0 to 65536), read at start from rank 1 down: ranking and snippets read those from memory. 0: every text is read from the database.",
-  }),
-  searchReadThreads: setting({
-    name: "SEARCH_READ_THREADS",
-    kind: wholeNumber(0, 64),
-    default: "4",
-    readBy: ["server"],
-    help: "Worker threads (0 to 64) that read in parallel the transcripts a search is about to read from the database one by one (those not in SEARCH_TEXT_MB). 0: each is read when needed.",
+    help: `For measuring: which of search's memory helpers run (${MEMORY_HELPERS.join(", ")}): all, none, a list (index,texts) or a list to leave out (-prefetch,-prime). Answers are the same either way, only slower.`,
   }),
   searchPhrasePairs: setting({
     name: "SEARCH_PHRASE_PAIRS",

@@ -2,10 +2,8 @@
  * Searches run once at start, before the server listens, so that a fresh
  * process has compiled each path a search can take and prepared its
  * statements before the first user's search. Without them the first
- * searches after a start each paid for a path seen for the first time: at
- * 50,000 videos, in a fresh process, 11-83 ms for searches that take 1-6 ms
- * once that path has run (by hand); at 500,000 the first of the bench's
- * searches (`seen`, one frequent word) was its slowest, 42.6 ms.
+ * searches after a start each pay for a path seen for the first time, many
+ * times what the same search costs afterwards (docs/search.md).
  *
  * The queries are words of the set's own most viewed transcripts, one of
  * each kind of work: a word in most transcripts, one counted in the
@@ -14,8 +12,10 @@
  * bound, and a page past the ranked head. The caller empties the result
  * cache afterwards: nothing they compute is kept for the users' searches.
  */
+import type Database from "better-sqlite3";
 import type { SearchParams } from "../../data/catalog.js";
 import { tokenize } from "../../../pipeline/artifact/text.js";
+import type { HotTranscripts } from "./hot-transcripts.js";
 
 export interface WarmUpOptions {
   /** Transcripts in the set. */
@@ -51,4 +51,34 @@ export function warmUpQueries(text: string, df: (term: string) => number, option
     ...(phrase ? [page(phrase), page(phrase, { minViews: options.minViews })] : []),
     ...(frequent ? [page(frequent, { offset: 200 })] : []),
   ];
+}
+
+/**
+ * Runs the warm-up searches on words of the five most viewed transcripts,
+ * one per turn of the event loop (`search` runs one), and returns how many
+ * ran; stops early when the database is closed. The caller empties the
+ * result cache afterwards.
+ */
+export async function runWarmUpSearches(
+  db: Database.Database,
+  hot: HotTranscripts | undefined,
+  df: (term: string) => number,
+  options: Omit<WarmUpOptions, "minViews">,
+  search: (params: SearchParams) => void,
+): Promise<number> {
+  if (!db.open) return 0;
+  // The five most viewed are the first text held in memory, where there is any.
+  const held = [1, 2, 3, 4, 5].map((id) => hot?.get(id)?.bytes.toString("utf8"));
+  const text = held.every((t) => t !== undefined)
+    ? held.join("\n")
+    : (db.prepare("SELECT t.script FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id <= 5 ORDER BY v.id").pluck().all() as string[]).join("\n");
+  const bound = db.prepare("SELECT view_count FROM videos WHERE id <= 100 ORDER BY id DESC LIMIT 1").pluck().get() as number | undefined;
+  let run = 0;
+  for (const query of warmUpQueries(text, df, { ...options, minViews: bound ?? 0 })) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (!db.open) break;
+    search(query);
+    run++;
+  }
+  return run;
 }

@@ -1,0 +1,57 @@
+/**
+ * One memory budget for search, and the helpers that spend it or speed up
+ * reading, each of which can be switched off on its own for measurement
+ * (docs/search.md, "Memory budget").
+ */
+
+/**
+ * The memory helpers (their names are listed with the settings,
+ * settings/rows.ts):
+ * - `index`: the full-text index in its own page cache (index-memory.ts);
+ * - `pairs`: the phrase-pair index's longest lists in that cache too;
+ * - `texts`: the most viewed transcripts' text (hot-transcripts.ts);
+ * - `prime`: worker threads reading ahead what the warm-up reads (prime.ts);
+ * - `prefetch`: worker threads reading ahead a query's texts (text-prefetch.ts);
+ * - `videos`: the videos table touched once, so its mapped pages stay mapped;
+ * - `warmup`: searches run once at start (search-warmup.ts).
+ */
+export { MEMORY_HELPERS, type MemoryHelper } from "../../../settings/rows.js";
+import type { MemoryHelper } from "../../../settings/rows.js";
+
+/**
+ * The budget's shares, in 21sts: the full-text index 16, the phrase-pair
+ * lists 1, the most viewed texts 4. A share is a ceiling: an index smaller
+ * than its share holds only what it has.
+ */
+const SHARES = { index: 16, pairs: 1, texts: 4 } as const;
+const SHARE_PARTS = SHARES.index + SHARES.pairs + SHARES.texts;
+
+/** Worker threads of `prefetch` and of `prime`: the reads are I/O-bound, so more than the cores. */
+export const READ_THREADS = 4;
+
+/** What the catalog is given (server/data/artifact-catalog.ts, CatalogOptions). */
+export interface MemoryOptions {
+  indexBytes: number;
+  pairBytes: number;
+  hotTextBytes: number;
+  readThreads: number;
+  primeThreads: number;
+  touchVideos: boolean;
+  warmSearches: boolean;
+}
+
+/** The budget (bytes) split among the helpers that hold memory, with those switched off given none. */
+export function memoryOptions(budgetBytes: number, helpers: readonly MemoryHelper[]): MemoryOptions {
+  const on = new Set(helpers);
+  const share = (helper: keyof typeof SHARES) => (on.has(helper) ? Math.floor((budgetBytes * SHARES[helper]) / SHARE_PARTS) : 0);
+  return {
+    indexBytes: share("index"),
+    // The pair lists live in the index's page cache: without it they have nowhere to go.
+    pairBytes: on.has("index") ? share("pairs") : 0,
+    hotTextBytes: share("texts"),
+    readThreads: on.has("prefetch") ? READ_THREADS : 0,
+    primeThreads: on.has("prime") ? READ_THREADS : 0,
+    touchVideos: on.has("videos"),
+    warmSearches: on.has("warmup"),
+  };
+}

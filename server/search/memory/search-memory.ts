@@ -1,0 +1,144 @@
+/**
+ * Search's memory for one artifact set: what it holds (the full-text index's
+ * own connection, the most viewed texts, the word bitmaps), the read-ahead
+ * threads, and `warm()`, which fills them at start. Every part is optional
+ * and only makes search faster: the answers are the same without it.
+ */
+import type Database from "better-sqlite3";
+import { HotTranscripts, type HotWarmth } from "./hot-transcripts.js";
+import { ftsPageBytes, longestLists, openIndexConnection, warmIndex, warmLists, type IndexWarmth, type ListWarmth } from "./index-memory.js";
+import { indexPrimeJobs, listPrimeJobs, primeInWorkers, textPrimeJobs } from "./prime.js";
+import { TextPrefetch } from "./text-prefetch.js";
+import { WordBitmaps, type BitmapWarmth } from "../match/word-bitmaps.js";
+
+/** Each helper's share of memory or threads (memory/budget.ts makes them from one budget). */
+export interface SearchMemoryOptions {
+  /** Memory for the full-text index (index-memory.ts); 0: full-text queries share the main connection. */
+  indexBytes?: number;
+  /** Memory for the phrase-pair index's longest lists, in the index's page cache (needs `indexBytes`). */
+  pairBytes?: number;
+  /** Memory for the most viewed transcripts' text (hot-transcripts.ts). */
+  hotTextBytes?: number;
+  /** Read the word bitmaps into memory (word-bitmaps.ts; default true). */
+  wordBitmaps?: boolean;
+  /** Threads reading ahead a query's texts (text-prefetch.ts; default 0: none). */
+  readThreads?: number;
+  /** Threads reading ahead what `warm()` reads (prime.ts; default 4; 0: none). */
+  primeThreads?: number;
+  /** Touch the videos table in `warm()` (default true). */
+  touchVideos?: boolean;
+}
+
+/** What `warm()` read into memory; a part is undefined when its memory is 0. */
+export interface MemoryWarmth {
+  index?: IndexWarmth;
+  texts?: HotWarmth;
+  pairs?: ListWarmth;
+  /** The word bitmaps read into memory (word-bitmaps.ts), unless `wordBitmaps` is false. */
+  bitmaps?: BitmapWarmth;
+}
+
+/**
+ * The pair lists held in memory are those of at least this many pages: a
+ * list that long has a doclist index, and a phrase query seeks in it once
+ * for each transcript holding the phrase's other pairs.
+ */
+const PAIR_LIST_MIN_PAGES = 4;
+
+const DEFAULT_PRIME_THREADS = 4;
+
+export class SearchMemory {
+  /** The connection holding the full-text index in memory, when there is one. */
+  readonly index: Database.Database | undefined;
+  readonly hot: HotTranscripts | undefined;
+  readonly prefetch: TextPrefetch | undefined;
+  readonly bitmaps = new WordBitmaps();
+  readonly #file: string;
+  readonly #options: SearchMemoryOptions;
+  #pairBytes = 0;
+
+  /** Opens what holds memory for the database `file`; nothing is read until `warm()`. */
+  constructor(file: string, options: SearchMemoryOptions) {
+    this.#file = file;
+    this.#options = options;
+    const indexBytes = options.indexBytes ?? 0;
+    this.index = indexBytes > 0 ? openIndexConnection(file, indexBytes + (options.pairBytes ?? 0)) : undefined;
+    this.hot = (options.hotTextBytes ?? 0) > 0 ? new HotTranscripts() : undefined;
+    try {
+      this.prefetch = (options.readThreads ?? 0) > 0 ? new TextPrefetch(file, options.readThreads!) : undefined;
+    } catch (error) {
+      this.index?.close();
+      throw error;
+    }
+  }
+
+  /** The phrase-pair index is searched (it is held in memory only then). */
+  usePairs(used: boolean): void {
+    this.#pairBytes = this.index && used ? (this.#options.pairBytes ?? 0) : 0;
+  }
+
+  /**
+   * Reads into memory the word bitmaps, the full-text index, then the
+   * longest lists of the phrase-pair index, then the text of the most viewed
+   * transcripts, then touches the videos table, a slice per turn of the
+   * event loop, and waits for the text read-ahead threads to start. Worker
+   * threads read ahead meanwhile what these steps read one page at a time.
+   * Searches answer meanwhile, reading from storage what is not in memory
+   * yet, with the same results.
+   */
+  async warm(db: Database.Database): Promise<MemoryWarmth> {
+    const warmth: MemoryWarmth = {};
+    const index = this.index;
+    const threads = this.#options.primeThreads ?? DEFAULT_PRIME_THREADS;
+    const pairLists = index && this.#pairBytes > 0 ? longestLists(index, "phrase_pairs", PAIR_LIST_MIN_PAGES) : [];
+    const jobs =
+      threads > 0
+        ? [
+            ...(index ? indexPrimeJobs(index, threads) : []),
+            ...(pairLists.length > 0 ? listPrimeJobs("phrase_pairs", pairLists, this.#pairBytes, ftsPageBytes(db, "phrase_pairs")) : []),
+            ...(this.hot ? textPrimeJobs(this.#hotRanksEstimate(db), threads) : []),
+          ]
+        : [];
+    const readAhead = jobs.length > 0 ? primeInWorkers(this.#file, jobs, threads) : Promise.resolve();
+    if (this.#options.wordBitmaps ?? true) warmth.bitmaps = await this.bitmaps.load(db);
+    if (index) warmth.index = await warmIndex(index, { budgetBytes: this.#options.indexBytes ?? 0 });
+    if (index && this.#pairBytes > 0) warmth.pairs = await warmLists(index, "phrase_pairs", pairLists, { budgetBytes: this.#pairBytes });
+    if (this.hot && db.open) warmth.texts = await this.hot.load(db, { budgetBytes: this.#options.hotTextBytes ?? 0 });
+    if ((index || this.hot) && (this.#options.touchVideos ?? true)) await touchVideos(db);
+    await readAhead;
+    await this.prefetch?.ready();
+    return warmth;
+  }
+
+  /** How many of the most viewed transcripts the text memory holds, from the mean size of the first 200. */
+  #hotRanksEstimate(db: Database.Database): number {
+    const mean = db
+      .prepare("SELECT avg(length(CAST(t.script AS BLOB))) FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id <= 200")
+      .pluck()
+      .get() as number | null;
+    return Math.ceil((this.#options.hotTextBytes ?? 0) / Math.max(1024, mean ?? 0));
+  }
+
+  close(): void {
+    this.prefetch?.close();
+    if (this.index?.open) this.index.close();
+  }
+}
+
+/**
+ * Reads every page of the videos table and its video-id index, a slice
+ * per turn of the event loop. Most of them lie in the memory-mapped start
+ * of the file: once touched they stay mapped, which a reclaim of idle page
+ * cache leaves alone, and a query never takes a page fault there (each
+ * fault reads ahead as far as the device's read-ahead setting).
+ */
+async function touchVideos(db: Database.Database, sliceRows = 20_000): Promise<void> {
+  const slice = db.prepare("SELECT count(transcript), max(id) FROM videos WHERE id > ? AND id <= ?").raw();
+  const last = db.prepare("SELECT coalesce(max(id), 0) FROM videos").pluck().get() as number;
+  for (let after = 0; after < last; after += sliceRows) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (!db.open) return;
+    slice.get(after, after + sliceRows);
+  }
+  if (db.open) db.prepare("SELECT count(video_id) FROM videos WHERE video_id > ''").pluck().get();
+}

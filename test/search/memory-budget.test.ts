@@ -1,0 +1,104 @@
+/**
+ * One memory budget (SEARCH_MEMORY_MB) split among search's memory helpers,
+ * and SEARCH_MEMORY_HELPERS switching each off: the settings parse, the
+ * split, and a catalog opened with each helper off answering as with all.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
+import { openCatalog } from "../../server/data/artifact-catalog.js";
+import { catalogSettings } from "../../server/runtime.js";
+import { MEMORY_HELPERS, memoryOptions, READ_THREADS } from "../../server/search/memory/budget.js";
+import { loadSettings } from "../../settings/settings.js";
+import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
+
+const MiB = 2 ** 20;
+
+describe("SEARCH_MEMORY_HELPERS", () => {
+  const helpers = (value: string) => loadSettings("server", { SEARCH_MEMORY_HELPERS: value }).searchMemoryHelpers;
+
+  it("takes all, none, a list of helpers or a list of helpers to leave off", () => {
+    expect(helpers("all")).toEqual([...MEMORY_HELPERS]);
+    expect(loadSettings("server", {}).searchMemoryHelpers).toEqual([...MEMORY_HELPERS]);
+    expect(helpers("NONE")).toEqual([]);
+    expect(helpers("texts,index")).toEqual(["index", "texts"]);
+    expect(helpers("-prefetch, -prime")).toEqual(MEMORY_HELPERS.filter((h) => h !== "prefetch" && h !== "prime"));
+  });
+
+  it("refuses unknown helpers and mixed lists, naming the setting", () => {
+    expect(() => helpers("-prefetch,index")).toThrow(/SEARCH_MEMORY_HELPERS: must be all, none/);
+    expect(() => helpers("-bogus")).toThrow(/SEARCH_MEMORY_HELPERS: unknown: bogus/);
+    expect(() => helpers(",")).toThrow(/SEARCH_MEMORY_HELPERS/);
+  });
+});
+
+describe("SEARCH_MEMORY_MB", () => {
+  it("is split 16:1:4 among the index, the pair lists and the texts, each share a ceiling, the parts within the budget", () => {
+    expect(memoryOptions(5376 * MiB, MEMORY_HELPERS)).toEqual({
+      indexBytes: 4096 * MiB,
+      pairBytes: 256 * MiB,
+      hotTextBytes: 1024 * MiB,
+      readThreads: READ_THREADS,
+      primeThreads: READ_THREADS,
+      touchVideos: true,
+      warmSearches: true,
+    });
+    for (const mb of [0, 1, 7, 100, 3000]) {
+      const { indexBytes, pairBytes, hotTextBytes } = memoryOptions(mb * MiB, MEMORY_HELPERS);
+      expect(indexBytes + pairBytes + hotTextBytes).toBeLessThanOrEqual(mb * MiB);
+    }
+    // The default of the setting is that split.
+    expect(catalogSettings(loadSettings("server", {}))).toMatchObject({ indexBytes: 4096 * MiB, pairBytes: 256 * MiB, hotTextBytes: 1024 * MiB });
+  });
+
+  it("gives a helper that is off nothing, and the pair lists nothing without the index", () => {
+    expect(memoryOptions(5376 * MiB, [])).toEqual({ indexBytes: 0, pairBytes: 0, hotTextBytes: 0, readThreads: 0, primeThreads: 0, touchVideos: false, warmSearches: false });
+    const noIndex = memoryOptions(5376 * MiB, MEMORY_HELPERS.filter((h) => h !== "index"));
+    expect(noIndex).toMatchObject({ indexBytes: 0, pairBytes: 0, hotTextBytes: 1024 * MiB });
+    const settings = catalogSettings(loadSettings("server", { SEARCH_MEMORY_MB: "2100", SEARCH_MEMORY_HELPERS: "-texts,-warmup" }));
+    expect(settings).toMatchObject({ indexBytes: 1600 * MiB, pairBytes: 100 * MiB, hotTextBytes: 0, warmSearches: false, touchVideos: true });
+  });
+
+  describe("on an artifact set", () => {
+    let set: TempArtifacts;
+    beforeAll(async () => {
+      const corpus = createSyntheticCorpus({ seed: 17, videos: 150, channels: 3 });
+      set = await buildTempArtifacts(Array.from({ length: 150 }, (_, i) => corpus.videoAt(i)));
+    }, 60_000);
+    afterAll(() => set?.cleanup());
+
+    it("answers the same with every helper, with each one off, and with none; a helper that is off reads nothing", async () => {
+      const queries = ["the", "river", "of the", "the and", '"of the"'].flatMap((q) => [
+        { q, limit: 10, offset: 0 },
+        { q, limit: 10, offset: 30 },
+      ]);
+      const answers = async (spec: string) => {
+        const options = catalogSettings(loadSettings("server", { SEARCH_MEMORY_MB: "64", SEARCH_MEMORY_HELPERS: spec }));
+        const catalog = openCatalog({ dir: set.dir, ...options, search: { ...options.search, cacheSize: 0 } });
+        try {
+          const warmth = await catalog.warm();
+          return { warmth, pages: queries.map((params) => catalog.search(params)) };
+        } finally {
+          catalog.close();
+        }
+      };
+      const all = await answers("all");
+      expect(all.warmth.index?.bytes).toBeGreaterThan(0);
+      expect(all.warmth.texts?.transcripts).toBeGreaterThan(0);
+      expect(all.warmth.searches).toBeGreaterThan(0);
+      expect(all.pages.some((page) => page.results.length > 0)).toBe(true);
+      for (const helper of MEMORY_HELPERS) {
+        const without = await answers(`-${helper}`);
+        expect(without.pages, helper).toEqual(all.pages);
+        if (helper === "index") expect(without.warmth.index).toBeUndefined();
+        if (helper === "texts") expect(without.warmth.texts).toBeUndefined();
+        if (helper === "warmup") expect(without.warmth.searches).toBe(0);
+      }
+      const none = await answers("none");
+      expect(none.pages).toEqual(all.pages);
+      expect(none.warmth).toMatchObject({ searches: 0 });
+      expect(none.warmth.index).toBeUndefined();
+      expect(none.warmth.texts).toBeUndefined();
+      expect(none.warmth.pairs).toBeUndefined();
+    }, 120_000);
+  });
+});

@@ -1,0 +1,135 @@
+/**
+ * The match strategies behind their one interface (match/strategy.ts): each
+ * phrase strategy lists the phrase tier exactly as FTS5's phrase query does
+ * where it answers, each way of listing all the words' matches gives FTS5's
+ * AND, `firstAnswer` takes the first that answers; and the planner and the
+ * count estimate that sit around them.
+ */
+import Database from "better-sqlite3";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ARTIFACT_FILES } from "../../pipeline/artifact/contract.js";
+import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
+import { estimateTotal, countMatches } from "../../server/search/count.js";
+import { bitmapAllWords, ftsAllWords } from "../../server/search/match/all-words.js";
+import { rankOrderedMatches } from "../../server/search/match/match-list.js";
+import { nearPhrase, pairIndexPhrase } from "../../server/search/match/phrase-strategies.js";
+import { firstAnswer, type MatchRequest, type MatchStrategy } from "../../server/search/match/strategy.js";
+import { WordBitmaps } from "../../server/search/match/word-bitmaps.js";
+import { QueryPlanner, type ShardQuery } from "../../server/search/plan.js";
+import { parseSearchQuery } from "../../server/search/query.js";
+import { ShardTexts } from "../../server/search/texts.js";
+import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
+
+const VIDEOS = 400;
+
+describe("match strategies", () => {
+  let set: TempArtifacts;
+  let db: Database.Database;
+  let planner: QueryPlanner;
+  let texts: ShardTexts;
+  let df: (term: string) => number;
+  let documents: number;
+  /** Consecutive word pairs and triples of the corpus's own transcripts: phrases that match. */
+  let phrases: string[];
+
+  beforeAll(async () => {
+    const corpus = createSyntheticCorpus({ seed: 5, videos: VIDEOS, channels: 6 });
+    set = await buildTempArtifacts(Array.from({ length: VIDEOS }, (_, i) => corpus.videoAt(i)));
+    db = new Database(join(set.dir, ARTIFACT_FILES.database), { readonly: true });
+    planner = new QueryPlanner(db, true);
+    texts = new ShardTexts(db, 0);
+    const dfStatement = db.prepare("SELECT df FROM term_stats WHERE term = ?").pluck();
+    df = (term) => (dfStatement.get(term) as number | undefined) ?? 0;
+    documents = db.prepare("SELECT count(*) FROM transcripts").pluck().get() as number;
+    const scripts = db.prepare("SELECT t.script FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id IN (3, 50, 170, 390)").pluck().all() as string[];
+    phrases = scripts.flatMap((script) => {
+      const words = script.toLowerCase().match(/[a-z]+/g) ?? [];
+      return [10, 40, 90].flatMap((at) => [words.slice(at, at + 2).join(" "), words.slice(at, at + 3).join(" ")]);
+    });
+  }, 120_000);
+  afterAll(() => {
+    db?.close();
+    set?.cleanup();
+  });
+
+  const request = (query: ShardQuery, limit: number): MatchRequest => ({ query, limit, df, documents: () => documents });
+  const tiers = (q: string, minViews = 0): ShardQuery[] => planner.plan(parseSearchQuery(q)!, { q, limit: 10, offset: 0, minViews });
+  const ids = (answer: number[] | Map<number, unknown> | undefined) => (answer instanceof Map ? [...answer.keys()] : answer);
+
+  it("the planner makes a phrase tier and an all-words tier of several words, one tier of one word, and none for an unknown channel", () => {
+    const [phrase, rest] = tiers("river mill");
+    expect(phrase).toMatchObject({ tier: 0, expression: 'script : ("river mill")' });
+    expect(rest).toMatchObject({ tier: 1, countExpression: 'script : ("river" AND "mill")' });
+    expect(tiers("river")).toHaveLength(1);
+    expect(tiers("river")[0]).toMatchObject({ tier: 1 });
+    expect(planner.plan(parseSearchQuery("river")!, { q: "river", limit: 10, offset: 0, channel: "UCnone" })).toEqual([]);
+    // A popularity bound becomes a rank bound below the last rank.
+    const views = db.prepare("SELECT view_count FROM videos WHERE id = 100").pluck().get() as number;
+    expect(tiers("river", views)[0]!.maxRank).toBeLessThan(planner.lastRank());
+  });
+
+  it("each phrase strategy lists the phrase's matches as FTS5's phrase query does, wherever it answers", () => {
+    const words = rankOrderedMatches(db, "transcript_fts", planner.lastRank());
+    const pairs = rankOrderedMatches(db, "phrase_pairs", planner.lastRank());
+    const strategies: MatchStrategy[] = [pairIndexPhrase(pairs, texts, 0.3), nearPhrase(words, texts, 1), nearPhrase(words, texts, 0)];
+    let answered = 0;
+    for (const q of phrases) {
+      for (const minViews of [0, 1000]) {
+        const phraseTier = tiers(q, minViews)[0]!;
+        if (phraseTier.tier !== 0) continue;
+        for (const limit of [1, 10, 100]) {
+          const expected = words(phraseTier.expression, phraseTier.maxRank, 0, limit, 0);
+          for (const strategy of strategies) {
+            const got = ids(strategy.find(request(phraseTier, limit)));
+            if (got === undefined) continue;
+            answered++;
+            expect(got, `${strategy.name}: ${q}`).toEqual(expected);
+          }
+        }
+      }
+    }
+    // The pair index answers every phrase; NEAR with a share of 1 nearly every one.
+    expect(answered).toBeGreaterThan(phrases.length * 6);
+    // NEAR with a share of 0 never applies: it passes the query on.
+    expect(nearPhrase(words, texts, 0).find(request(tiers(phrases[0]!)[0]!, 10))).toBeUndefined();
+  });
+
+  it("the word bitmaps list all the words' matches as FTS5's AND does, or pass", async () => {
+    const bitmaps = new WordBitmaps();
+    await bitmaps.load(db);
+    expect(bitmaps.size).toBeGreaterThan(0);
+    const words = rankOrderedMatches(db, "transcript_fts", planner.lastRank());
+    const whole = db.prepare("SELECT rowid FROM transcript_fts WHERE transcript_fts MATCH ? ORDER BY rowid").pluck();
+    const viaBitmaps = bitmapAllWords(bitmaps, (expression) => whole.all(expression) as number[], Number.MAX_SAFE_INTEGER);
+    const fts = ftsAllWords(words);
+    let answered = 0;
+    for (const q of [...phrases, "the", "the and", "of a to"]) {
+      const query = tiers(q).at(-1)!;
+      const expected = fts.find(request(query, 1001));
+      expect(expected).toEqual(words(query.countExpression, query.maxRank, 0, 1001, 0));
+      const got = viaBitmaps.find(request(query, 1001));
+      if (got !== undefined) {
+        answered++;
+        expect(got, q).toEqual(expected);
+      }
+    }
+    expect(answered).toBeGreaterThan(3);
+    // firstAnswer takes the first strategy that answers, and tells which.
+    const query = tiers("the").at(-1)!;
+    expect(firstAnswer([viaBitmaps, fts], request(query, 10))?.by).toBe("word-bitmaps");
+    expect(firstAnswer([nearPhrase(words, texts, 0), fts], request(query, 10))?.by).toBe("fts");
+    expect(firstAnswer([], request(query, 10))).toBeUndefined();
+  });
+
+  it("counts exactly up to the cap and estimates above it, never at or below the cap nor above the rarest term", () => {
+    const query = tiers("the and").at(-1)!;
+    expect(countMatches(query, 7, 1000, df, { documents, averageLength: 1 })).toEqual({ total: 7, totalExact: true });
+    const cap = 5;
+    const estimate = countMatches(query, cap + 1, cap, df, { documents, averageLength: 1 });
+    expect(estimate.totalExact).toBe(false);
+    expect(estimate.total).toBeGreaterThan(cap);
+    expect(estimate.total).toBeLessThanOrEqual(Math.min(df("the"), df("and")));
+    expect(estimateTotal(query, 10_000, df, { documents, averageLength: 1 })).toBe(10_001);
+  });
+});
