@@ -1,13 +1,11 @@
 /**
  * SHA-256 of files on a worker thread, so a server hashing a new artifact set
  * (gigabytes at 500K transcripts) keeps its own thread for requests. The
- * worker is a small CommonJS bootstrap evaluated in the thread that loads this
- * module through tsx's `tsImport` (as pair-texts.ts does) and runs `hashFiles`.
+ * thread (hash-files-worker.ts) runs this module's `hashFiles`.
  */
 import { createHash } from "node:crypto";
 import { closeSync, openSync, readSync, statSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
+import { tsWorker } from "./ts-worker.js";
 
 /** Bytes read at a time: large reads keep the hash's share of the time high. */
 const CHUNK_BYTES = 4 << 20;
@@ -31,14 +29,13 @@ export function hashFiles(paths: readonly string[]): string[] {
   });
 }
 
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require("node:worker_threads");
-(async () => {
-  const { tsImport } = await import(workerData.tsx);
-  const { hashFiles } = await tsImport(workerData.module, workerData.parent);
-  parentPort.postMessage({ hashes: hashFiles(workerData.paths) });
-})().catch((error) => parentPort.postMessage({ error: String((error && error.message) || error) }));
-`;
+/** What the hashing thread (hash-files-worker.ts) is given. */
+export interface HashWorkerData {
+  paths: readonly string[];
+}
+
+/** The hashing thread's answer. */
+export type HashReply = { hashes: string[] } | { error: string };
 
 /**
  * Files up to this many bytes in all are hashed on the calling thread: that
@@ -51,17 +48,10 @@ export const INLINE_HASH_BYTES = 8 << 20;
 export function hashFilesInWorker(paths: readonly string[]): Promise<string[]> {
   const total = paths.reduce((sum, path) => sum + statSync(path).size, 0);
   if (total <= INLINE_HASH_BYTES) return Promise.resolve().then(() => hashFiles(paths));
-  const worker = new Worker(WORKER_SOURCE, {
-    eval: true,
-    workerData: {
-      paths,
-      tsx: import.meta.resolve("tsx/esm/api"),
-      module: fileURLToPath(import.meta.url),
-      parent: import.meta.url,
-    },
-  });
+  const data: HashWorkerData = { paths };
+  const worker = tsWorker(new URL("./hash-files-worker.ts", import.meta.url), data);
   return new Promise<string[]>((resolve, reject) => {
-    worker.once("message", (reply: { hashes: string[] } | { error: string }) => {
+    worker.once("message", (reply: HashReply) => {
       if ("error" in reply) reject(new Error(`Hashing failed: ${reply.error}`));
       else resolve(reply.hashes);
     });

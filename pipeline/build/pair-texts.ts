@@ -2,16 +2,14 @@
  * The pair texts of an artifact database's transcripts (`pairText` of
  * phrase-pairs.ts), made on a worker thread a batch ahead of the thread
  * that indexes them. Making them is about a fifth of the phrase-pair
- * index's time on one thread (by hand, 20,000 transcripts: 4.7 of 21 s of
- * insert); FTS5's insert is the rest, so the indexing thread does only that.
+ * index's time on one thread; FTS5's insert is the rest, so the indexing thread does only that.
  *
- * The worker loads phrase-pairs.ts itself through tsx's `tsImport` (tsx is
- * how this project runs), so both threads make pairs with the same code.
+ * The worker (pair-texts-worker.ts) runs this module's `pairTextReader`, so
+ * both threads make pairs with the same code.
  */
-import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { pairText } from "../artifact/phrase-pairs.js";
-import { sqliteWorker } from "../artifact/sqlite-worker.js";
+import { tsWorker } from "../artifact/ts-worker.js";
 
 /** One transcript's row of the phrase-pair index: rowid, pair text, channel token. */
 export type PairRow = [id: number, pairs: string, chan: string];
@@ -19,21 +17,11 @@ export type PairRow = [id: number, pairs: string, chan: string];
 /** Transcripts per batch: a batch of average ones is a few megabytes of text. */
 const BATCH_ROWS = 500;
 
-/** Plain CommonJS evaluated in the worker (sqlite-worker.ts). Each message asks for the next batch; an empty one ends. */
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require("node:worker_threads");
-const Database = require(workerData.driver);
-const ready = (async () => {
-  const { tsImport } = await import(workerData.tsx);
-  const { pairTextReader } = await tsImport(workerData.module, workerData.parent);
-  return pairTextReader(new Database(workerData.path, { readonly: true, fileMustExist: true }), workerData.batchRows);
-})();
-parentPort.on("message", () => {
-  ready
-    .then((next) => parentPort.postMessage({ rows: next() }))
-    .catch((error) => parentPort.postMessage({ error: String((error && error.message) || error) }));
-});
-`;
+/** What the worker (pair-texts-worker.ts) is given. */
+export interface PairTextsWorkerData {
+  path: string;
+  batchRows: number;
+}
 
 /** The next batch of `db`'s pair rows at each call, in rowid order; an empty batch ends them and closes `db`. */
 export function pairTextReader(db: Database.Database, batchRows: number): () => PairRow[] {
@@ -65,11 +53,8 @@ export async function* pairTextBatches(path: string, batchRows = BATCH_ROWS, onT
     }
     return;
   }
-  const worker = sqliteWorker(WORKER_SOURCE, path, {
-    module: fileURLToPath(import.meta.url),
-    parent: import.meta.url,
-    batchRows,
-  });
+  const data: PairTextsWorkerData = { path, batchRows };
+  const worker = tsWorker(new URL("./pair-texts-worker.ts", import.meta.url), data);
   const replies: Array<{ rows: PairRow[] } | { error: string } | Error> = [];
   let wake: (() => void) | undefined;
   const arrive = (reply: (typeof replies)[number]) => {

@@ -10,33 +10,19 @@
  * and the word bitmaps read off them (pipeline/artifact/word-bitmaps.ts) into
  * `indexPath`; the build then copies all three into the artifact database.
  */
-import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { TERM_STATS_DDL, TRANSCRIPT_FTS_DDL } from "../artifact/contract.js";
-import { sqliteWorker } from "../artifact/sqlite-worker.js";
+import { tsWorker } from "../artifact/ts-worker.js";
 import { buildWordBitmaps } from "./build-word-bitmaps.js";
 import { bulkLoadStatements, mergeStatement } from "./fts-bulk-load.js";
 import { setScratchPragmas } from "./scratch.js";
 
-/** Plain CommonJS evaluated in the worker (sqlite-worker.ts): it loads this module through tsx and runs `writeTranscriptIndex`. */
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require("node:worker_threads");
-const Database = require(workerData.driver);
-(async () => {
-  let db;
-  try {
-    const { tsImport } = await import(workerData.tsx);
-    const { writeTranscriptIndex } = await tsImport(workerData.module, workerData.parent);
-    db = new Database(workerData.path);
-    writeTranscriptIndex(db, workerData.source, workerData.pragmas, (step, seconds) => parentPort.postMessage({ step, seconds }));
-  } catch (error) {
-    // Said in a message: an error thrown across threads can lose its text.
-    parentPort.postMessage({ error: String((error && error.message) || error) });
-  } finally {
-    if (db) db.close();
-  }
-})();
-`;
+/** What the worker (transcript-index-worker.ts) is given: the index file to write, the artifact database to read, the pragmas. */
+export interface TranscriptIndexWorkerData {
+  path: string;
+  source: string;
+  pragmas: readonly string[];
+}
 
 /** Videos per statement of the index's insert: well under a second each. */
 const CHUNK_ROWS = 2000;
@@ -122,12 +108,8 @@ export function buildTranscriptIndex(
     })();
     return { done, stop: async () => 0 };
   }
-  const worker = sqliteWorker(WORKER_SOURCE, indexPath, {
-    source: sourcePath,
-    module: fileURLToPath(import.meta.url),
-    parent: import.meta.url,
-    pragmas,
-  });
+  const data: TranscriptIndexWorkerData = { path: indexPath, source: sourcePath, pragmas };
+  const worker = tsWorker(new URL("./transcript-index-worker.ts", import.meta.url), data);
   const done = new Promise<void>((resolve, reject) => {
     let failure: Error | undefined;
     worker.on("message", (message: { step: string; seconds: number } | { error: string }) => {

@@ -1,7 +1,7 @@
 /**
  * Every write of a run, off the event loop and through one connection. With
- * synchronous=FULL every commit waits for fsync (3.3 ms measured on this
- * machine's disk); done on the main thread that would stall every fetch in
+ * synchronous=FULL every commit waits for fsync (milliseconds on a disk);
+ * done on the main thread that would stall every fetch in
  * flight, and a second writing connection on the main thread would stall it
  * too, in SQLite's busy wait whenever this one holds the lock. So a worker
  * thread owns the only writing connection and applies fetched records,
@@ -14,83 +14,31 @@
  * instead of one each; a record still counts as fetched only when durable.
  */
 import type { Worker } from "node:worker_threads";
-import { sqliteWorker } from "../artifact/sqlite-worker.js";
+import { tsWorker } from "../artifact/ts-worker.js";
 import type { VideoRecord } from "../artifact/contract.js";
-import {
-  CHANNEL_CRAWLED_SQL,
-  CHANNEL_FAILED_SQL,
-  failureRow,
-  KNOWN_VIDEO_SQL,
-  MARK_FAILED_SQL,
-  MARK_FETCHED_SQL,
-  PUT_RECORD_SQL,
-  recordRow,
-  UPSERT_CHANNEL_SQL,
-  UPSERT_VIDEO_SQL,
-  videoRows,
-  type CrawledVideo,
-} from "./open-state.js";
+import { failureRow, recordRow, videoRows, type CrawledVideo } from "./open-state.js";
 
-// Plain CommonJS evaluated in the worker, so it runs the same under tsx, vitest and node.
-const WORKER_SOURCE = `
-const { parentPort, workerData, receiveMessageOnPort } = require("node:worker_threads");
-const Database = require(workerData.driver);
-const db = new Database(workerData.path);
-db.pragma("busy_timeout = 10000");
-db.pragma("journal_mode = WAL");
-db.pragma("synchronous = FULL");
-const sql = workerData.sql;
-const put = db.prepare(sql.put);
-const mark = db.prepare(sql.mark);
-const known = db.prepare(sql.known).pluck();
-const upsert = db.prepare(sql.upsert);
-const failed = db.prepare(sql.failed);
-const channel = db.prepare(sql.channel);
-const crawled = db.prepare(sql.crawled);
-const channelFailed = db.prepare(sql.channelFailed);
-const apply = {
-  record: (row) => { put.run({ ...row, blob: Buffer.from(row.blob) }); mark.run(row); },
-  videos: (rows) => {
-    let fresh = 0;
-    for (const row of rows) {
-      if (known.get(row.videoId) === undefined) fresh++;
-      upsert.run(row);
-    }
-    return fresh;
-  },
-  failure: (row) => { failed.run(row); },
-  channel: (row) => { channel.run(row); },
-  crawled: (row) => { crawled.run(row); },
-  channelFailed: (row) => { channelFailed.run(row); },
-};
-const one = db.transaction((message) => apply[message.kind](message.row));
-const group = db.transaction((messages) => messages.map((message) => {
-  try {
-    return { id: message.id, value: one(message) };
-  } catch (error) {
-    return { id: message.id, error: String((error && error.message) || error) };
-  }
-}));
-let closing = false;
-parentPort.on("message", (first) => {
-  if (first.close) closing = true;
-  const messages = first.close ? [] : [first];
-  for (let next; !closing && (next = receiveMessageOnPort(parentPort)); ) {
-    if (next.message.close) closing = true;
-    else messages.push(next.message);
-  }
-  if (messages.length > 0) {
-    let replies;
-    try {
-      replies = group(messages);
-    } catch (error) {
-      replies = messages.map((message) => ({ id: message.id, error: String((error && error.message) || error) }));
-    }
-    parentPort.postMessage(replies);
-  }
-  if (closing) { db.close(); parentPort.close(); }
-});
-`;
+/** What the writing thread (record-writer-worker.ts) is given: the state database's file. */
+export interface RecordWriterWorkerData {
+  path: string;
+}
+
+/** The kinds of write, each applied by its own statement(s) in the writing thread. */
+export type WriteKind = "record" | "videos" | "failure" | "channel" | "crawled" | "channelFailed";
+
+/**
+ * A write sent to the writing thread: `row` holds the named parameters of
+ * its statement (for `videos`, a list of them; for `record`, its blob as an
+ * ArrayBuffer). `close` ends the thread once what has arrived is written.
+ */
+export type WriteMessage = { id: number; kind: WriteKind; row: unknown; close?: undefined } | { close: true };
+
+/** The writing thread's answer to one write. */
+export interface WriteReply {
+  id: number;
+  value?: unknown;
+  error?: string;
+}
 
 interface Waiter {
   resolve: (value: unknown) => void;
@@ -114,19 +62,9 @@ export class RecordWriter implements CrawlWrites {
   #failure: Error | undefined;
 
   constructor(statePath: string) {
-    this.#worker = sqliteWorker(WORKER_SOURCE, statePath, {
-      sql: {
-        put: PUT_RECORD_SQL,
-        mark: MARK_FETCHED_SQL,
-        known: KNOWN_VIDEO_SQL,
-        upsert: UPSERT_VIDEO_SQL,
-        failed: MARK_FAILED_SQL,
-        channel: UPSERT_CHANNEL_SQL,
-        crawled: CHANNEL_CRAWLED_SQL,
-        channelFailed: CHANNEL_FAILED_SQL,
-      },
-    });
-    this.#worker.on("message", (replies: { id: number; value?: unknown; error?: string }[]) => {
+    const data: RecordWriterWorkerData = { path: statePath };
+    this.#worker = tsWorker(new URL("./record-writer-worker.ts", import.meta.url), data);
+    this.#worker.on("message", (replies: WriteReply[]) => {
       for (const reply of replies) {
         const waiter = this.#pending.get(reply.id);
         this.#pending.delete(reply.id);
@@ -181,16 +119,16 @@ export class RecordWriter implements CrawlWrites {
     while ((this.#pending.size > 0 || this.#compressing > 0) && !this.#failure) await new Promise((resolve) => setTimeout(resolve, 5));
     if (this.#failure) return;
     const exited = new Promise((resolve) => this.#worker.once("exit", resolve));
-    this.#worker.postMessage({ close: true });
+    this.#worker.postMessage({ close: true } satisfies WriteMessage);
     await exited;
   }
 
-  #send<T>(kind: "record" | "videos" | "failure" | "channel" | "crawled" | "channelFailed", row: unknown, transfer: ArrayBuffer[] = []): Promise<T> {
+  #send<T>(kind: WriteKind, row: unknown, transfer: ArrayBuffer[] = []): Promise<T> {
     if (this.#failure) return Promise.reject(this.#failure);
     const id = this.#nextId++;
     return new Promise<T>((resolve, reject) => {
       this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      this.#worker.postMessage({ id, kind, row }, transfer);
+      this.#worker.postMessage({ id, kind, row } satisfies WriteMessage, transfer);
     });
   }
 

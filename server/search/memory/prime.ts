@@ -4,13 +4,13 @@
  * so that those reads find them in the operating system's cache.
  *
  * The FTS5 index's pages are scattered over the file (its final segment is
- * written into pages freed by the segments it replaced), and one reader
- * waiting on each page in turn got about 80 MB/s from this machine's disk;
+ * written into pages freed by the segments it replaced), so one reader
+ * waiting on each page in turn gets a fraction of what the disk can give;
  * several readers at once keep more requests in flight. What the workers
  * read is a hint and nothing else: if they are slow, fail or read the wrong
  * pages, the warm-up still reads everything itself.
  */
-import { sqliteWorker } from "../../../pipeline/artifact/sqlite-worker.js";
+import { tsWorker } from "../../../pipeline/artifact/ts-worker.js";
 import type Database from "better-sqlite3";
 import { leafRowid, type ListPages } from "./index-memory.js";
 
@@ -20,17 +20,11 @@ export interface PrimeJob {
   args: number[];
 }
 
-/** Plain CommonJS evaluated in the worker, so it runs the same under tsx, vitest and node. */
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require("node:worker_threads");
-const Database = require(workerData.driver);
-const db = new Database(workerData.path, { readonly: true, fileMustExist: true });
-db.pragma("mmap_size = 0");
-db.pragma("cache_size = 64");
-for (const job of workerData.jobs) for (const row of db.prepare(job.sql).raw().iterate(...job.args)) void row;
-db.close();
-parentPort.postMessage("done");
-`;
+/** What a read-ahead thread (prime-worker.ts) is given: the database file and its share of the jobs. */
+export interface PrimeWorkerData {
+  path: string;
+  jobs: PrimeJob[];
+}
 
 /**
  * Jobs that read the FTS5 segment pages (`transcript_fts_data` rows with the
@@ -100,7 +94,8 @@ export async function primeInWorkers(file: string, jobs: readonly PrimeJob[], th
       .map(
         (share) =>
           new Promise<void>((resolve) => {
-            const worker = sqliteWorker(WORKER_SOURCE, file, { jobs: share });
+            const data: PrimeWorkerData = { path: file, jobs: share };
+            const worker = tsWorker(new URL("./prime-worker.ts", import.meta.url), data);
             worker.once("message", () => resolve());
             worker.once("error", () => resolve());
             worker.once("exit", () => resolve());

@@ -18,7 +18,7 @@
  * reads, for less time.
  */
 import type { Worker } from "node:worker_threads";
-import { sqliteWorker } from "../../../pipeline/artifact/sqlite-worker.js";
+import { tsWorker } from "../../../pipeline/artifact/ts-worker.js";
 import { roundRobin } from "./prime.js";
 
 /** Below this many texts to read, the hand-off to the workers costs more than it saves. */
@@ -27,35 +27,17 @@ export const MIN_PREFETCH = 4;
 /** Longest a search waits for the workers before it reads what is left itself. */
 const DEADLINE_MS = 100;
 
-/** Counters shared with the workers: batches done, rows read. */
-const DONE = 0;
-const ROWS = 1;
+/** Counters shared with the workers (text-prefetch-worker.ts): batches done, rows read. */
+export const PREFETCH_DONE = 0;
+export const PREFETCH_ROWS = 1;
+const DONE = PREFETCH_DONE;
+const ROWS = PREFETCH_ROWS;
 
-/** Plain CommonJS evaluated in the worker, so it runs the same under tsx, vitest and node (as prime.ts). */
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require("node:worker_threads");
-const Database = require(workerData.driver);
-const counters = new Int32Array(workerData.counters);
-let db;
-try {
-  db = new Database(workerData.path, { readonly: true, fileMustExist: true });
-  db.pragma("mmap_size = 0");
-  db.pragma("cache_size = 64");
-} catch {
-  db = undefined;
+/** What a read-ahead thread (text-prefetch-worker.ts) is given: the database file and the shared counters. */
+export interface TextPrefetchWorkerData {
+  path: string;
+  counters: SharedArrayBuffer;
 }
-const text = db && db.prepare("SELECT length(t.script) FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?").pluck();
-parentPort.postMessage("ready");
-parentPort.on("message", (ids) => {
-  let rows = 0;
-  try {
-    if (text) for (const id of ids) if (text.get(id) !== undefined) rows++;
-  } catch {}
-  Atomics.add(counters, ${ROWS}, rows);
-  Atomics.add(counters, ${DONE}, 1);
-  Atomics.notify(counters, ${DONE});
-});
-`;
 
 export class TextPrefetch {
   readonly #workers: Worker[];
@@ -71,7 +53,8 @@ export class TextPrefetch {
     let started: () => void;
     this.#ready = new Promise((resolve) => (started = resolve));
     this.#workers = Array.from({ length: Math.max(1, threads) }, () => {
-      const worker = sqliteWorker(WORKER_SOURCE, file, { counters: this.#counters.buffer });
+      const data: TextPrefetchWorkerData = { path: file, counters: this.#counters.buffer as SharedArrayBuffer };
+      const worker = tsWorker(new URL("./text-prefetch-worker.ts", import.meta.url), data);
       worker.unref();
       worker.once("message", () => {
         if (++this.#started === this.#workers.length) started();
