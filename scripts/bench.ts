@@ -10,6 +10,7 @@ import { resultRows, textTable, writeReport } from "./bench/report.js";
 import { readFileSync } from "node:fs";
 import { benchLayout } from "./bench/paths.js";
 import { runBench, type BenchResults } from "./bench/run.js";
+import { ablationTable } from "./bench/ablation.js";
 import { SETTINGS } from "../server/config.js";
 
 async function main(argv: string[]): Promise<number> {
@@ -30,6 +31,7 @@ async function main(argv: string[]): Promise<number> {
     : await runBench(options, command, log);
   const rows = resultRows(results);
   console.log(textTable(rows));
+  if (results.ablation) console.log(["", ...ablationTable(results.ablation, 8)].join("\n"));
   if (options.report !== "") {
     await writeReport(options.report, results, rows);
     log(`updated ${options.report}`);

@@ -8,11 +8,13 @@
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { promisify } from "node:util";
-import { deflateRaw, deflateRawSync, inflateRawSync } from "node:zlib";
+import { deflateRawSync, inflateRawSync } from "node:zlib";
 import Database from "better-sqlite3";
 import type { VideoRecord } from "../artifact/contract.js";
 import { mergeRecords } from "../artifact/live-records.js";
+import { KNOWN_VIDEO_SQL, MARK_FETCHED_SQL, PUT_RECORD_SQL, UPSERT_VIDEO_SQL, videoRows, type CrawledVideo } from "./state-writes.js";
+
+export type { CrawledVideo };
 
 export const STATE_SCHEMA_VERSION = 1;
 
@@ -62,72 +64,7 @@ CREATE TABLE runs (
 `;
 
 /** A fetched record and its video's new status; also run by the record writer's thread (record-writer.ts). */
-export const PUT_RECORD_SQL = "INSERT OR REPLACE INTO records (video_id, record, fetched_at) VALUES (@videoId, @blob, @now)";
-export const MARK_FETCHED_SQL = `UPDATE videos SET status = 'fetched', attempts = attempts + 1, last_error = NULL, last_error_message = NULL,
-    last_attempt_at = @now, fetched_at = @now, published_at = @publishedAt, published_approx = 0,
-    view_count = @viewCount, title = @title
-  WHERE video_id = @videoId`;
-
-/** A crawled video: inserted when new; a known one gets views and title refreshed, and an exact date never gives way to an approximate one. */
-export const KNOWN_VIDEO_SQL = "SELECT 1 FROM videos WHERE video_id = ?";
-export const UPSERT_VIDEO_SQL = `INSERT INTO videos (video_id, channel_id, title, view_count, published_at, published_approx, first_seen_at, last_seen_at)
-  VALUES (@videoId, @channelId, @title, @viewCount, @publishedAt, @approx, @now, @now)
-  ON CONFLICT (video_id) DO UPDATE SET
-    title = excluded.title,
-    view_count = coalesce(excluded.view_count, view_count),
-    published_at = CASE WHEN published_approx = 1 OR published_at IS NULL
-                        THEN coalesce(excluded.published_at, published_at) ELSE published_at END,
-    published_approx = CASE WHEN published_approx = 1 OR published_at IS NULL
-                            THEN excluded.published_approx ELSE published_approx END,
-    last_seen_at = excluded.last_seen_at`;
-/** A failed fetch: `failed` (permanent) or still `pending` (transient). */
-export const MARK_FAILED_SQL = `UPDATE videos SET status = @status, attempts = attempts + 1, last_error = @code, last_error_message = @message,
-    last_attempt_at = @now
-  WHERE video_id = @videoId`;
-
-/** The parameters of UPSERT_VIDEO_SQL for each video of a crawled page. */
-export function videoRows(videos: readonly CrawledVideo[], now: Date) {
-  const stamp = now.toISOString();
-  return videos.map((video) => ({
-    videoId: video.videoId,
-    channelId: video.channelId,
-    title: video.title,
-    viewCount: video.viewCount ?? null,
-    publishedAt: video.publishedAt ?? null,
-    approx: video.approximate ? 1 : 0,
-    now: stamp,
-  }));
-}
-
-/** The parameters of MARK_FAILED_SQL. */
-export function failureRow(videoId: string, failure: { permanent: boolean; code: string; message: string }, now: Date) {
-  return {
-    videoId,
-    status: failure.permanent ? "failed" : "pending",
-    code: failure.code,
-    message: failure.message.slice(0, 500),
-    now: now.toISOString(),
-  };
-}
-
-/** A channel of the list: added, or its input, title and handle refreshed. */
-export const UPSERT_CHANNEL_SQL = `INSERT INTO channels (channel_id, input, title, handle, first_seen_at) VALUES (@channelId, @input, @title, @handle, @now)
-  ON CONFLICT (channel_id) DO UPDATE SET input = excluded.input,
-    title = coalesce(excluded.title, title), handle = coalesce(excluded.handle, handle)`;
-export const CHANNEL_CRAWLED_SQL = "UPDATE channels SET crawled_at = @now, video_count = @videoCount, last_error = NULL WHERE channel_id = @channelId";
-export const CHANNEL_FAILED_SQL = "UPDATE channels SET last_error = @code WHERE channel_id = @channelId";
-
 export type VideoStatus = "pending" | "fetched" | "failed";
-
-export interface CrawledVideo {
-  videoId: string;
-  channelId: string;
-  title: string;
-  viewCount: number | undefined;
-  publishedAt: string | undefined;
-  /** Whether `publishedAt` was derived from a relative age. */
-  approximate: boolean;
-}
 
 /** A record fetched elsewhere (the live store, an import) to be folded into the state. */
 export interface ForeignRecord {
@@ -148,25 +85,6 @@ export interface FetchCandidate {
 export interface OpenStateOptions {
   /** Open without writing anything (no schema, no pragmas that write); for --dry-run. Default false. */
   readonly?: boolean;
-}
-
-const deflateRawAsync = promisify(deflateRaw);
-
-/**
- * The parameters of PUT_RECORD_SQL and MARK_FETCHED_SQL. The record is
- * compressed on libuv's thread pool: on the event loop, compression took a
- * tenth of the fetch stage's time at 500,000 videos (a CPU profile of the
- * running pipeline, by hand), time every fetch in flight waited.
- */
-export async function recordRow(record: VideoRecord, now: Date) {
-  return {
-    videoId: record.videoId,
-    blob: await deflateRawAsync(JSON.stringify(record), { level: 1 }),
-    now: now.toISOString(),
-    publishedAt: record.publishedAt,
-    viewCount: record.viewCount,
-    title: record.title,
-  };
 }
 
 export class PipelineState {

@@ -15,7 +15,7 @@ import {
   PUT_RECORD_SQL,
   UPSERT_CHANNEL_SQL,
   UPSERT_VIDEO_SQL,
-} from "./open-state.js";
+} from "./state-writes.js";
 import type { RecordWriterWorkerData, WriteKind, WriteMessage, WriteReply } from "./record-writer.js";
 
 type Row = Record<string, unknown>;

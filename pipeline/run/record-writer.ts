@@ -16,7 +16,7 @@
 import type { Worker } from "node:worker_threads";
 import { tsWorker } from "../artifact/ts-worker.js";
 import type { VideoRecord } from "../artifact/contract.js";
-import { failureRow, recordRow, videoRows, type CrawledVideo } from "./open-state.js";
+import { failureRow, recordRow, videoRows, type CrawledVideo } from "./state-writes.js";
 
 /** What the writing thread (record-writer-worker.ts) is given: the state database's file. */
 export interface RecordWriterWorkerData {

@@ -3,7 +3,6 @@
  * the exit code and the summary instead of exiting, so tests can call it
  * in-process and the CLI stays a thin shell around it.
  */
-import { setMaxListeners } from "node:events";
 import { existsSync } from "node:fs";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -11,10 +10,11 @@ import { createYouTubeClient, type YouTubeClient } from "../youtube/index.js";
 import { acquireLock, type RunLock } from "./acquire-lock.js";
 import { buildAndPublish, type PublishedBuild } from "./build-and-publish.js";
 import type { VideoRecord } from "../artifact/contract.js";
-import { crawlChannels, type ChannelFailure, type CrawlOptions, type CrawlResult } from "./crawl-channels.js";
+import { crawlAndFetch } from "./crawl-and-fetch.js";
+import { crawlChannels, type ChannelFailure } from "./crawl-channels.js";
 import { dataDirLayout, type DataDirLayout } from "../artifact/layout.js";
 import { EXIT } from "./exit-codes.js";
-import { fetchTranscripts, type CrawlFeed, type FetchOptions, type FetchResult } from "./fetch-transcripts.js";
+import { fetchTranscripts, type FetchResult } from "./fetch-transcripts.js";
 import { PipelineState } from "./open-state.js";
 import { PublishRefused } from "./publish-guard.js";
 import { readChannelList } from "./read-channel-list.js";
@@ -258,116 +258,6 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
     }
   }
   return summary;
-}
-
-/**
- * The crawl and the fetch side by side: the fetch takes videos in discovery
- * order as soon as the crawl has written them, so it is not idle while the
- * channels are listed. If either fails, the other is stopped and the error
- * is the run's.
- */
-async function crawlAndFetch(
-  state: PipelineState,
-  crawlOptions: Omit<CrawlOptions, "signal" | "onChannel" | "onVideos">,
-  fetchOptions: Omit<FetchOptions, "state" | "signal" | "crawl" | "onStart" | "onOutcome">,
-  signal: AbortSignal,
-  progress: Progress,
-): Promise<{ crawl: CrawlResult; fetched: FetchResult }> {
-  const stop = new AbortController();
-  const both = AbortSignal.any([signal, stop.signal]);
-  // Each crawl or fetch call in flight listens on it until it ends (at most one per queue slot):
-  // past Node's default of 10 that is the configured concurrency, not a leak.
-  setMaxListeners(crawlOptions.concurrency + fetchOptions.concurrency, both);
-  const feed = new CrawlProgress();
-  const counts = { ok: 0, permanent: 0, failed: 0 };
-  let channelsDone = 0;
-  let known = 0;
-  const show = (): void =>
-    progress.update({ done: counts.ok + counts.permanent + counts.failed, total: known, detail: { ...(feed.finished ? {} : { channels: channelsDone }), ...counts } });
-  const crawlStarted = performance.now();
-  const crawling = crawlChannels({
-    ...crawlOptions,
-    signal: both,
-    onChannel: (done) => {
-      channelsDone = done;
-      show();
-    },
-    onVideos: (fresh) => {
-      known = Math.min(known + fresh, fetchOptions.limit ?? Infinity);
-      feed.wrote();
-    },
-  }).then(
-    (crawl) => {
-      feed.finish();
-      fetchOptions.log(
-        `crawl: ${crawl.channelsCrawled} channels crawled, ${crawl.channelsSkipped} skipped, ${crawl.channelFailures.length} failed; ` +
-          `${crawl.videosSeen} videos seen, ${crawl.videosNew} new; ${formatDuration((performance.now() - crawlStarted) / 1000)}`,
-      );
-      return crawl;
-    },
-    (error: unknown) => {
-      feed.finish();
-      stop.abort();
-      throw error;
-    },
-  );
-  const fetching = fetchTranscripts({
-    ...fetchOptions,
-    state,
-    signal: both,
-    crawl: feed,
-    onStart: (total) => {
-      known = total;
-      progress.stage("fetch", total, "transcripts");
-    },
-    onOutcome: (outcome) => {
-      if (outcome.kind === "fetched") counts.ok++;
-      else counts[outcome.kind]++;
-      show();
-    },
-  }).catch((error: unknown) => {
-    stop.abort();
-    throw error;
-  });
-  try {
-    const [crawl, fetched] = await Promise.all([crawling, fetching]);
-    return { crawl, fetched };
-  } finally {
-    // Both have settled or been stopped before the stage's last line.
-    await Promise.allSettled([crawling, fetching]);
-    progress.end();
-  }
-}
-
-/** The crawl's side of `CrawlFeed`: wakes the fetch when it writes videos and when it ends. */
-class CrawlProgress implements CrawlFeed {
-  #finished = false;
-  #waiting: { promise: Promise<void>; wake: () => void } | undefined;
-
-  get finished(): boolean {
-    return this.#finished;
-  }
-
-  next(): Promise<void> {
-    if (this.#finished) return Promise.resolve();
-    if (!this.#waiting) {
-      let wake!: () => void;
-      const promise = new Promise<void>((resolve) => (wake = resolve));
-      this.#waiting = { promise, wake };
-    }
-    return this.#waiting.promise;
-  }
-
-  wrote(): void {
-    const waiting = this.#waiting;
-    this.#waiting = undefined;
-    waiting?.wake();
-  }
-
-  finish(): void {
-    this.#finished = true;
-    this.wrote();
-  }
 }
 
 /** Written to a temporary file and renamed, so a reader never sees half of it. */

@@ -4,8 +4,11 @@
  */
 import { parseArgs } from "node:util";
 
-export const PHASES = ["corpus", "server", "search", "recall", "serving", "soak", "peers"] as const;
+export const PHASES = ["corpus", "server", "search", "recall", "serving", "soak", "peers", "ablation"] as const;
 export type Phase = (typeof PHASES)[number];
+
+/** The phases run without `--phases`: all but the ablation, which starts the server twenty times (ablation.ts). */
+export const DEFAULT_PHASES: readonly Phase[] = PHASES.filter((phase) => phase !== "ablation");
 
 export interface BenchOptions {
   /** Videos in the synthetic corpus. */
@@ -60,7 +63,7 @@ export const OPTION_TABLE: readonly OptionSpec[] = [
   { name: "pipeline", default: "on", help: "The full path (the default): stand-in + `npm run pipeline -- run`." },
   { name: "skip-pipeline", default: "off", help: "Use the artifact set already in --out." },
   { name: "drop-cache", default: "off", help: "Drop the database file from the operating system's page cache (GNU dd iflag=nocache) before the server's first start." },
-  { name: "phases", default: PHASES.join(","), help: "Comma-separated phases to run." },
+  { name: "phases", default: DEFAULT_PHASES.join(","), help: `Comma-separated phases to run, out of ${PHASES.join(", ")}; ablation: search's memory helpers one by one (docs/search.md).` },
   { name: "queries", default: "240", help: "Queries in the fixed search set." },
   { name: "known-items", default: "500", help: "Transcripts sampled for known-item recall@10." },
   { name: "soak-seconds", default: "600", help: "Seconds of mixed load between the two RSS samples." },
@@ -125,7 +128,7 @@ export function parseBenchArgs(argv: string[], cores: number): BenchOptions {
   }
   if (values.direct && values.pipeline) throw new BenchUsageError('The "--direct" and "--pipeline" options exclude each other');
   const size = integer(values.size, 500_000, "size", 10);
-  const phases = (values.phases ?? PHASES.join(",")).split(",").map((p) => p.trim()).filter(Boolean);
+  const phases = (values.phases ?? DEFAULT_PHASES.join(",")).split(",").map((p) => p.trim()).filter(Boolean);
   for (const phase of phases) {
     if (!(PHASES as readonly string[]).includes(phase)) {
       throw new BenchUsageError(`Expected "--phases" to list phases out of: ${PHASES.join(", ")}`);

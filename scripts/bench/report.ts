@@ -6,6 +6,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
+import { ablationTable } from "./ablation.js";
 import type { LatencySummary } from "./latency.js";
 import type { BenchResults } from "./run.js";
 
@@ -137,6 +138,11 @@ export function markdownSection(r: BenchResults, rows: readonly Row[]): string {
     notes.push(Object.entries(r.search.byKind ?? {}).map(([k, v]) => `${k} ${v.p50.toFixed(1)} / ${v.p99.toFixed(1)} (n=${v.n})`).join("; "));
     notes.push("", "Slowest queries of that pass: " + (r.search.slowest ?? []).map((q) => `\`${q.q}\` (${q.kind}${q.offset ? `, offset ${q.offset}` : ""}) ${q.ms} ms`).join("; "));
   }
+  if (r.ablation && r.ablation.length > 0) {
+    const dropped = r.server?.pageCacheDropped || r.command.includes("--drop-cache") ? ", the database dropped from the page cache before each first start" : "";
+    notes.push("", `Search's memory helpers, one configuration per row (SEARCH_MEMORY_HELPERS; -bitmaps is SEARCH_WORD_BITMAPS=off)${dropped}: start to first answer, RSS right after it, the first sequential pass, and the first pass at concurrency 8 after a restart:`, "");
+    notes.push(...ablationTable(r.ablation, 8));
+  }
   if (r.recall && r.recall.examples.length > 0) {
     notes.push("", "Known-item misses (first few): " + r.recall.examples.map((e) => `\`${e.words}\` → ${e.videoId} (at ${(e.position * 100).toFixed(0)}% of its transcript, ${e.total} matches)`).join("; "));
   }
@@ -195,7 +201,9 @@ What the rows measure:
 /** One section per size and path (the direct build and the full pipeline give different artifact sets). */
 export function sectionHeading(r: BenchResults): string {
   const mode = r.build?.mode === "pipeline" ? "full pipeline" : r.build?.mode === "direct" ? "direct build" : "artifact set reused";
-  return `## ${r.size.toLocaleString("en-US")} videos, ${mode}`;
+  // An ablation run on its own has a section of its own, beside the full run's.
+  const only = r.ablation && !r.server && !r.search ? ", memory helpers ablation" : "";
+  return `## ${r.size.toLocaleString("en-US")} videos, ${mode}${only}`;
 }
 
 /** A section the bench writes: `## <size> videos, <path>`. */

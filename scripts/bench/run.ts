@@ -3,7 +3,8 @@
  * (2) server start and RSS, (3) search latency — first pass with an empty
  * result cache, then the same set again — sequential, then after a restart
  * at concurrency 8, (4) known-item recall, (5) serving vs a bare server,
- * (2b) mixed load and RSS, (6) peers in-process once the server is stopped.
+ * (2b) mixed load and RSS, (6) peers in-process once the server is stopped,
+ * and, when asked for, (7) the ablation of search's memory helpers (ablation.ts).
  */
 import Database from "better-sqlite3";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -28,6 +29,7 @@ import { startServer, type ServerProcess } from "./server-process.js";
 import { measureServing, type ServingRow } from "./serving.js";
 import { soak, type SoakResult } from "./soak.js";
 import { dropFromPageCache } from "./page-cache.js";
+import { measureAblation, type AblationRow } from "./ablation.js";
 
 export interface SearchFigures {
   queries: number;
@@ -60,6 +62,8 @@ export interface BenchResults {
   serving?: ServingRow[];
   soak?: SoakResult;
   peers?: PeerComparison;
+  /** One row per configuration of search's memory helpers (ablation.ts). */
+  ablation?: AblationRow[];
 }
 
 const CONCURRENCY = 8;
@@ -89,16 +93,14 @@ export async function runBench(options: BenchOptions, command: string, log: (lin
   const databasePath = join(artifactsDir, ARTIFACT_FILES.database);
 
   const needServer = (["server", "search", "recall", "serving", "soak"] as const).some(has);
-  const queries = needServer || has("peers") ? buildQuerySet(databasePath, options.queries, options.seed) : [];
+  const queries = needServer || has("peers") || has("ablation") ? buildQuerySet(databasePath, options.queries, options.seed) : [];
   await writeFile(join(layout.root, "queries.json"), JSON.stringify(queries, null, 1) + "\n");
 
+  const apiKey = needServer || has("ablation") ? benchKey(layout.dataDir) : "";
+  const start = (env: Record<string, string> = {}) =>
+    startServer({ dataDir: layout.dataDir, logPath: join(layout.logs, "server.log"), probePath: "/healthz", env });
+
   if (needServer) {
-    const keyStore = openKeyStore({ dataDir: layout.dataDir });
-    keyStore.revokeByName("bench");
-    const apiKey = keyStore.create({ plan: "pro", name: "bench" }).key;
-    keyStore.close();
-    const start = () =>
-      startServer({ dataDir: layout.dataDir, logPath: join(layout.logs, "server.log"), probePath: "/healthz" });
     const sample = sampleStored(databasePath, 500, options.seed);
 
     mark("server");
@@ -196,6 +198,20 @@ export async function runBench(options: BenchOptions, command: string, log: (lin
     }
   }
 
+  if (has("ablation")) {
+    mark("ablation");
+    results.ablation = await measureAblation({
+      start,
+      paths: queries.map(searchPath),
+      apiKey,
+      concurrency: CONCURRENCY,
+      budgetSeconds: Math.max(60, options.peerBudgetSeconds),
+      dropCachePath: options.dropCache ? databasePath : undefined,
+      log,
+    });
+    await save();
+  }
+
   if (has("peers")) {
     mark("peers");
     results.peers = await comparePeers({
@@ -240,6 +256,17 @@ async function ensureArtifactSet(
   log(corpus.reused ? `reusing the corpus in ${layout.corpusDir}` : `corpus written in ${corpus.seconds?.toFixed(1)} s`);
   const record = await buildDirect(layout.dataDir, layout.buildRecord, corpus, { size: options.size, seed: options.seed, log });
   return { ...record, reused: false };
+}
+
+/** A fresh API key named "bench" (the previous one revoked) in the data directory's key store. */
+function benchKey(dataDir: string): string {
+  const keyStore = openKeyStore({ dataDir });
+  try {
+    keyStore.revokeByName("bench");
+    return keyStore.create({ plan: "pro", name: "bench" }).key;
+  } finally {
+    keyStore.close();
+  }
 }
 
 /** Stored videos with an English primary transcript, and channels, sampled by seed from the popularity ranks. */
