@@ -1,3 +1,4 @@
+// Over 300 lines: one generator whose random streams are drawn in a fixed order; split up, that order (and so every corpus) would hang on several files.
 /**
  * A deterministic, random-access corpus of YouTube-like videos whose
  * transcripts are generated from real English (a Markov chain over the

@@ -35,9 +35,9 @@ export interface CatalogOptions extends SearchMemoryOptions {
   mmapBytes?: number;
   /**
    * SQLite's page cache for the database (default 64 MiB). SQLite's own
-   * default (2 MiB) is smaller than one query's reads at 500,000
-   * transcripts: the b-tree's interior pages were evicted by the text read
-   * for scoring and read again for the next row, several times slower.
+   * default (2 MiB) is smaller than one query's reads in a large set: the
+   * b-tree's interior pages are evicted by the text read for scoring and
+   * read again for the next row, several times slower.
    */
   cacheBytes?: number;
   /** Run the warm-up searches in `warm()` (default true; search-warmup.ts). */

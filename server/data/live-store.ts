@@ -1,3 +1,4 @@
+// Over 300 lines: one class owns the store's database and what it mirrors in memory, so every write's commit-then-update order reads in one place.
 /**
  * The live store: transcripts fetched from YouTube, in `<DATA_DIR>/live.db`,
  * a database of the artifact schema plus the records themselves (for the

@@ -3,12 +3,11 @@
  *
  * Search ranks the first matches of a query in popularity order, so the
  * transcripts it reads to count terms and cut snippets are mostly the most
- * viewed few thousand (at 500,000 transcripts, 70% of those reads were of
- * the 20,000 most viewed, 81% of the 50,000). Read from the database, each
- * is a page (or, in a set built with small pages, a chain of them) that
- * SQLite reads from the operating system's page cache; where that cache is reclaimed
- * from under an idle process (DAMON reclaim on this machine), those reads go
- * to disk. Here they are Buffers, filled at start from rank 1 down until the
+ * viewed ones (docs/search.md has the shares measured). Read from the
+ * database, each is a page (or, in a set built with small pages, a chain of
+ * them) that SQLite reads from the operating system's page cache; where that
+ * cache is reclaimed from under an idle process, those reads go to disk.
+ * Here they are Buffers, filled at start from rank 1 down until the
  * budget is spent; every other transcript is still read from the database.
  * The rows are what the database holds, so answers do not change.
  */

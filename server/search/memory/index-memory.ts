@@ -4,9 +4,9 @@
  * (`transcript_fts_*`, `term_stats`) and filled at start.
  *
  * Why a page cache and not the operating system's: on a machine that
- * reclaims unmapped file pages it has not seen used for a while (this one
- * runs DAMON reclaim), the index of 500,000 transcripts left to the page
- * cache is read back from disk query after query. SQLite's own cache is
+ * reclaims unmapped file pages it has not seen used for a while (such as
+ * DAMON-based reclaim), an index left to the page cache is read back from
+ * disk query after query (docs/search.md). SQLite's own cache is
  * process memory, which that reclaim leaves alone. The connection is not
  * memory-mapped, so every page it reads lands in that cache; it runs only
  * full-text queries, so transcript text read for ranking and snippets (on
