@@ -130,6 +130,8 @@ export function openCatalog(options: CatalogOptions): ArtifactCatalog {
 
 export class ArtifactCatalog implements Catalog {
   readonly manifest: Manifest;
+  /** The set's directory as opened (a build's resolved path when served; its name is the build id). */
+  readonly dir: string;
   readonly #db: Database.Database;
   readonly #file: string;
   /** The connection holding the full-text index in memory, when there is one. */
@@ -165,6 +167,7 @@ export class ArtifactCatalog implements Catalog {
     this.#hot = this.#hotTextBytes > 0 ? new HotTranscripts() : undefined;
     this.#prefetch = (options.readThreads ?? 0) > 0 ? new TextPrefetch(options.file, options.readThreads!) : undefined;
     this.manifest = manifest;
+    this.dir = options.dir;
     this.#tables = new TranscriptTables(db);
     this.#live = options.live;
     this.#liveTables = options.live ? new TranscriptTables(options.live.db) : undefined;
