@@ -13,7 +13,7 @@ import { runBench, type BenchResults } from "./bench/run.js";
 import { SETTINGS } from "../server/config.js";
 
 async function main(argv: string[]): Promise<number> {
-  if (argv.includes("--help")) {
+  if (argv.includes("--help") || argv.includes("-h")) {
     console.log(usage());
     return 0;
   }
