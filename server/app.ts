@@ -3,7 +3,7 @@
  * request id → match the route (404/405 before anything else) → authenticate
  * (401, not counted) → count against the rate limit (429) → check the
  * entitlement (403) → run the route → write JSON; any throw goes through the
- * one problem mapping. CORS preflights (when CORS_ORIGINS allows any) and
+ * one problem mapping. CORS preflights (when CORS_ORIGINS is set) and
  * GET /metrics are answered before the route table, without a key.
  */
 import http from "node:http";
