@@ -20,6 +20,7 @@ import { buildTitleIndex } from "./build/build-title-index.js";
 import { BuildInterrupted, throwIfInterrupted } from "./build/interrupt.js";
 import { writeManifest } from "./artifact/manifest.js";
 import { stageRecords, type RecordSource } from "./build/stage-records.js";
+import { createStepProgress, type StepProgress } from "./build/step-progress.js";
 import { partialBuildDir, removeAbandonedPartials } from "./publish.js";
 
 export interface BuildOptions {
@@ -38,6 +39,10 @@ export interface BuildOptions {
   liveStoreId?: string | undefined;
   /** Progress lines for operators (default: silent). */
   log?: (message: string) => void;
+  /** How far the long steps are (default: a line to `log` at most every 10 s, build/step-progress.ts). */
+  progress?: StepProgress;
+  /** Records `records` will yield, when known: staging progress is shown against it. */
+  expectedRecords?: number;
   /** Aborting stops the build: nothing is written to `outDir`, BuildInterrupted is thrown. */
   signal?: AbortSignal;
 }
@@ -54,6 +59,7 @@ export interface BuildResult {
 export async function buildArtifacts(options: BuildOptions): Promise<BuildResult> {
   const started = performance.now();
   const log = options.log ?? (() => {});
+  const progress = options.progress ?? createStepProgress(log);
   const signal = options.signal;
   throwIfInterrupted(signal);
   const parent = dirname(options.outDir);
@@ -64,13 +70,16 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
   await mkdir(work);
   try {
     const stagingPath = join(work, "staging.db");
-    const staged = await stageRecords(stagingPath, options.records, options.onInvalid, signal);
+    const staged = await stageRecords(stagingPath, options.records, options.onInvalid, signal, (read) =>
+      progress("staging records", read, options.expectedRecords ?? 0),
+    );
     log(`staged ${staged.records} records (${staged.invalid} invalid)`);
     const builtAt = new Date().toISOString();
     const dataset = options.dataset ?? "custom";
     const databasePath = join(work, ARTIFACT_FILES.database);
     const counts = await buildDatabase(databasePath, stagingPath, { builtAt, dataset }, (step) => log(`database: ${step}`), signal, {
       ...(options.threadsFrom === undefined ? {} : { threadsFrom: options.threadsFrom }),
+      progress,
     });
     await rm(stagingPath);
     throwIfInterrupted(signal);

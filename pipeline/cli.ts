@@ -29,17 +29,57 @@ import { EXIT } from "./run/exit-codes.js";
 import { importRecords } from "./run/import-records.js";
 import { PipelineState } from "./run/open-state.js";
 import { PublishRefused } from "./run/publish-guard.js";
+import { RUN_USAGE } from "./run/parse-run-args.js";
 import { runCommand } from "./run/run-command.js";
 
-const USAGE = `usage: npm run pipeline -- build --input FILE.jsonl [--input FILE.jsonl …] [--dataset NAME] [--force]
-       npm run pipeline -- demo
-       npm run pipeline -- run --channels FILE [--dry-run] [--limit N] [--concurrency N] [--rate N/s] [--no-build]
-                               (npm run pipeline -- run --help for every option)`;
+const USAGE = `usage: npm run pipeline -- <command> [options]
+
+commands:
+  run --channels FILE [options]   crawl the channels, fetch the transcripts not stored, build and publish
+  build --input FILE.jsonl …      add VideoRecords (JSON Lines) to the pipeline state, build and publish
+  demo                            build and publish the generated demo dataset if DATA_DIR has no set
+
+npm run pipeline -- <command> --help   the options of a command
+settings: DATA_DIR, YOUTUBE_ORIGIN, YOUTUBE_PROXY_URLS, YOUTUBE_MAX_BLOCKED_RETRIES (docs/operations.md)
+
+exit codes: 0 ok (also: nothing new, nothing built), 1 failed, 2 usage, 3 another run holds the lock,
+            4 finished with failures a later run may fix (run), 5 publish refused (see --force), 130 interrupted`;
+
+const BUILD_USAGE = `usage: npm run pipeline -- build --input FILE.jsonl [--input FILE.jsonl …] [--dataset NAME] [--force]
+
+  --input FILE.jsonl      VideoRecords as JSON Lines (repeatable); invalid records are reported and skipped
+  --dataset NAME          name recorded in the manifest (default custom)
+  --force                 publish even a set that drops most of the served set's transcripts
+
+The records join the pipeline state (DATA_DIR/pipeline/state.db); the state and the server's
+live store are built into a new artifact set and published, under the same lock as run.
+
+exit codes: 0 ok, 1 failed, 2 usage, 3 another run holds the lock, 5 publish refused (see --force), 130 interrupted`;
+
+const DEMO_USAGE = `usage: npm run pipeline -- demo
+
+Builds and publishes the generated demo dataset (3,000 videos, about 20 s) into DATA_DIR,
+only if DATA_DIR has no published set; otherwise it does nothing.
+
+exit codes: 0 ok (built, or nothing to do), 1 failed`;
+
+const wantsHelp = (args: readonly string[]): boolean => args.includes("--help") || args.includes("-h");
 
 const log = (message: string) => console.error(`[pipeline] ${message}`);
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  if (command === undefined || command === "help" || command === "--help" || command === "-h") {
+    // Asked for: stdout and 0; no command at all is a usage error.
+    (command === undefined ? console.error : console.log)(USAGE);
+    return command === undefined ? EXIT.usage : EXIT.ok;
+  }
+  // Before the settings are read: help works whatever the environment holds.
+  const help = { build: BUILD_USAGE, demo: DEMO_USAGE, run: RUN_USAGE }[command];
+  if (help !== undefined && wantsHelp(rest)) {
+    console.log(help);
+    return EXIT.ok;
+  }
   // Only the pipeline's own settings: a bad server setting such as PORT does not stop it.
   const config = loadSettings("pipeline");
   if (command === "run") return runCommand(rest, config);
@@ -53,18 +93,22 @@ async function main(argv: string[]): Promise<number> {
       },
     });
     if (!values.input?.length) {
-      console.error(USAGE);
-      return 2;
+      console.error(BUILD_USAGE);
+      return EXIT.usage;
     }
     return buildCommand(config.dataDir, values.input, values.dataset, values.force);
   }
   if (command === "demo") {
+    if (rest.length > 0) {
+      console.error(DEMO_USAGE);
+      return EXIT.usage;
+    }
     const { built } = await ensureDemoArtifacts(config.dataDir, log);
     if (!built) log(`${config.dataDir} already has a published artifact set; nothing to do`);
     return 0;
   }
-  console.error(USAGE);
-  return 2;
+  console.error(`Unknown command: ${command}\n\n${USAGE}`);
+  return EXIT.usage;
 }
 
 /** `build --input`: under the run lock, the input joins the pipeline state, and the state is built and published. */

@@ -14,7 +14,7 @@ import { ablationTable } from "./bench/ablation.js";
 import { SETTINGS } from "../server/config.js";
 
 async function main(argv: string[]): Promise<number> {
-  if (argv.includes("--help")) {
+  if (argv.includes("--help") || argv.includes("-h")) {
     console.log(usage());
     return 0;
   }

@@ -11,7 +11,13 @@ import { ConfigError, loadSettings, PLANS, type Plan } from "../settings/setting
 const USAGE = `Usage:
   npm run keys -- create --plan <free|pro> [--expires <ISO 8601 date>] [--name <text>]
   npm run keys -- list
-  npm run keys -- revoke <keyId>`;
+  npm run keys -- revoke <keyId>
+
+  create   makes a key and prints it as the last line, once: only its hash is stored
+  list     every key: id, name, plan, created, expires, revoked
+  revoke   revokes a key by its id (the 8 hex characters after tsk_); it stops working at once
+
+Keys live in DATA_DIR/keys.db (the server's DATA_DIR). Exit codes: 0 ok, 1 no such key, 2 usage.`;
 
 class UsageError extends Error {}
 
@@ -48,6 +54,10 @@ function parseExpiry(value: string): string {
 
 function run(argv: string[], env: NodeJS.ProcessEnv | undefined, out: (text: string) => void): void {
   const [command, ...rest] = argv;
+  if (command === "help" || argv.includes("--help") || argv.includes("-h")) {
+    out(`${USAGE}\n`);
+    return;
+  }
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,

@@ -3,7 +3,8 @@
  * request id → match the route (404/405 before anything else) → authenticate
  * (401, not counted) → count against the rate limit (429) → check the
  * entitlement (403) → run the route → write JSON; any throw goes through the
- * one problem mapping.
+ * one problem mapping. CORS preflights (when CORS_ORIGINS is set) and
+ * GET /metrics are answered before the route table, without a key.
  */
 import http from "node:http";
 import { performance } from "node:perf_hooks";
@@ -17,6 +18,7 @@ import { databaseFault } from "./data/database-fault.js";
 import { answerClientError } from "./http/client-error.js";
 import { limitConnectionsPerClient } from "./http/connection-limit.js";
 import { Context, type RequestContext } from "./http/context.js";
+import { answerPreflight, createCors, isPreflight } from "./http/cors.js";
 import { HttpError } from "./http/http-error.js";
 import { loggablePath } from "./http/log-path.js";
 import { PROBLEM_CONTENT_TYPE, problemBody, toHttpError } from "./http/problem.js";
@@ -27,6 +29,8 @@ import type { Route, RouteDeps } from "./http/route.js";
 import { createRouter } from "./http/router.js";
 import { SECURITY_HEADERS } from "./http/security-headers.js";
 import { createLogger, errorFields, type Logger } from "./log.js";
+import { createMetrics, type Metrics, type ServedSet } from "./metrics/metrics.js";
+import { METRICS_PATH, serveMetrics } from "./metrics/serve-metrics.js";
 import { buildOpenApiDocument } from "./openapi-document.js";
 import { rateLimitHeaders, retryAfterSeconds, type RateLimiter } from "./rate-limit/rate-limiter.js";
 import { ROUTES } from "./routes/route-table.js";
@@ -53,6 +57,8 @@ export interface AppOptions {
   state?: ServiceState;
   /** A route failed because the database of the catalog it leased is damaged (SQLITE_CORRUPT and kin; database-fault.ts). */
   onDatabaseFault?: (code: string, catalog: Catalog) => void;
+  /** What /metrics exposes. Default: a registry of this app's own. */
+  metrics?: Metrics;
 }
 
 export function createApp(options: AppOptions): http.Server {
@@ -63,6 +69,9 @@ export function createApp(options: AppOptions): http.Server {
   const catalogs = catalogProvider(options.catalog);
   let openapi: unknown;
   const state = options.state ?? readyState();
+  const cors = createCors(config.corsOrigins);
+  const metrics = options.metrics ?? createMetrics(() => catalogs.current as ServedSet);
+  const stopObserving = options.transcriptSource?.observe?.((event) => metrics.liveFetch(event));
   const deps: RouteDeps = {
     config,
     catalog: catalogs.current,
@@ -84,8 +93,9 @@ export function createApp(options: AppOptions): http.Server {
       ctx.key = key;
       const now = clock();
       const decision = await rateLimiter.consume(key.keyId, now);
-      Object.assign(ctx.headers, rateLimitHeaders(decision));
+      Object.assign(ctx.headers, rateLimitHeaders(decision, now));
       if (!decision.allowed) {
+        metrics.rateLimited();
         throw new HttpError(429, "rate_limited", `Rate limit of ${decision.limit} requests per minute exceeded.`, {
           headers: { "Retry-After": String(retryAfterSeconds(decision, now)) },
         });
@@ -153,9 +163,14 @@ export function createApp(options: AppOptions): http.Server {
       { "X-Request-Id": requestId, ...SECURITY_HEADERS, "Cache-Control": "no-store" },
       startedAt + config.requestDeadlineMs,
     );
+    /** The route template for the metrics: never the raw path, whose ids would make a series per video. */
+    let routeLabel = "unmatched";
     res.on("close", () => {
       if (!res.writableFinished) ctx.clientGone();
+      const status = res.headersSent ? String(res.statusCode) : "aborted";
+      metrics.request(routeLabel, method, status, (performance.now() - startedAt) / 1000);
     });
+    if (cors.enabled) Object.assign(ctx.headers, cors.responseHeaders(req.headers));
     if (config.accessLog) {
       res.on("close", () => {
         log.info("request", {
@@ -180,14 +195,25 @@ export function createApp(options: AppOptions): http.Server {
         throw new HttpError(417, "expectation_failed", "Only Expect: 100-continue is supported.", { headers: { Connection: "close" } });
       }
       if (refused !== undefined) throw refused;
+      if (cors.enabled && isPreflight(method, req.headers)) {
+        routeLabel = await answerPreflight(ctx, cors, router);
+        return;
+      }
+      if (ctx.path === METRICS_PATH && config.metrics) {
+        routeLabel = METRICS_PATH;
+        await serveMetrics(ctx, metrics);
+        return;
+      }
       const match = router.match(method, ctx.path);
       if (match.kind === "none") throw new HttpError(404, "route_not_found", "No such endpoint. See /v1/openapi.json.");
       if (match.kind === "wrong-method") {
+        routeLabel = match.template;
         throw new HttpError(405, "method_not_allowed", `This endpoint allows ${match.allow.join(", ")}.`, {
           headers: { Allow: match.allow.join(", ") },
         });
       }
       ctx.params = match.params;
+      routeLabel = match.route.path;
       await runRoute(ctx, match.route);
     } catch (thrown) {
       await sendProblem(ctx, thrown);
@@ -225,6 +251,7 @@ export function createApp(options: AppOptions): http.Server {
     listener(req, res);
   });
   server.on("clientError", answerClientError);
+  if (stopObserving) server.on("close", stopObserving);
   limitConnectionsPerClient(server, config.maxConnectionsPerClient);
   server.requestTimeout = config.requestTimeoutMs;
   server.headersTimeout = config.headersTimeoutMs;

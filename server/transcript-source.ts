@@ -24,4 +24,18 @@ export interface TranscriptFetchOptions {
 
 export interface TranscriptSource {
   fetch(videoId: string, lang: string, options: TranscriptFetchOptions): Promise<TranscriptSourceResult>;
+  /** Reports each fetch's outcome (for /metrics); returns the remover. Optional: a source without it is not counted. */
+  observe?(listener: (event: LiveFetchEvent) => void): () => void;
+}
+
+/** A live-fetch event, as the live fetcher reports it (server/live/live-fetcher.ts), counted by /metrics. */
+export interface LiveFetchEvent {
+  /**
+   * `stored`: fetched and stored; `upstream_error`: YouTube answered no transcript or failed (`kind` says how);
+   * `negative_cache`: answered from the remembered "no transcript"; `joined`: waited on a fetch already under way;
+   * `busy`: refused, queue full; `deadline`: the request's deadline passed first; `withdrawn`: left the queue unfetched.
+   */
+  outcome: "stored" | "upstream_error" | "negative_cache" | "joined" | "busy" | "deadline" | "withdrawn";
+  /** For `upstream_error`: the YouTubeError code (`video_unavailable`, `request_blocked`, `upstream_timeout` …). */
+  kind?: string;
 }

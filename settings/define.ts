@@ -100,6 +100,16 @@ export const httpOrigin = (message: string): Kind<string> =>
     .refine(isOrigin, message)
     .transform((v) => new URL(v).origin);
 
+/**
+ * Comma-separated exact origins (scheme, host and port, as browsers send them
+ * in `Origin`), each normalised to `URL.origin`, or `*` alone for any origin;
+ * empty: none.
+ */
+export const originList = (message: string): Kind<string[]> =>
+  commaList()
+    .refine((items) => (items.length === 1 && items[0] === "*") || items.every(isOrigin), message)
+    .transform((items) => (items[0] === "*" ? ["*"] : [...new Set(items.map((v) => new URL(v).origin))]));
+
 export const nonEmpty = (): Kind<string> => z.string().trim().min(1, "must not be empty");
 
 /** A directory, made absolute against the working directory. */

@@ -4,7 +4,7 @@
  * under. A new setting is one new row here; settings.ts derives the rest and
  * holds the rules over several settings (CROSS_CHECKS).
  */
-import { directory, httpOrigin, httpUrls, listOf, nonEmpty, onOff, oneOf, setting, switches, wholeNumber } from "./define.js";
+import { directory, httpOrigin, httpUrls, listOf, nonEmpty, onOff, oneOf, originList, setting, switches, wholeNumber } from "./define.js";
 
 export const PLANS = ["free", "pro"] as const;
 export type Plan = (typeof PLANS)[number];
@@ -83,6 +83,20 @@ export const ROWS = {
     default: "on",
     readBy: ["server"],
     help: "One JSON access-log line per request (on/off).",
+  }),
+  corsOrigins: setting({
+    name: "CORS_ORIGINS",
+    kind: originList("must be * or http(s) origins (scheme and host, like https://app.example.com) separated by commas"),
+    default: "",
+    readBy: ["server"],
+    help: "Browser origins allowed to call the API (CORS): comma-separated exact origins such as https://app.example.com, or * for any; empty: CORS off. Credentials are never allowed; preflights need no key.",
+  }),
+  metrics: setting({
+    name: "METRICS",
+    kind: onOff(),
+    default: "on",
+    readBy: ["server"],
+    help: "Serve GET /metrics in the Prometheus text format, without an API key (on/off); off: 404. Keep it off the public internet (a proxy rule or a firewall).",
   }),
   shutdownGraceMs: setting({
     name: "SHUTDOWN_GRACE_MS",

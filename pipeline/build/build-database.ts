@@ -15,6 +15,7 @@ import { copyFtsIndex } from "./fts-bulk-load.js";
 import { SCRATCH_PRAGMAS, setScratchPragmas } from "./scratch.js";
 import { WORD_BITMAPS_DDL, WORD_BITMAPS_VERSION } from "../artifact/word-bitmaps.js";
 import { checkpoint, throwIfInterrupted } from "./interrupt.js";
+import type { StepProgress } from "./step-progress.js";
 import { buildTranscriptIndex } from "./transcript-index.js";
 
 export interface DatabaseCounts {
@@ -59,8 +60,9 @@ export async function buildDatabase(
   meta: Record<string, string>,
   log: (message: string) => void = () => {},
   signal?: AbortSignal,
-  options: { threadsFrom?: number } = {},
+  options: { threadsFrom?: number; progress?: StepProgress } = {},
 ): Promise<DatabaseCounts> {
+  const progress = options.progress ?? (() => {});
   const db = new Database(path);
   let stepStarted = performance.now();
   const step = (name: string) => {
@@ -75,11 +77,11 @@ export async function buildDatabase(
     setScratchPragmas(db, BUILD_PRAGMAS);
     db.exec(DATABASE_DDL);
     db.prepare("ATTACH DATABASE ? AS staging").run(stagingPath);
-    await copyTables(db, signal);
+    await copyTables(db, signal, (done, total) => progress("database: tables in popularity order", done, total));
     step("tables in popularity order");
     db.exec("DETACH DATABASE staging");
     const transcripts = db.prepare("SELECT count(*) FROM videos WHERE transcript IS NOT NULL").pluck().get() as number;
-    await buildIndexes(path, indexPath, pairsPath, log, step, signal, transcripts < (options.threadsFrom ?? THREADS_FROM));
+    await buildIndexes(path, indexPath, pairsPath, log, step, signal, transcripts < (options.threadsFrom ?? THREADS_FROM), progress, transcripts);
     throwIfInterrupted(signal);
     db.prepare("ATTACH DATABASE ? AS side").run(indexPath);
     await copyFtsIndex(db, "side", "transcript_fts", signal);
@@ -137,7 +139,7 @@ const CHUNK_VIDEOS = 2000;
  * of videos, each its own statements, so the event loop runs and `signal` is
  * checked between them.
  */
-async function copyTables(db: Database.Database, signal: AbortSignal | undefined): Promise<void> {
+async function copyTables(db: Database.Database, signal: AbortSignal | undefined, onProgress: (done: number, total: number) => void): Promise<void> {
   db.exec(`
     INSERT INTO channels (channel_id, title, handle)
     SELECT channel_id, channel_title, channel_handle FROM (
@@ -182,6 +184,7 @@ async function copyTables(db: Database.Database, signal: AbortSignal | undefined
   });
   for (let after = 0; after < videoCount; after += CHUNK_VIDEOS) {
     copyChunk(after, Math.min(after + CHUNK_VIDEOS, videoCount));
+    onProgress(Math.min(after + CHUNK_VIDEOS, videoCount), videoCount);
     await checkpoint(signal);
   }
   db.exec(`
@@ -207,13 +210,17 @@ async function buildIndexes(
   step: (name: string) => void,
   signal: AbortSignal | undefined,
   onThisThread: boolean,
+  progress: StepProgress,
+  transcripts: number,
 ): Promise<void> {
+  // Both indexes report through one throttle: a line every interval, from whichever reported last.
   const transcriptIndex = buildTranscriptIndex(
     indexPath,
     path,
     BUILD_PRAGMAS,
     (name, seconds) => log(`${name}${onThisThread ? "" : ", on a second thread"} (${seconds.toFixed(1)} s)`),
     onThisThread,
+    (done, total) => progress("database: transcript index, rows", done, total),
   );
   // Its failure is thrown below, after the pair index; until then it must not count as unhandled.
   transcriptIndex.done.catch(() => {});
@@ -225,7 +232,7 @@ async function buildIndexes(
       const pairs = new Database(pairsPath);
       try {
         setScratchPragmas(pairs, BUILD_PRAGMAS);
-        await buildPhrasePairs(pairs, path, signal, onThisThread);
+        await buildPhrasePairs(pairs, path, signal, onThisThread, (done) => progress("database: phrase-pair index, transcripts", done, transcripts));
       } finally {
         pairs.close();
       }

@@ -14,17 +14,27 @@ import { pairTextBatches } from "./pair-texts.js";
  * than FTS5's defaults at 20,000 transcripts, by hand). The caller records
  * `PHRASE_PAIRS_VERSION` in `meta.phrasePairs`.
  */
-export async function buildPhrasePairs(db: Database.Database, sourcePath: string, signal?: AbortSignal, onThisThread = false): Promise<void> {
+export async function buildPhrasePairs(
+  db: Database.Database,
+  sourcePath: string,
+  signal?: AbortSignal,
+  onThisThread = false,
+  /** Transcripts indexed so far, after each batch. */
+  onProgress: (done: number) => void = () => {},
+): Promise<void> {
   db.exec(PHRASE_PAIRS_DDL);
   prepareBulkLoad(db, "phrase_pairs");
   const insert = db.prepare("INSERT INTO phrase_pairs (rowid, pairs, chan) VALUES (?, ?, ?)");
   // Not db.transaction(): it cannot span the waits for batches.
   db.exec("BEGIN");
+  let done = 0;
   try {
     for await (const rows of pairTextBatches(sourcePath, undefined, onThisThread)) {
       // Leaving the loop stops the pair texts' worker.
       throwIfInterrupted(signal);
       for (const [id, pairs, chan] of rows) insert.run(id, pairs, chan);
+      done += rows.length;
+      onProgress(done);
     }
     db.exec("COMMIT");
   } catch (error) {

@@ -56,6 +56,8 @@ export async function stageRecords(
   records: RecordSource,
   onInvalid?: (error: Error, index: number) => void,
   signal?: AbortSignal,
+  /** Records read so far, after each batch. */
+  onProgress: (read: number) => void = () => {},
 ): Promise<StagingStats> {
   const db = new Database(path);
   try {
@@ -110,6 +112,7 @@ export async function stageRecords(
         insert(batch, stats.records);
         stats.records += batch.length;
         batch = [];
+        onProgress(index);
         await checkpoint(signal);
       }
     }

@@ -41,6 +41,7 @@ export function writeTranscriptIndex(
   sourcePath: string,
   pragmas: readonly string[],
   onStep: (name: string, seconds: number) => void,
+  onProgress: (done: number, total: number) => void = () => {},
 ): void {
   setScratchPragmas(db, pragmas);
   for (const sql of [TRANSCRIPT_FTS_DDL, TERM_STATS_DDL, ...bulkLoadStatements("transcript_fts")]) db.exec(sql);
@@ -54,7 +55,10 @@ export function writeTranscriptIndex(
   const [documents, lastRowid] = db.prepare("SELECT count(*), coalesce(max(id), 0) FROM src.fts_content").raw().get() as [number, number];
   const chunk = db.prepare("INSERT INTO transcript_fts (rowid, script, chan) SELECT id, script, chan FROM src.fts_content WHERE id > ? AND id <= ? ORDER BY id");
   db.transaction(() => {
-    for (let after = 0; after < lastRowid; after += CHUNK_ROWS) chunk.run(after, after + CHUNK_ROWS);
+    for (let after = 0; after < lastRowid; after += CHUNK_ROWS) {
+      chunk.run(after, after + CHUNK_ROWS);
+      onProgress(Math.min(after + CHUNK_ROWS, lastRowid), lastRowid);
+    }
   })();
   step("transcript index");
   db.exec("DETACH DATABASE src");
@@ -94,12 +98,14 @@ export function buildTranscriptIndex(
   pragmas: readonly string[],
   onStep: (name: string, seconds: number) => void,
   onThisThread = false,
+  /** Rows indexed of the total, during the index's longest step. */
+  onProgress: (done: number, total: number) => void = () => {},
 ): { done: Promise<void>; stop: () => Promise<number> } {
   if (onThisThread) {
     const done = (async () => {
       const db = new Database(indexPath);
       try {
-        writeTranscriptIndex(db, sourcePath, pragmas, onStep);
+        writeTranscriptIndex(db, sourcePath, pragmas, onStep, onProgress);
       } catch (error) {
         throw new Error(`Building the transcript index failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       } finally {
@@ -112,8 +118,9 @@ export function buildTranscriptIndex(
   const worker = tsWorker(new URL("./transcript-index-worker.ts", import.meta.url), data);
   const done = new Promise<void>((resolve, reject) => {
     let failure: Error | undefined;
-    worker.on("message", (message: { step: string; seconds: number } | { error: string }) => {
+    worker.on("message", (message: { step: string; seconds: number } | { done: number; total: number } | { error: string }) => {
       if ("error" in message) failure = new Error(`Building the transcript index failed: ${message.error}`);
+      else if ("done" in message) onProgress(message.done, message.total);
       else onStep(message.step, message.seconds);
     });
     worker.on("error", reject);

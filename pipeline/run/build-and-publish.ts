@@ -5,10 +5,14 @@
  * published atomically (`current` swapped by a rename). Records stream from
  * SQLite one at a time, so memory does not grow with the dataset.
  */
+import { realpathSync } from "node:fs";
 import { rm } from "node:fs/promises";
+import { basename } from "node:path";
 import { buildArtifacts } from "../build.js";
 import type { Manifest } from "../artifact/contract.js";
+import { dataDirLayout } from "../artifact/layout.js";
 import { openLiveSnapshot } from "../artifact/live-records.js";
+import { readManifest } from "../artifact/manifest.js";
 import { newBuildDir, publishBuild } from "../publish.js";
 import type { PipelineState } from "./open-state.js";
 import { checkPublish } from "./publish-guard.js";
@@ -58,6 +62,8 @@ export async function buildAndPublish(options: BuildAndPublishOptions): Promise<
     live?.close();
   }
   if (state.recordCount() === 0) return undefined;
+  // After the fold: the next run compares the state with this to find out whether anything is new.
+  const generation = state.recordsGeneration();
 
   let stateRecords = 0;
   let invalid = 0;
@@ -75,6 +81,7 @@ export async function buildAndPublish(options: BuildAndPublishOptions): Promise<
     liveSeq,
     liveStoreId,
     log,
+    expectedRecords: state.recordCount(),
     ...(options.signal ? { signal: options.signal } : {}),
     onInvalid: (error, index) => {
       invalid++;
@@ -88,6 +95,7 @@ export async function buildAndPublish(options: BuildAndPublishOptions): Promise<
     throw error;
   }
   await publishBuild(options.dataDir, dir);
+  state.markPublished({ build: basename(dir), generation });
   return {
     dir,
     counts: result.manifest.counts,
@@ -97,4 +105,33 @@ export async function buildAndPublish(options: BuildAndPublishOptions): Promise<
     invalidRecords: invalid,
     seconds: result.seconds,
   };
+}
+
+/**
+ * The build id of the published set when a build now would hold nothing new:
+ * `current` is the set this state last published, no record was written to
+ * the state since (no new or changed transcript, fetched or imported), and
+ * the live store holds no record past that set's watermark. Otherwise (or
+ * when anything cannot be read) undefined: build. View counts refreshed by
+ * crawls alone are not "new"; they reach the set with the next build.
+ */
+export function unchangedPublishedSet(dataDir: string, state: PipelineState): string | undefined {
+  const published = state.publishedBuild();
+  if (published === undefined || state.recordsGeneration() !== published.generation) return undefined;
+  let current: string;
+  let manifest: Manifest;
+  try {
+    current = realpathSync(dataDirLayout(dataDir).current);
+    manifest = readManifest(current);
+  } catch {
+    return undefined;
+  }
+  if (basename(current) !== published.build) return undefined;
+  const live = openLiveSnapshot(dataDir);
+  try {
+    if (live !== undefined && live.maxSeq > 0 && (live.storeId !== manifest.liveStoreId || live.maxSeq > manifest.liveSeq)) return undefined;
+  } finally {
+    live?.close();
+  }
+  return published.build;
 }

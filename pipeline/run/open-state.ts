@@ -63,6 +63,27 @@ CREATE TABLE runs (
 );
 `;
 
+/**
+ * A counter of writes to `records` (meta `records_generation`), kept by
+ * triggers so every writer bumps it: the record writer's thread, `absorb`,
+ * an import. A run compares it with the value its last publish recorded to
+ * tell whether anything new would go into a build. Created on open when
+ * missing (a state made before it starts at 0 and gets a first build).
+ */
+const RECORDS_GENERATION_DDL = `
+INSERT OR IGNORE INTO meta (key, value) VALUES ('records_generation', '0');
+CREATE TRIGGER IF NOT EXISTS records_generation_insert AFTER INSERT ON records
+  BEGIN UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'records_generation'; END;
+CREATE TRIGGER IF NOT EXISTS records_generation_update AFTER UPDATE ON records
+  BEGIN UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'records_generation'; END;
+`;
+
+/** The set this state last published: its build id (directory name under builds/) and the records generation it was built from. */
+export interface PublishedFromState {
+  build: string;
+  generation: number;
+}
+
 /** A fetched record and its video's new status; also run by the record writer's thread (record-writer.ts). */
 export type VideoStatus = "pending" | "fetched" | "failed";
 
@@ -110,6 +131,7 @@ export class PipelineState {
         } else if (Number(version) !== STATE_SCHEMA_VERSION) {
           throw new Error(`${path} has state schema version ${version}, this code reads ${STATE_SCHEMA_VERSION}`);
         }
+        db.exec(`BEGIN; ${RECORDS_GENERATION_DDL} COMMIT;`);
       }
       return new PipelineState(db);
     } catch (error) {
@@ -140,6 +162,8 @@ export class PipelineState {
       upsertVideo: db.prepare(UPSERT_VIDEO_SQL),
       putRecord: db.prepare(PUT_RECORD_SQL),
       markFetched: db.prepare(MARK_FETCHED_SQL),
+      metaValue: db.prepare("SELECT value FROM meta WHERE key = ?").pluck(),
+      setMeta: db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)"),
       startRun: db.prepare("INSERT INTO runs (pid, started_at) VALUES (?, ?) RETURNING id").pluck(),
       finishRun: db.prepare("UPDATE runs SET finished_at = ?, exit_code = ?, summary = ? WHERE id = ?"),
     };
@@ -226,6 +250,26 @@ export class PipelineState {
 
   recordCount(): number {
     return this.#sql.recordCount.get() as number;
+  }
+
+  /** Writes to `records` so far (see RECORDS_GENERATION_DDL); 0 on a read-only state made before the counter. */
+  recordsGeneration(): number {
+    return Number((this.#sql.metaValue.get("records_generation") as string | undefined) ?? 0);
+  }
+
+  /** The set this state last published, if any. */
+  publishedBuild(): PublishedFromState | undefined {
+    const build = this.#sql.metaValue.get("published_build") as string | undefined;
+    const generation = this.#sql.metaValue.get("published_generation") as string | undefined;
+    return build === undefined || generation === undefined ? undefined : { build, generation: Number(generation) };
+  }
+
+  /** Records that the set `build` was built from the records as of `generation` and published. */
+  markPublished(published: PublishedFromState): void {
+    this.db.transaction(() => {
+      this.#sql.setMeta.run("published_build", published.build);
+      this.#sql.setMeta.run("published_generation", String(published.generation));
+    })();
   }
 
   startRun(now: Date): number {

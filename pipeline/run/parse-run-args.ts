@@ -10,7 +10,8 @@ export const RUN_USAGE = `usage: npm run pipeline -- run --channels FILE [option
   --concurrency N         transcript fetches at once (default 8; channels: up to 4 at once)
   --rate N/s              at most N fetches started per second (also N/min, N/h); one fetch = 3 requests
   --no-build              do not build and publish an artifact set at the end
-  --force                 publish even a set that drops most of the served set's transcripts
+  --force                 build and publish even when nothing is new, and publish even a set
+                          that drops most of the served set's transcripts
   --origin URL            YouTube origin (default: YOUTUBE_ORIGIN, else https://www.youtube.com)
   --languages en,de       preferred transcript languages (default en; other videos get their own track)
   --retries N             in-run retries of a transient failure, with backoff (default 2)
@@ -18,7 +19,10 @@ export const RUN_USAGE = `usage: npm run pipeline -- run --channels FILE [option
   --recrawl-after M       skip channels crawled less than M minutes ago (default 30; 0 always crawls)
   --timeout-ms MS         limit of each YouTube request (default 15000)
 
-exit codes: 0 ok, 1 failed, 2 usage, 3 another run holds the lock,
+A run that finds nothing new since the set it last published (no new or changed transcripts,
+no live-fetched records to fold) skips the build and publish, says so, and exits 0 (4 with failures).
+
+exit codes: 0 ok (also: nothing new, nothing built), 1 failed, 2 usage, 3 another run holds the lock,
             4 finished with failures a later run may fix, 5 publish refused (see --force), 130 interrupted`;
 
 export interface RunArgs {

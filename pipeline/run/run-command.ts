@@ -93,7 +93,9 @@ export function formatSummary(s: RunSummary): string {
         ]),
     s.build
       ? `  published:   ${s.build.dir} (${s.build.counts.videos} videos, ${s.build.counts.transcripts} transcripts, liveSeq ${s.build.liveSeq})`
-      : `  published:   nothing`,
+      : s.unchangedSince !== undefined
+        ? `  published:   nothing new; ${s.unchangedSince} stays published (--force rebuilds)`
+        : `  published:   nothing`,
     ...(s.error ? [`  error:       ${s.error}`] : []),
   ];
   return `${lines.join("\n")}\n`;

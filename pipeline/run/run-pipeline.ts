@@ -8,7 +8,7 @@ import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createYouTubeClient, type YouTubeClient } from "../youtube/index.js";
 import { acquireLock, type RunLock } from "./acquire-lock.js";
-import { buildAndPublish, type PublishedBuild } from "./build-and-publish.js";
+import { buildAndPublish, unchangedPublishedSet, type PublishedBuild } from "./build-and-publish.js";
 import type { VideoRecord } from "../artifact/contract.js";
 import { crawlAndFetch } from "./crawl-and-fetch.js";
 import { crawlChannels, type ChannelFailure } from "./crawl-channels.js";
@@ -36,7 +36,7 @@ export interface RunOptions {
   rate?: { count: number; intervalMs: number };
   /** Build and publish at the end. Default true. */
   build?: boolean;
-  /** Publish even a set that drops most of what is served (publish-guard.ts). Default false. */
+  /** Build and publish even when nothing is new, and publish even a set that drops most of what is served (publish-guard.ts). Default false. */
   force?: boolean;
   /** YouTube (or the stand-in). Default https://www.youtube.com. */
   origin?: string;
@@ -87,6 +87,8 @@ export interface RunSummary {
     perSecond: number;
   };
   build: (Omit<PublishedBuild, "seconds"> & { seconds: number }) | null;
+  /** Nothing new since this published set (its build id): build and publish were skipped. */
+  unchangedSince?: string;
   /** Why a failed run failed. */
   error?: string;
   /** A dead run's lock that was taken over. */
@@ -209,12 +211,18 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
     }
 
     if (!signal.aborted && !dryRun && state && (options.build ?? true)) {
-      log("building the artifact set");
-      const built = await buildAndPublish({ dataDir: options.dataDir, state, log, force: options.force ?? false, signal });
-      if (!built) log("no fetched transcripts yet: nothing to build");
-      else {
-        summary.build = built;
-        log(`published ${built.dir}: ${JSON.stringify(built.counts)}, liveSeq ${built.liveSeq}`);
+      const unchanged = options.force ? undefined : unchangedPublishedSet(options.dataDir, state);
+      if (unchanged !== undefined) {
+        summary.unchangedSince = unchanged;
+        log(`nothing new since the published set ${unchanged} (no new or changed transcripts, no live-fetched records): build and publish skipped; --force rebuilds`);
+      } else {
+        log("building the artifact set");
+        const built = await buildAndPublish({ dataDir: options.dataDir, state, log, force: options.force ?? false, signal });
+        if (!built) log("no fetched transcripts yet: nothing to build");
+        else {
+          summary.build = built;
+          log(`published ${built.dir}: ${JSON.stringify(built.counts)}, liveSeq ${built.liveSeq}`);
+        }
       }
     }
 

@@ -88,6 +88,8 @@ export function openCatalog(options: CatalogOptions): ArtifactCatalog {
 
 export class ArtifactCatalog implements Catalog {
   readonly manifest: Manifest;
+  /** The set's directory as opened (a build's resolved path when served; its name is the build id). */
+  readonly dir: string;
   readonly #db: Database.Database;
   readonly #memory: SearchMemory;
   readonly #warmSearches: boolean;
@@ -103,6 +105,7 @@ export class ArtifactCatalog implements Catalog {
     this.#memory = new SearchMemory(options.file, options);
     this.#warmSearches = options.warmSearches ?? true;
     this.manifest = manifest;
+    this.dir = options.dir;
     this.#tables = new TranscriptTables(db);
     this.#live = options.live;
     this.#liveTables = options.live ? new TranscriptTables(options.live.db) : undefined;

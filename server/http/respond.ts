@@ -39,7 +39,10 @@ export async function sendJson(ctx: RequestContext, response: JsonResponse): Pro
   if (res.headersSent || res.destroyed) return;
   const headers = ctx.headers;
   if (response.headers !== undefined) Object.assign(headers, response.headers);
-  headers["Vary"] = "Accept-Encoding";
+  // Kept beside what is already there (Origin, with a CORS allowlist).
+  const vary = headers["Vary"];
+  if (vary === undefined) headers["Vary"] = "Accept-Encoding";
+  else if (!String(vary).includes("Accept-Encoding")) headers["Vary"] = `${vary}, Accept-Encoding`;
   if (response.body === undefined) {
     res.writeHead(response.status, headers);
     res.end();

@@ -7,7 +7,7 @@ import type { Route } from "./route.js";
 
 export type RouteMatch =
   | { kind: "found"; route: Route; params: Record<string, string> }
-  | { kind: "wrong-method"; allow: string[] }
+  | { kind: "wrong-method"; allow: string[]; /** The path template matched, e.g. `/v1/transcript/:videoId`. */ template: string }
   | { kind: "none" };
 
 interface CompiledRoute {
@@ -43,14 +43,16 @@ export function createRouter(routes: readonly Route[]): Router {
       const parts = path.split("/").slice(1);
       const wanted = method === "HEAD" ? "GET" : method;
       const allow = new Set<string>();
+      let template = "";
       for (const { route, segments } of compiled) {
         const params = matchPath(segments, parts);
         if (params === undefined) continue;
         if (route.method === wanted) return { kind: "found", route, params };
         allow.add(route.method);
+        template ||= route.path;
         if (route.method === "GET") allow.add("HEAD");
       }
-      if (allow.size > 0) return { kind: "wrong-method", allow: [...allow].sort() };
+      if (allow.size > 0) return { kind: "wrong-method", allow: [...allow].sort(), template };
       return { kind: "none" };
     },
   };

@@ -22,7 +22,7 @@ import type { VideoRecord } from "../../pipeline/artifact/contract.js";
 import type { TranscriptLookup } from "../data/catalog.js";
 import { isDeadlineExceeded } from "../http/deadline.js";
 import type { Logger } from "../log.js";
-import type { TranscriptFetchOptions, TranscriptSource, TranscriptSourceResult } from "../transcript-source.js";
+import type { LiveFetchEvent, TranscriptFetchOptions, TranscriptSource, TranscriptSourceResult } from "../transcript-source.js";
 import { NegativeCache } from "./negative-cache.js";
 import { SingleFlight, type Run } from "./single-flight.js";
 import {
@@ -94,6 +94,8 @@ export interface LiveFetcher extends TranscriptSource {
   readonly load: { running: number; waiting: number };
   /** Abandons fetches in progress (their callers get 503 `shutting_down`) and refuses new ones. */
   close(): Promise<void>;
+  /** Calls `listener` with each event counted in `stats` (for /metrics); returns the remover. */
+  observe(listener: (event: LiveFetchEvent) => void): () => void;
 }
 
 export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
@@ -126,6 +128,10 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
   /** The pool entry of each flight, by flight key, until the flight settles. */
   const slots = new Map<string, Slot>();
   let nextSlotId = 0;
+  const listeners = new Set<(event: LiveFetchEvent) => void>();
+  const emit = (event: LiveFetchEvent): void => {
+    for (const listener of listeners) listener(event);
+  };
 
   const fetchAndStore = async (videoId: string, lang: string): Promise<TranscriptSourceResult> => {
     if (shutdown.signal.aborted) throw shuttingDownError();
@@ -139,6 +145,7 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
       if (isYouTubeError(error)) {
         const remembered = negative.remember(videoId, lang, error);
         log?.info("live fetch failed", { videoId, lang, code: error.code, usedProxy: error.usedProxy ?? false, remembered });
+        emit({ outcome: "upstream_error", kind: error.code });
         throw upstreamHttpError(error);
       }
       if (shutdown.signal.aborted) throw shuttingDownError();
@@ -147,12 +154,14 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
     const track = fetched.record.transcripts[0];
     if (track === undefined || prepareTrack(track) === undefined) {
       // Nothing would be served; store nothing rather than a video without its transcript.
+      emit({ outcome: "upstream_error", kind: "empty_transcript" });
       throw upstreamHttpError(new YouTubeError("empty_transcript", "The chosen track has no text", { usedProxy: fetched.usedProxy }));
     }
     // Store and read back in one synchronous step: no hot switch can fall between them.
     const catalog = catalogs.current;
     catalog.storeLive(fetched.record);
     stats.stored++;
+    emit({ outcome: "stored" });
     const lookup = catalog.getTranscript(videoId, lang);
     if (lookup.kind !== "found") throw new Error(`stored ${videoId} (${lang}) but cannot read it back (${lookup.kind})`);
     log?.info("live fetch stored", { videoId, lang: track.languageCode, isGenerated: track.isGenerated, usedProxy: fetched.usedProxy });
@@ -164,6 +173,7 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
     const slotsFree = queue.pending < queue.concurrency;
     if (!slotsFree && queue.size >= options.maxQueue) {
       stats.refusedBusy++;
+      emit({ outcome: "busy" });
       log?.warn("live fetch refused: queue full", { running: queue.pending, waiting: queue.size });
       throw upstreamBusyError("queue-full", busyRetryAfter);
     }
@@ -188,6 +198,7 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
         if (slot.started) return false;
         withdraw.abort(new Error("every caller of this fetch stopped waiting"));
         stats.withdrawn++;
+        emit({ outcome: "withdrawn" });
         forget();
         return true;
       },
@@ -203,6 +214,7 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
       const remembered = negative.get(videoId, lang);
       if (remembered !== undefined) {
         stats.negativeHits++;
+        emit({ outcome: "negative_cache" });
         throw upstreamHttpError(remembered);
       }
       // One flight per language however it is spelled: `DE` and `de` share one fetch.
@@ -220,6 +232,7 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
       const slot = slots.get(key);
       if (!leader && !signal.aborted) {
         stats.joined++;
+        emit({ outcome: "joined" });
         // A single request joining a bulk's queued fetch brings it forward, so it waits as its own would.
         if (slot !== undefined && !slot.started && slot.priority < priority) {
           queue.setPriority(slot.id, priority);
@@ -232,11 +245,17 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
         if (!isDeadlineExceeded(error)) throw error;
         if (slot?.started === true) {
           stats.deadlineRunning++;
+          emit({ outcome: "deadline" });
           throw deadlineExceededError();
         }
         stats.deadlineQueued++;
+        emit({ outcome: "deadline" });
         throw upstreamBusyError("deadline", busyRetryAfter);
       }
+    },
+    observe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
     async close() {
       // Waiting tasks still run, but see the abort at once and settle their callers.

@@ -16,12 +16,30 @@ export interface RateLimiter {
   consume(keyId: string, nowMs: number): Promise<RateLimitDecision>;
 }
 
-export function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
+/** The policy's name in the RateLimit and RateLimit-Policy fields: every key has the one per-minute quota. */
+export const RATE_LIMIT_POLICY = "default";
+/** The window of the quota, in seconds (a clock minute: memory-rate-limiter.ts). */
+const WINDOW_SECONDS = 60;
+
+/**
+ * The headers every keyed response carries: `X-RateLimit-*` (the de-facto
+ * form), and `RateLimit-Policy` / `RateLimit` as the IETF httpapi
+ * ratelimit-headers draft writes them (structured fields: a quota `q` per
+ * window `w` seconds; `r` remaining and `t` seconds until the window resets).
+ */
+export function rateLimitHeaders(decision: RateLimitDecision, nowMs: number): Record<string, string> {
   return {
     "X-RateLimit-Limit": String(decision.limit),
     "X-RateLimit-Remaining": String(decision.remaining),
     "X-RateLimit-Reset": String(decision.resetAt),
+    "RateLimit-Policy": `"${RATE_LIMIT_POLICY}";q=${decision.limit};w=${WINDOW_SECONDS}`,
+    RateLimit: `"${RATE_LIMIT_POLICY}";r=${decision.remaining};t=${secondsToReset(decision, nowMs)}`,
   };
+}
+
+/** Whole seconds until the window ends (rounded up, so a client waiting that long finds a new window). */
+function secondsToReset(decision: RateLimitDecision, nowMs: number): number {
+  return Math.max(0, Math.ceil(decision.resetAt - nowMs / 1000));
 }
 
 /** Whole seconds until the window ends, at least 1 (a 0 would invite an immediate retry storm). */

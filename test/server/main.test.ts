@@ -79,6 +79,13 @@ describe("npm start", () => {
     expect((await call(first.url, "/v1/stats", { key: first.key })).status).toBe(200);
     const health = await call(first.url, "/healthz");
     expect(health.body).toMatchObject({ status: "ok", schemaVersion: 1 });
+    // Ready as soon as it listens: the set was loaded and warmed before (below).
+    const ready = await call(first.url, "/readyz");
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual({ ready: true, status: "ok" });
+    const metrics = await fetch(`${first.url}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toMatch(/^transcript_artifact_set_info\{build_id="current",dataset="demo",.*\} 1$/m);
     expect(await stop(first.child)).toBe(0);
     expect(first.output()).toContain('"msg":"stopped"');
     // The full-text index was read into memory before the server listened.

@@ -33,6 +33,8 @@ describe("the rate limit", () => {
       expect(res.headers.get("x-ratelimit-limit")).toBe("100");
       expect(res.headers.get("x-ratelimit-remaining")).toBe(String(100 - i));
       expect(res.headers.get("x-ratelimit-reset")).toBe(windowEnd);
+      expect(res.headers.get("ratelimit-policy")).toBe('"default";q=100;w=60');
+      expect(res.headers.get("ratelimit")).toBe(`"default";r=${100 - i};t=45`);
     }
     const refused = await stats(key);
     expectProblem(refused, 429, "rate_limited");
@@ -40,12 +42,15 @@ describe("the rate limit", () => {
     expect(refused.headers.get("x-ratelimit-limit")).toBe("100");
     expect(refused.headers.get("x-ratelimit-remaining")).toBe("0");
     expect(refused.headers.get("x-ratelimit-reset")).toBe(windowEnd);
+    expect(refused.headers.get("ratelimit-policy")).toBe('"default";q=100;w=60');
+    expect(refused.headers.get("ratelimit")).toBe('"default";r=0;t=45');
 
     now = MINUTE_START + 60_000;
     const nextWindow = await stats(key);
     expect(nextWindow.status).toBe(200);
     expect(nextWindow.headers.get("x-ratelimit-remaining")).toBe("99");
     expect(nextWindow.headers.get("x-ratelimit-reset")).toBe(String((MINUTE_START + 120_000) / 1000));
+    expect(nextWindow.headers.get("ratelimit")).toBe('"default";r=99;t=60');
   });
 
   test("lets exactly 100 of 200 concurrent requests through", async () => {
@@ -77,6 +82,8 @@ describe("the rate limit", () => {
       const res = await call(server.baseUrl, "/v1/stats", { key: `${key.slice(0, -1)}x` });
       expect(res.status).toBe(401);
       expect(res.headers.get("x-ratelimit-limit")).toBeNull();
+      expect(res.headers.get("ratelimit")).toBeNull();
+      expect(res.headers.get("ratelimit-policy")).toBeNull();
     }
     expect((await stats(key)).headers.get("x-ratelimit-remaining")).toBe("99");
   });
@@ -92,6 +99,7 @@ describe("the rate limit", () => {
     });
     expectProblem(bulk, 403, "plan_required");
     expect(bulk.headers.get("x-ratelimit-remaining")).toBe("99");
+    expect(bulk.headers.get("ratelimit")).toBe('"default";r=99;t=60');
     const bad = await call(server.baseUrl, "/v1/search?limit=0", { key: free });
     expectProblem(bad, 400, "invalid_parameter");
     expect(bad.headers.get("x-ratelimit-remaining")).toBe("98");

@@ -1,0 +1,109 @@
+/**
+ * What GET /metrics exposes, in the Prometheus text format (prom-client):
+ * requests by route template and status, request latency by route, live
+ * fetches by outcome, upstream errors by kind, rate-limited requests, the
+ * served artifact set as an info gauge, and prom-client's process defaults.
+ * Each app has its own registry, so servers in one process (tests) never
+ * share or double-register metrics.
+ */
+import { basename } from "node:path";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { LiveFetchEvent } from "../transcript-source.js";
+
+/** What the metrics gauge reads of the served set. */
+export interface ServedSet {
+  manifest?: { builtAt?: string; dataset?: string; schemaVersion?: number };
+  dir?: string;
+}
+
+export interface Metrics {
+  readonly registry: Registry;
+  /** One finished (or abandoned) request: `route` is the route's template, never the raw path. */
+  request(route: string, method: string, status: string, seconds: number): void;
+  rateLimited(): void;
+  liveFetch(event: LiveFetchEvent): void;
+  /** The exposition text and its content type. */
+  render(): Promise<{ text: string; contentType: string }>;
+}
+
+/** Seconds; fine at the low end, where searches and stored transcripts answer. */
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export function createMetrics(servedSet: () => ServedSet | undefined): Metrics {
+  const registry = new Registry();
+  // prom-client's process metrics start their monitors (event-loop delay, GC) when registered:
+  // registered at the first scrape, so an app that is never scraped (most tests) starts none.
+  let defaultsRegistered = false;
+  const requests = new Counter({
+    name: "http_requests_total",
+    help: "HTTP requests answered, by route template, method and status (aborted: the client left before the answer).",
+    labelNames: ["route", "method", "status"] as const,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: "http_request_duration_seconds",
+    help: "Time from a request's arrival to its answer, by route template.",
+    labelNames: ["route"] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const liveFetches = new Counter({
+    name: "transcript_live_fetches_total",
+    help: "Live fetches of transcripts not stored, by outcome (stored, upstream_error, negative_cache, joined, busy, deadline, withdrawn).",
+    labelNames: ["outcome"] as const,
+    registers: [registry],
+  });
+  const upstreamErrors = new Counter({
+    name: "transcript_upstream_errors_total",
+    help: "Live fetches YouTube answered without a transcript or failed, by kind (the error code).",
+    labelNames: ["kind"] as const,
+    registers: [registry],
+  });
+  const rateLimited = new Counter({
+    name: "transcript_rate_limited_requests_total",
+    help: "Requests refused with 429 by the per-key rate limit.",
+    registers: [registry],
+  });
+  new Gauge({
+    name: "transcript_artifact_set_info",
+    help: "The artifact set being served (value 1): its build id (the directory under builds/), dataset, build time and schema version.",
+    labelNames: ["build_id", "dataset", "built_at", "schema_version"] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      const set = servedSet();
+      if (set?.manifest === undefined) return;
+      this.set(
+        {
+          build_id: set.dir === undefined ? "" : basename(set.dir),
+          dataset: set.manifest.dataset ?? "",
+          built_at: set.manifest.builtAt ?? "",
+          schema_version: String(set.manifest.schemaVersion ?? ""),
+        },
+        1,
+      );
+    },
+  });
+  // Zero from the start, so a rate() over the first scrapes is defined.
+  rateLimited.inc(0);
+
+  return {
+    registry,
+    request(route, method, status, seconds) {
+      requests.inc({ route, method, status });
+      latency.observe({ route }, seconds);
+    },
+    rateLimited: () => rateLimited.inc(),
+    liveFetch(event) {
+      liveFetches.inc({ outcome: event.outcome });
+      if (event.outcome === "upstream_error") upstreamErrors.inc({ kind: event.kind ?? "unknown" });
+    },
+    async render() {
+      if (!defaultsRegistered) {
+        defaultsRegistered = true;
+        collectDefaultMetrics({ register: registry });
+      }
+      return { text: await registry.metrics(), contentType: registry.contentType };
+    },
+  };
+}
