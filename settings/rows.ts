@@ -4,7 +4,7 @@
  * under. A new setting is one new row here; settings.ts derives the rest and
  * holds the rules over several settings (CROSS_CHECKS).
  */
-import { directory, httpOrigin, httpUrls, listOf, nonEmpty, onOff, oneOf, setting, wholeNumber } from "./define.js";
+import { countOrAuto, directory, httpOrigin, httpUrls, listOf, nonEmpty, onOff, oneOf, setting, wholeNumber } from "./define.js";
 
 export const PLANS = ["free", "pro"] as const;
 export type Plan = (typeof PLANS)[number];
@@ -30,6 +30,13 @@ export const ROWS = {
     default: "127.0.0.1",
     readBy: ["server"],
     help: "Interface to bind. Loopback by default because the demo prints a working key at start; set 0.0.0.0 in a container or behind a proxy.",
+  }),
+  workers: setting({
+    name: "WORKERS",
+    kind: countOrAuto(1, 256),
+    default: "1",
+    readBy: ["server"],
+    help: "Server processes on the one port over the same DATA_DIR (node:cluster), sharing one rate limit per key, one live fetch per missing transcript and one live store; auto: one per core (1 to 256).",
   }),
   dataDir: setting({
     name: "DATA_DIR",
