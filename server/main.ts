@@ -15,6 +15,7 @@ import cluster from "node:cluster";
 import { availableParallelism } from "node:os";
 import { createApp } from "./app.js";
 import { openKeyStore } from "./auth/key-store.js";
+import { openPgKeyStore } from "./auth/pg-key-store.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { ensureServableSet, isDemoSet, issueDemoKey, NoArtifactSetError, revokeDemoKeys } from "./demo.js";
 import { createLogger, errorFields } from "./log.js";
@@ -23,6 +24,10 @@ import { openRuntime, reloadOnSighup, warmLogged } from "./runtime.js";
 import { closeGracefully } from "./shutdown.js";
 import { runPrimary } from "./cluster/primary.js";
 import { connectWorker } from "./cluster/worker-link.js";
+import { connectRedis, untilReady } from "./coordination/redis-client.js";
+import { createRedisRateLimiter } from "./rate-limit/redis-rate-limiter.js";
+import { createRedisNegativeCache } from "./coordination/redis-negative-cache.js";
+import { localClaims } from "./coordination/fetch-coordination.js";
 
 /** How often a worker looks for live records other workers stored (one cheap pragma when none). */
 const LIVE_SYNC_MS = 250;
@@ -80,25 +85,36 @@ async function main(): Promise<void> {
   }
   if (stoppedDuringStartup()) return;
 
-  const keyStore = openKeyStore({ dataDir: config.dataDir });
+  // DATABASE_URL: the keys every replica shares, in PostgreSQL; else keys.db in DATA_DIR.
+  const keyStore = config.databaseUrl === undefined ? openKeyStore({ dataDir: config.dataDir }) : await openPgKeyStore({ url: config.databaseUrl, log });
+  // REDIS_URL: the rate-limit windows and the negative cache are shared by every replica (and worker) instead of held here.
+  const redis = config.redisUrl === undefined ? undefined : connectRedis(config.redisUrl, log);
+  const negative = redis
+    ? createRedisNegativeCache({ redis, prefix: config.redisKeyPrefix, ttlMs: config.negativeCacheSeconds * 1000, log })
+    : undefined;
+  const coordination = negative ? { claims: link?.coordination.claims ?? localClaims, negative } : link?.coordination;
   const runtime = await openRuntime(config, {
     log,
     // Synchronously after the swap: no request is served by the new set with the demo key still valid.
     onSwitched: (next) => {
       if (!isDemoSet(next.manifest)) revokeDemoKeys(keyStore, next.manifest.dataset, log);
     },
-    ...(link ? { coordination: link.coordination, liveSyncMs: LIVE_SYNC_MS } : {}),
+    ...(coordination ? { coordination } : {}),
+    ...(link ? { liveSyncMs: LIVE_SYNC_MS } : {}),
   });
   const closeOpened = async () => {
     await runtime.close();
     keyStore.close();
     link?.close();
+    redis?.disconnect();
   };
+  if (redis !== undefined && !(await untilReady(redis, 5_000))) log.warn("redis not reachable at start; rate-limited requests get 503 until it is");
   if (stoppedDuringStartup(closeOpened)) return;
   const catalog = runtime.catalogs.current;
   let demoKey: string | undefined;
   // A worker's primary issued the demo key already (once for all workers).
-  if (isDemoSet(catalog.manifest)) demoKey = link ? undefined : issueDemoKey(keyStore, log);
+  // With DATABASE_URL keys are made with `npm run keys` only.
+  if (isDemoSet(catalog.manifest)) demoKey = link || config.databaseUrl !== undefined ? undefined : issueDemoKey(keyStore, log);
   else revokeDemoKeys(keyStore, catalog.manifest.dataset, log);
   // Before listening: the first searches should not wait on storage for the index.
   await warmLogged(catalog, log);
@@ -110,7 +126,9 @@ async function main(): Promise<void> {
     catalog: runtime.catalogs,
     keyStore,
     ...(runtime.fetcher ? { transcriptSource: runtime.fetcher } : {}),
-    rateLimiter: link?.rateLimiter ?? createMemoryRateLimiter({ limit: config.rateLimitPerMinute }),
+    rateLimiter: redis
+      ? createRedisRateLimiter({ redis, prefix: config.redisKeyPrefix, limit: config.rateLimitPerMinute, log })
+      : (link?.rateLimiter ?? createMemoryRateLimiter({ limit: config.rateLimitPerMinute })),
     log,
     state: runtime.state,
     onDatabaseFault: (code, faulty) => void runtime.databaseFault(code, faulty),

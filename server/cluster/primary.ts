@@ -52,13 +52,16 @@ export async function runPrimary(config: Config, workers: number, log: Logger): 
   if (stopping) return stopAll();
   // Once, here: a worker (or its replacement) never replaces the printed key.
   const manifest = readManifest(dataDirLayout(config.dataDir).current);
-  const keyStore = openKeyStore({ dataDir: config.dataDir });
   let demoKey: string | undefined;
-  try {
-    if (isDemoSet(manifest)) demoKey = issueDemoKey(keyStore, log);
-    else revokeDemoKeys(keyStore, manifest.dataset, log);
-  } finally {
-    keyStore.close();
+  // With DATABASE_URL the keys are in PostgreSQL, made with `npm run keys` only; each worker revokes the demo keys there.
+  if (config.databaseUrl === undefined) {
+    const keyStore = openKeyStore({ dataDir: config.dataDir });
+    try {
+      if (isDemoSet(manifest)) demoKey = issueDemoKey(keyStore, log);
+      else revokeDemoKeys(keyStore, manifest.dataset, log);
+    } finally {
+      keyStore.close();
+    }
   }
 
   const hub = new Hub({

@@ -48,13 +48,12 @@ export interface FetchCoordination {
   negative: SharedNegativeCache;
 }
 
-/** One process: every claim is this process's (its single-flight joins callers); the negative cache in memory. */
+/** Claims of one process: every claim is its own (its single-flight already joins its callers). */
+export const localClaims: FetchClaims = { claim: async () => ({ role: "leader", settle: () => undefined }) };
+
+/** One process: its own claims; the negative cache in memory. */
 export function localFetchCoordination(options: NegativeCacheOptions): FetchCoordination {
-  const negative = new NegativeCache(options);
-  return {
-    claims: { claim: async () => ({ role: "leader", settle: () => undefined }) },
-    negative: negativeCacheOver(negative),
-  };
+  return { claims: localClaims, negative: negativeCacheOver(new NegativeCache(options)) };
 }
 
 /** The shared-cache interface over a NegativeCache in this process's memory. */
