@@ -51,8 +51,8 @@ export const ROWS = {
     name: "DATABASE_URL",
     kind: optionalUrl(["postgres", "postgresql"], "must be a postgres:// or postgresql:// URL"),
     default: "",
-    readBy: ["server", "keys"],
-    help: "PostgreSQL shared by replicas: with it, API keys live there (`npm run keys` writes there; every replica follows within seconds); unset: `DATA_DIR/keys.db`.",
+    readBy: ["server", "pipeline", "keys"],
+    help: "PostgreSQL shared by replicas: with it, API keys live there (`npm run keys` writes there; every replica follows within seconds) and one pipeline run at a time holds its advisory lock across machines (exit 3 otherwise); unset: `DATA_DIR/keys.db` and the DATA_DIR's run lock.",
   }),
   redisKeyPrefix: setting({
     name: "REDIS_KEY_PREFIX",
