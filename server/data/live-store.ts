@@ -68,10 +68,14 @@ export class LiveStore {
   static open(path: string): LiveStore {
     const db = new Database(path);
     try {
+      // The wait first: several workers may open a new store at once (WORKERS > 1).
+      db.pragma("busy_timeout = 5000");
       db.pragma("journal_mode = WAL");
       db.pragma("synchronous = FULL");
-      db.pragma("busy_timeout = 5000");
-      if (!hasLiveStoreSchema(db)) db.exec(`BEGIN; ${LIVE_STORE_DDL} COMMIT;`);
+      // Checked and made in one IMMEDIATE transaction, so of two processes opening a new store one makes it.
+      db.transaction(() => {
+        if (!hasLiveStoreSchema(db)) db.exec(LIVE_STORE_DDL);
+      }).immediate();
       // A store made before stores had ids gets one now; its sequence continues above what it holds.
       db.transaction(() => {
         const put = db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)");
