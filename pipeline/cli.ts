@@ -24,6 +24,7 @@ import { BuildInterrupted } from "./build/interrupt.js";
 import { ensureDemoArtifacts } from "./demo.js";
 import { readJsonlFiles } from "./read-jsonl.js";
 import { acquireLock, LockHeldError } from "./run/acquire-lock.js";
+import { acquireSharedLock, type SharedLock } from "./run/shared-lock.js";
 import { buildAndPublish } from "./run/build-and-publish.js";
 import { EXIT } from "./run/exit-codes.js";
 import { importRecords } from "./run/import-records.js";
@@ -96,7 +97,7 @@ async function main(argv: string[]): Promise<number> {
       console.error(BUILD_USAGE);
       return EXIT.usage;
     }
-    return buildCommand(config.dataDir, values.input, values.dataset, values.force);
+    return buildCommand(config.dataDir, values.input, values.dataset, values.force, config.databaseUrl);
   }
   if (command === "demo") {
     if (rest.length > 0) {
@@ -112,12 +113,16 @@ async function main(argv: string[]): Promise<number> {
 }
 
 /** `build --input`: under the run lock, the input joins the pipeline state, and the state is built and published. */
-async function buildCommand(dataDir: string, inputs: string[], dataset: string, force: boolean): Promise<number> {
+async function buildCommand(dataDir: string, inputs: string[], dataset: string, force: boolean, databaseUrl: string | undefined): Promise<number> {
   const layout = dataDirLayout(dataDir);
   let lock;
+  // With DATABASE_URL also the lock every machine sharing it takes (shared-lock.ts).
+  let sharedLock: SharedLock | undefined;
   try {
+    if (databaseUrl !== undefined) sharedLock = await acquireSharedLock(databaseUrl);
     lock = acquireLock(layout.lock);
   } catch (error) {
+    await sharedLock?.release();
     if (!(error instanceof LockHeldError)) throw error;
     console.error(error.message);
     return EXIT.locked;
@@ -157,6 +162,7 @@ async function buildCommand(dataDir: string, inputs: string[], dataset: string, 
   } finally {
     state.close();
     lock.release();
+    await sharedLock?.release();
   }
 }
 

@@ -1,11 +1,15 @@
 /**
  * API key management: `npm run keys -- create --plan <free|pro> [--expires <ISO date>] [--name <text>]`,
- * `list`, `revoke <keyId>`. Works on `<DATA_DIR>/keys.db` (same DATA_DIR as the server).
+ * `list`, `revoke <keyId>`. Works on `<DATA_DIR>/keys.db` (same DATA_DIR as the server),
+ * or with DATABASE_URL on the `api_keys` table in PostgreSQL that every replica reads.
  * `create` prints the new key as its last line, and only then: it is not stored.
  */
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import pg from "pg";
 import { DEMO_KEY_NAME, openKeyStore } from "../server/auth/key-store.js";
+import type { KeyRecord } from "../server/auth/key-record.js";
+import { allPgKeys, createPgKey, ensurePgKeys, pgRowToRecord, revokePgKey } from "../server/auth/pg-keys.js";
 import { ConfigError, loadSettings, PLANS, type Plan } from "../settings/settings.js";
 
 const USAGE = `Usage:
@@ -52,20 +56,20 @@ function parseExpiry(value: string): string {
   return new Date(ms).toISOString();
 }
 
-function run(argv: string[], env: NodeJS.ProcessEnv | undefined, out: (text: string) => void): void {
+type Command =
+  | { command: "create"; plan: Plan; name: string; expiresAt: string | null }
+  | { command: "list" }
+  | { command: "revoke"; keyId: string };
+
+/** The command line checked, before any store is opened. */
+function parseCommand(argv: string[]): Command {
   const [command, ...rest] = argv;
-  if (command === "help" || argv.includes("--help") || argv.includes("-h")) {
-    out(`${USAGE}\n`);
-    return;
-  }
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
     strict: true,
     options: { plan: { type: "string" }, expires: { type: "string" }, name: { type: "string" } },
   });
-  // Only DATA_DIR: a bad server setting does not stop key management.
-  const config = loadSettings("keys", env);
   switch (command) {
     case "create": {
       if (positionals.length > 0) throw new UsageError("create takes no positional arguments");
@@ -76,76 +80,136 @@ function run(argv: string[], env: NodeJS.ProcessEnv | undefined, out: (text: str
         throw new UsageError(`The name "${DEMO_KEY_NAME}" is reserved for the key npm start issues with the demo dataset`);
       }
       const expiresAt = values.expires === undefined ? null : parseExpiry(values.expires);
-      const store = openKeyStore({ dataDir: config.dataDir });
-      try {
-        const { key, record } = store.create({ plan: values.plan as Plan, name: values.name ?? "", expiresAt });
-        out(
-          `Created key ${record.keyId} (plan ${record.plan}${expiresAt ? `, expires ${expiresAt}` : ""}). ` +
-            `It is shown once and not stored; keep it secret:\n${key}\n`,
-        );
-      } finally {
-        store.close();
-      }
-      return;
+      return { command: "create", plan: values.plan as Plan, name: values.name ?? "", expiresAt };
     }
     case "list": {
       if (values.plan !== undefined || values.expires !== undefined || values.name !== undefined || positionals.length > 0) {
         throw new UsageError("list takes no arguments");
       }
-      const store = openKeyStore({ dataDir: config.dataDir });
-      try {
-        const rows = store.list().map((r) => [r.keyId, r.name || "-", r.plan, r.createdAt, r.expiresAt ?? "-", r.revokedAt ?? "-"]);
-        const header = ["keyId", "name", "plan", "created", "expires", "revoked"];
-        const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? "").length)));
-        for (const row of [header, ...rows]) {
-          out(`${row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ").trimEnd()}\n`);
-        }
-      } finally {
-        store.close();
-      }
-      return;
+      return { command: "list" };
     }
     case "revoke": {
       const keyId = positionals[0];
       if (keyId === undefined || positionals.length !== 1 || !/^[0-9a-f]{8}$/.test(keyId)) {
         throw new UsageError("Expected exactly one key id (8 hex characters) to revoke");
       }
-      const store = openKeyStore({ dataDir: config.dataDir });
-      let revoked: boolean;
-      try {
-        revoked = store.revoke(keyId);
-      } finally {
-        store.close();
-      }
-      if (!revoked) fail(`No active key with id ${keyId}`, 1);
-      out(`Revoked key ${keyId}\n`);
-      return;
+      return { command: "revoke", keyId };
     }
     default:
       throw new UsageError(command === undefined ? "Missing command" : "Unknown command");
   }
 }
 
-/** Runs one CLI invocation; returns the exit code (0 ok, 1 not found, 2 usage or config error). */
+/** The key store a command works on: keys.db, or PostgreSQL with DATABASE_URL. */
+interface Keys {
+  create(options: { plan: Plan; name: string; expiresAt: string | null }): { key: string; record: KeyRecord } | Promise<{ key: string; record: KeyRecord }>;
+  list(): KeyRecord[] | Promise<KeyRecord[]>;
+  revoke(keyId: string): boolean | Promise<boolean>;
+}
+
+function created(out: (text: string) => void, { key, record }: { key: string; record: KeyRecord }): void {
+  out(
+    `Created key ${record.keyId} (plan ${record.plan}${record.expiresAt ? `, expires ${record.expiresAt}` : ""}). ` +
+      `It is shown once and not stored; keep it secret:\n${key}\n`,
+  );
+}
+
+function listed(out: (text: string) => void, records: KeyRecord[]): void {
+  const rows = records.map((r) => [r.keyId, r.name || "-", r.plan, r.createdAt, r.expiresAt ?? "-", r.revokedAt ?? "-"]);
+  const header = ["keyId", "name", "plan", "created", "expires", "revoked"];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? "").length)));
+  for (const row of [header, ...rows]) {
+    out(`${row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ").trimEnd()}\n`);
+  }
+}
+
+function revoked(out: (text: string) => void, keyId: string, done: boolean): void {
+  if (!done) fail(`No active key with id ${keyId}`, 1);
+  out(`Revoked key ${keyId}\n`);
+}
+
+function run(argv: string[], env: NodeJS.ProcessEnv | undefined, out: (text: string) => void): void {
+  const parsed = parseCommand(argv);
+  // Only DATA_DIR: a bad server setting does not stop key management.
+  const config = loadSettings("keys", env);
+  const store = openKeyStore({ dataDir: config.dataDir });
+  try {
+    if (parsed.command === "create") created(out, store.create(parsed));
+    else if (parsed.command === "list") listed(out, store.list());
+    else revoked(out, parsed.keyId, store.revoke(parsed.keyId));
+  } finally {
+    store.close();
+  }
+}
+
+/** The same commands on PostgreSQL (DATABASE_URL); each write notifies every replica. */
+async function runOnPostgres(argv: string[], databaseUrl: string, out: (text: string) => void): Promise<void> {
+  const parsed = parseCommand(argv);
+  const client = new pg.Client({ connectionString: databaseUrl, application_name: "transcript-keys" });
+  await client.connect();
+  try {
+    await ensurePgKeys(client);
+    if (parsed.command === "create") created(out, await createPgKey(client, parsed));
+    else if (parsed.command === "list") listed(out, (await allPgKeys(client)).map(pgRowToRecord));
+    else revoked(out, parsed.keyId, await revokePgKey(client, parsed.keyId));
+  } finally {
+    await client.end();
+  }
+}
+
+/** `help`, `--help` or `-h` anywhere: usage is printed before any setting is read. */
+function asksForHelp(argv: string[]): boolean {
+  return argv[0] === "help" || argv.includes("--help") || argv.includes("-h");
+}
+
+/** Runs one CLI invocation on keys.db; returns the exit code (0 ok, 1 not found, 2 usage or config error). */
 export function runKeysCli(argv: string[], io: KeysCliIo = {}): number {
   const out = io.stdout ?? ((text: string) => process.stdout.write(text));
   const err = io.stderr ?? ((text: string) => process.stderr.write(text));
+  if (asksForHelp(argv)) {
+    out(`${USAGE}\n`);
+    return 0;
+  }
   try {
     run(argv, io.env, out);
     return 0;
   } catch (error) {
-    let exit: CliExit;
-    if (error instanceof CliExit) exit = error;
-    else if (error instanceof UsageError) exit = new CliExit(2, `${error.message}\n\n${USAGE}`);
-    else if (error instanceof ConfigError) exit = new CliExit(2, error.message);
-    else if (error instanceof TypeError && (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
-      exit = new CliExit(2, `${error.message}\n\n${USAGE}`);
-    } else throw error;
-    err(`${exit.message}\n`);
-    return exit.code;
+    return exitCodeOf(error, err);
   }
 }
 
+/** Runs one CLI invocation where the settings say: PostgreSQL with DATABASE_URL, else keys.db. */
+export async function runKeysCommand(argv: string[], io: KeysCliIo = {}): Promise<number> {
+  const out = io.stdout ?? ((text: string) => process.stdout.write(text));
+  const err = io.stderr ?? ((text: string) => process.stderr.write(text));
+  if (asksForHelp(argv)) return runKeysCli(argv, io);
+  let databaseUrl: string | undefined;
+  try {
+    databaseUrl = loadSettings("keys", io.env).databaseUrl;
+  } catch (error) {
+    return exitCodeOf(error, err);
+  }
+  if (databaseUrl === undefined) return runKeysCli(argv, io);
+  try {
+    await runOnPostgres(argv, databaseUrl, out);
+    return 0;
+  } catch (error) {
+    return exitCodeOf(error, err);
+  }
+}
+
+function exitCodeOf(error: unknown, err: (text: string) => void): number {
+  let exit: CliExit;
+  if (error instanceof CliExit) exit = error;
+  else if (error instanceof UsageError) exit = new CliExit(2, `${error.message}\n\n${USAGE}`);
+  else if (error instanceof ConfigError) exit = new CliExit(2, error.message);
+  else if (error instanceof TypeError && (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+    exit = new CliExit(2, `${error.message}\n\n${USAGE}`);
+  } else throw error;
+  err(`${exit.message}\n`);
+  return exit.code;
+}
+
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  process.exitCode = runKeysCli(process.argv.slice(2));
+  process.exitCode = await runKeysCommand(process.argv.slice(2));
 }

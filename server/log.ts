@@ -22,6 +22,8 @@ export interface LoggerOptions {
   write?: (line: string) => void;
   /** Clock for the `time` field. Default Date.now. */
   now?: () => number;
+  /** Fields added to every line, after the line's own (a worker's number). */
+  fields?: LogFields;
 }
 
 export function createLogger(options: LoggerOptions = {}): Logger {
@@ -30,7 +32,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const now = options.now ?? Date.now;
   const emit = (level: Exclude<LogLevel, "silent">, msg: string, fields: LogFields = {}): void => {
     if (RANK[level] < threshold) return;
-    write(`${JSON.stringify({ time: new Date(now()).toISOString(), level, msg, ...fields })}\n`);
+    write(`${JSON.stringify({ time: new Date(now()).toISOString(), level, msg, ...fields, ...options.fields })}\n`);
   };
   return {
     debug: (msg, fields) => emit("debug", msg, fields),

@@ -5,15 +5,32 @@
  * revoke it otherwise, listen, switch to a newly published set on SIGHUP or
  * when `current` changes (revoking the demo key when that set is not the
  * demo), and stop gracefully on SIGTERM/SIGINT.
+ *
+ * With WORKERS > 1 this process becomes the primary (cluster/primary.ts) and
+ * each worker runs the rest of this file, sharing rate limits, fetch claims
+ * and the negative cache through the primary; the primary has already
+ * published a set and issued the demo key.
  */
+import cluster from "node:cluster";
+import { availableParallelism } from "node:os";
 import { createApp } from "./app.js";
 import { openKeyStore } from "./auth/key-store.js";
+import { openPgKeyStore } from "./auth/pg-key-store.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { ensureServableSet, isDemoSet, issueDemoKey, NoArtifactSetError, revokeDemoKeys } from "./demo.js";
 import { createLogger, errorFields } from "./log.js";
 import { createMemoryRateLimiter } from "./rate-limit/memory-rate-limiter.js";
 import { openRuntime, reloadOnSighup, warmLogged } from "./runtime.js";
 import { closeGracefully } from "./shutdown.js";
+import { runPrimary } from "./cluster/primary.js";
+import { connectWorker } from "./cluster/worker-link.js";
+import { connectRedis, untilReady } from "./coordination/redis-client.js";
+import { createRedisRateLimiter } from "./rate-limit/redis-rate-limiter.js";
+import { createRedisNegativeCache } from "./coordination/redis-negative-cache.js";
+import { localClaims } from "./coordination/fetch-coordination.js";
+
+/** How often a worker looks for live records other workers stored (one cheap pragma when none). */
+const LIVE_SYNC_MS = 250;
 
 async function main(): Promise<void> {
   let config;
@@ -26,7 +43,11 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const log = createLogger({ level: config.logLevel });
+  // A worker's lines name it, so an operator can tell the processes apart.
+  const log = createLogger({ level: config.logLevel, ...(cluster.worker ? { fields: { worker: cluster.worker.id } } : {}) });
+  const workers = config.workers === "auto" ? availableParallelism() : config.workers;
+  if (cluster.isPrimary && workers > 1) return runPrimary(config, workers, log);
+  const link = cluster.isWorker ? connectWorker() : undefined;
   // Handled from here on, so a stop during a slow start (systemd, Ctrl-C) also ends with exit 0:
   // start-up checks `stopRequested` between its steps; once listening, the graceful stop below takes over.
   let stopRequested = false;
@@ -54,7 +75,7 @@ async function main(): Promise<void> {
   };
 
   try {
-    await ensureServableSet(config, log);
+    if (link === undefined) await ensureServableSet(config, log);
   } catch (error) {
     if (error instanceof NoArtifactSetError) {
       process.stderr.write(`${error.message}\n`);
@@ -64,22 +85,36 @@ async function main(): Promise<void> {
   }
   if (stoppedDuringStartup()) return;
 
-  const keyStore = openKeyStore({ dataDir: config.dataDir });
+  // DATABASE_URL: the keys every replica shares, in PostgreSQL; else keys.db in DATA_DIR.
+  const keyStore = config.databaseUrl === undefined ? openKeyStore({ dataDir: config.dataDir }) : await openPgKeyStore({ url: config.databaseUrl, log });
+  // REDIS_URL: the rate-limit windows and the negative cache are shared by every replica (and worker) instead of held here.
+  const redis = config.redisUrl === undefined ? undefined : connectRedis(config.redisUrl, log);
+  const negative = redis
+    ? createRedisNegativeCache({ redis, prefix: config.redisKeyPrefix, ttlMs: config.negativeCacheSeconds * 1000, log })
+    : undefined;
+  const coordination = negative ? { claims: link?.coordination.claims ?? localClaims, negative } : link?.coordination;
   const runtime = await openRuntime(config, {
     log,
     // Synchronously after the swap: no request is served by the new set with the demo key still valid.
     onSwitched: (next) => {
       if (!isDemoSet(next.manifest)) revokeDemoKeys(keyStore, next.manifest.dataset, log);
     },
+    ...(coordination ? { coordination } : {}),
+    ...(link ? { liveSyncMs: LIVE_SYNC_MS } : {}),
   });
   const closeOpened = async () => {
     await runtime.close();
     keyStore.close();
+    link?.close();
+    redis?.disconnect();
   };
+  if (redis !== undefined && !(await untilReady(redis, 5_000))) log.warn("redis not reachable at start; rate-limited requests get 503 until it is");
   if (stoppedDuringStartup(closeOpened)) return;
   const catalog = runtime.catalogs.current;
   let demoKey: string | undefined;
-  if (isDemoSet(catalog.manifest)) demoKey = issueDemoKey(keyStore, log);
+  // A worker's primary issued the demo key already (once for all workers).
+  // With DATABASE_URL keys are made with `npm run keys` only.
+  if (isDemoSet(catalog.manifest)) demoKey = link || config.databaseUrl !== undefined ? undefined : issueDemoKey(keyStore, log);
   else revokeDemoKeys(keyStore, catalog.manifest.dataset, log);
   // Before listening: the first searches should not wait on storage for the index.
   await warmLogged(catalog, log);
@@ -91,7 +126,9 @@ async function main(): Promise<void> {
     catalog: runtime.catalogs,
     keyStore,
     ...(runtime.fetcher ? { transcriptSource: runtime.fetcher } : {}),
-    rateLimiter: createMemoryRateLimiter({ limit: config.rateLimitPerMinute }),
+    rateLimiter: redis
+      ? createRedisRateLimiter({ redis, prefix: config.redisKeyPrefix, limit: config.rateLimitPerMinute, log })
+      : (link?.rateLimiter ?? createMemoryRateLimiter({ limit: config.rateLimitPerMinute })),
     log,
     state: runtime.state,
     onDatabaseFault: (code, faulty) => void runtime.databaseFault(code, faulty),
@@ -104,6 +141,11 @@ async function main(): Promise<void> {
   server.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === "object" && address !== null ? address.port : config.port;
+    if (link !== undefined) {
+      // The primary logs `listening` once every worker serves.
+      link.listening({ port, dataset: catalog.manifest.dataset, builtAt: catalog.manifest.builtAt });
+      return;
+    }
     const url = `http://${config.host}:${port}`;
     log.info("listening", {
       url,
@@ -138,6 +180,8 @@ async function main(): Promise<void> {
   };
   // SIGHUP: switch to the set `current` points at now (see server/live/README.md).
   reloadOnSighup(runtime);
+  // A worker whose primary is gone stops as on SIGTERM (its port is the primary's).
+  if (link !== undefined) process.on("disconnect", () => onStopSignal("SIGTERM"));
 }
 
 main().catch((error: unknown) => {

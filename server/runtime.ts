@@ -25,6 +25,7 @@ import { openCatalog, type ArtifactCatalog, type CatalogOptions } from "./data/a
 import { LiveStore } from "./data/live-store.js";
 import { memoryOptions } from "./search/memory/budget.js";
 import { createLiveFetcher, type LiveFetcher } from "./live/live-fetcher.js";
+import type { FetchCoordination } from "./coordination/fetch-coordination.js";
 import { errorFields, type Logger } from "./log.js";
 import { ServiceState } from "./service-state.js";
 
@@ -41,6 +42,10 @@ export interface RuntimeOptions {
   pollMs?: number;
   /** Called right after a switch to a newly published set, with that set; it must not throw. */
   onSwitched?: (catalog: ArtifactCatalog) => void;
+  /** Live-fetch claims and negative cache shared with other processes (WORKERS > 1); default: this process's own. */
+  coordination?: FetchCoordination;
+  /** Other processes write the live store too: look for their commits this often, in ms (0: never, the default). */
+  liveSyncMs?: number;
 }
 
 export interface Runtime {
@@ -113,9 +118,22 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
           negativeCacheMs: config.negativeCacheSeconds * 1000,
           negativeCacheSize: config.negativeCacheSize,
           ...(options.clock ? { clock: options.clock } : {}),
+          ...(options.coordination ? { coordination: options.coordination } : {}),
           log,
         })
       : undefined;
+    // One pragma per tick when nothing changed; a record another worker stored is then served and searched here too.
+    const liveSync =
+      options.liveSyncMs !== undefined && options.liveSyncMs > 0
+        ? setInterval(() => {
+            try {
+              catalogs.current.refreshLive();
+            } catch (error) {
+              log.warn("live store refresh failed", errorFields(error));
+            }
+          }, options.liveSyncMs)
+        : undefined;
+    liveSync?.unref();
     return {
       live,
       catalogs,
@@ -124,6 +142,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
       reload: (trigger, force = false) => artifactSwitch.check(trigger, force),
       databaseFault: (code, catalog) => artifactSwitch.fallBack(catalog, code),
       async close() {
+        clearInterval(liveSync);
         watcher.close();
         artifactSwitch.close();
         await fetcher?.close();

@@ -42,6 +42,30 @@ export const wholeNumber = (min: number, max: number): Kind<number> =>
     .transform(Number)
     .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
 
+/** `auto`, or a whole number from `min` to `max`. */
+export const countOrAuto = (min: number, max: number): Kind<number | "auto"> =>
+  z
+    .string()
+    .trim()
+    .toLowerCase()
+    .refine((v) => v === "auto" || (/^\d+$/.test(v) && Number(v) >= min && Number(v) <= max), `must be auto or a whole number from ${min} to ${max}`)
+    .transform((v) => (v === "auto" ? ("auto" as const) : Number(v)));
+
+/** Empty (unset), or a URL with one of `schemes` (without the colon); empty gives undefined. */
+export const optionalUrl = (schemes: readonly string[], message: string): Kind<string | undefined> =>
+  z
+    .string()
+    .trim()
+    .refine((v) => {
+      if (v === "") return true;
+      try {
+        return schemes.includes(new URL(v).protocol.replace(/:$/, ""));
+      } catch {
+        return false;
+      }
+    }, message)
+    .transform((v) => (v === "" ? undefined : v));
+
 export const onOff = (): Kind<boolean> =>
   z
     .string()

@@ -4,7 +4,7 @@
  * under. A new setting is one new row here; settings.ts derives the rest and
  * holds the rules over several settings (CROSS_CHECKS).
  */
-import { directory, httpOrigin, httpUrls, listOf, nonEmpty, onOff, oneOf, originList, setting, switches, wholeNumber } from "./define.js";
+import { countOrAuto, directory, httpOrigin, httpUrls, listOf, nonEmpty, onOff, oneOf, optionalUrl, originList, setting, switches, wholeNumber } from "./define.js";
 
 export const PLANS = ["free", "pro"] as const;
 export type Plan = (typeof PLANS)[number];
@@ -34,6 +34,36 @@ export const ROWS = {
     default: "127.0.0.1",
     readBy: ["server"],
     help: "Interface to bind. Loopback by default because the demo prints a working key at start; set 0.0.0.0 in a container or behind a proxy.",
+  }),
+  workers: setting({
+    name: "WORKERS",
+    kind: countOrAuto(1, 256),
+    default: "1",
+    readBy: ["server"],
+    help: "Server processes on the one port over the same DATA_DIR (node:cluster), sharing one rate limit per key, one live fetch per missing transcript and one live store; auto: one per core (1 to 256).",
+  }),
+  // May hold credentials: never log the value.
+  redisUrl: setting({
+    name: "REDIS_URL",
+    kind: optionalUrl(["redis", "rediss"], "must be a redis:// or rediss:// URL"),
+    default: "",
+    readBy: ["server"],
+    help: "Redis shared by replicas: with it, the rate-limit windows are counted there (exactly, across every replica); unset: in this machine's memory. Unreachable: requests get 503 rate_limit_unavailable.",
+  }),
+  // May hold credentials: never log the value.
+  databaseUrl: setting({
+    name: "DATABASE_URL",
+    kind: optionalUrl(["postgres", "postgresql"], "must be a postgres:// or postgresql:// URL"),
+    default: "",
+    readBy: ["server", "pipeline", "keys"],
+    help: "PostgreSQL shared by replicas: with it, API keys live there (`npm run keys` writes there; every replica follows within seconds) and one pipeline run at a time holds its advisory lock across machines (exit 3 otherwise); unset: `DATA_DIR/keys.db` and the DATA_DIR's run lock.",
+  }),
+  redisKeyPrefix: setting({
+    name: "REDIS_KEY_PREFIX",
+    kind: nonEmpty(),
+    default: "transcripts:",
+    readBy: ["server"],
+    help: "Prefix of every Redis key the service writes, so several services can share one Redis.",
   }),
   dataDir: setting({
     name: "DATA_DIR",

@@ -44,6 +44,8 @@ export const LIVE_META = {
   /** The next record's sequence number; only ever grows. */
   nextSeq: "next_seq",
   counts: "counts",
+  /** Bumped by every reconcile (rows renumbered): another process sharing the store then reloads its memory whole. */
+  epoch: "epoch",
 } as const;
 
 /** The newer record's metadata; tracks from both, the newer one winning per (language, generated). */

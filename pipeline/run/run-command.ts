@@ -39,6 +39,7 @@ export async function runCommand(argv: string[], config: Settings<"pipeline">): 
   try {
     summary = await runPipeline({
       dataDir: config.dataDir,
+      ...(config.databaseUrl !== undefined ? { databaseUrl: config.databaseUrl } : {}),
       channelsFile: args.channelsFile,
       dryRun: args.dryRun,
       ...(args.limit !== undefined ? { limit: args.limit } : {}),

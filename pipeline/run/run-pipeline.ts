@@ -8,6 +8,7 @@ import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createYouTubeClient, type YouTubeClient } from "../youtube/index.js";
 import { acquireLock, type RunLock } from "./acquire-lock.js";
+import { acquireSharedLock, type SharedLock } from "./shared-lock.js";
 import { buildAndPublish, unchangedPublishedSet, type PublishedBuild } from "./build-and-publish.js";
 import type { VideoRecord } from "../artifact/contract.js";
 import { crawlAndFetch } from "./crawl-and-fetch.js";
@@ -25,6 +26,8 @@ import { formatDuration, type Progress } from "./report-progress.js";
 export interface RunOptions {
   /** DATA_DIR: state in `<dataDir>/pipeline/`, artifacts in `<dataDir>/builds/` and `current`. */
   dataDir: string;
+  /** DATABASE_URL: one run at a time across every machine sharing it (shared-lock.ts). Default: this DATA_DIR's lock only. */
+  databaseUrl?: string;
   channelsFile: string;
   /** Crawl and count, write nothing, fetch and build nothing. Default false. */
   dryRun?: boolean;
@@ -121,6 +124,7 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
   summary.channels.listed = channels.length;
 
   let lock: RunLock | undefined;
+  let sharedLock: SharedLock | undefined;
   let state: PipelineState | undefined;
   let runId: number | undefined;
   let writer: RecordWriter | undefined;
@@ -131,7 +135,9 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
     if (dryRun) {
       state = existsSync(statePath) ? PipelineState.open(statePath, { readonly: true }) : undefined;
     } else {
-      lock = acquireLock(layout.lock); // throws LockHeldError: the CLI exits 3
+      // Both throw LockHeldError: the CLI exits 3.
+      if (options.databaseUrl !== undefined) sharedLock = await acquireSharedLock(options.databaseUrl);
+      lock = acquireLock(layout.lock);
       if (lock.tookOver) {
         summary.tookOverLockOf = lock.tookOver.pid;
         log(`took over the lock of run ${lock.tookOver.pid}, which is no longer alive`);
@@ -263,6 +269,7 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
     } finally {
       state?.close();
       lock?.release();
+      await sharedLock?.release();
     }
   }
   return summary;

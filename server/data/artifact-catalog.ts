@@ -206,6 +206,11 @@ export class ArtifactCatalog implements Catalog {
     this.#live.put(record, this.placement(record));
   }
 
+  /** Brings the live store's memory up to what other processes sharing it committed (WORKERS > 1). */
+  refreshLive(): void {
+    this.#live?.refresh();
+  }
+
   /** Where a record's video stands in this artifact set. */
   placement(record: VideoRecord): Placement {
     const stored = this.#tables.getTranscript(record.videoId, "");

@@ -9,6 +9,11 @@
  * leaves either the whole record or none of it, and what is held in memory
  * (counts, the title index) changes only after the commit. The published
  * artifact set is never written to.
+ *
+ * Several processes may share one store (WORKERS > 1): every write is an
+ * IMMEDIATE transaction that reads the counts it adds to from the database,
+ * and `refresh()` brings one process's memory (counts, titles, generation) up
+ * to what the others committed, cheaply when nothing changed (`PRAGMA data_version`).
  */
 import { randomUUID } from "node:crypto";
 import Database from "better-sqlite3";
@@ -53,15 +58,25 @@ export class LiveStore {
   readonly storeId: string;
   #generation = 0;
   #counts: LiveCounts;
+  /** Highest sequence number whose title this process's memory holds. */
+  #seenSeq = 0;
+  /** The store's reconcile epoch when memory was last loaded whole. */
+  #epoch = "";
+  /** `PRAGMA data_version` when memory last matched the database. */
+  #dataVersion = 0;
   readonly #sql;
 
   static open(path: string): LiveStore {
     const db = new Database(path);
     try {
+      // The wait first: several workers may open a new store at once (WORKERS > 1).
+      db.pragma("busy_timeout = 5000");
       db.pragma("journal_mode = WAL");
       db.pragma("synchronous = FULL");
-      db.pragma("busy_timeout = 5000");
-      if (!hasLiveStoreSchema(db)) db.exec(`BEGIN; ${LIVE_STORE_DDL} COMMIT;`);
+      // Checked and made in one IMMEDIATE transaction, so of two processes opening a new store one makes it.
+      db.transaction(() => {
+        if (!hasLiveStoreSchema(db)) db.exec(LIVE_STORE_DDL);
+      }).immediate();
       // A store made before stores had ids gets one now; its sequence continues above what it holds.
       db.transaction(() => {
         const put = db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)");
@@ -125,6 +140,12 @@ export class LiveStore {
       setSeq: db.prepare(`UPDATE meta SET value = ? WHERE key = '${LIVE_META.nextSeq}'`),
       putMeta: db.prepare(`INSERT OR REPLACE INTO meta (key, value) VALUES ('${LIVE_META.counts}', ?)`),
       getMeta: db.prepare(`SELECT value FROM meta WHERE key = '${LIVE_META.counts}'`).pluck(),
+      getEpoch: db.prepare(`SELECT value FROM meta WHERE key = '${LIVE_META.epoch}'`).pluck(),
+      putEpoch: db.prepare(`INSERT OR REPLACE INTO meta (key, value) VALUES ('${LIVE_META.epoch}', ?)`),
+      titlesAfter: db.prepare(
+        `SELECT v.id, v.title, c.title AS channel, r.seq FROM live_records r JOIN videos v ON v.video_id = r.video_id
+         JOIN channels c ON c.id = v.channel WHERE r.seq > ? ORDER BY r.seq`,
+      ),
       records: db.prepare("SELECT record FROM live_records WHERE seq > ? ORDER BY seq").pluck(),
       stored: db.prepare("SELECT record, fetched_at AS fetchedAt, seq FROM live_records WHERE seq > ? ORDER BY seq"),
       storeId: db.prepare(`SELECT value FROM meta WHERE key = '${LIVE_META.storeId}'`).pluck(),
@@ -145,12 +166,50 @@ export class LiveStore {
 
   /** Reads the counts and the title index from the database, which is their source of truth. */
   #reloadMemory(): LiveCounts {
-    this.titles.clear();
-    for (const row of this.db.prepare("SELECT v.id, v.title, c.title AS channel FROM videos v JOIN channels c ON c.id = v.channel").iterate()) {
-      this.titles.add(row as { id: number; title: string; channel: string });
-    }
+    return this.db.transaction(() => {
+      this.titles.clear();
+      for (const row of this.db.prepare("SELECT v.id, v.title, c.title AS channel FROM videos v JOIN channels c ON c.id = v.channel").iterate()) {
+        this.titles.add(row as { id: number; title: string; channel: string });
+      }
+      this.#seenSeq = this.maxSeq();
+      this.#epoch = (this.#sql.getEpoch.get() as string | undefined) ?? "";
+      this.#dataVersion = this.#readDataVersion();
+      return this.#storedCounts();
+    })();
+  }
+
+  #storedCounts(): LiveCounts {
     const stored = this.#sql.getMeta.get() as string | undefined;
     return stored ? (JSON.parse(stored) as LiveCounts) : { videos: 0, transcripts: 0, totalWords: 0, channels: 0 };
+  }
+
+  #readDataVersion(): number {
+    return this.db.pragma("data_version", { simple: true }) as number;
+  }
+
+  /**
+   * Brings memory up to what other processes committed to the store since it
+   * was last read: the new records' titles, the counts, and a new generation
+   * (so search caches drop). One pragma when nothing changed. Returns whether
+   * anything did.
+   */
+  refresh(): boolean {
+    if (!this.db.open || this.#readDataVersion() === this.#dataVersion) return false;
+    this.db.transaction(() => {
+      this.#dataVersion = this.#readDataVersion();
+      if (((this.#sql.getEpoch.get() as string | undefined) ?? "") !== this.#epoch) {
+        this.#counts = this.#reloadMemory();
+        return;
+      }
+      for (const row of this.#sql.titlesAfter.iterate(this.#seenSeq)) {
+        const { seq, ...title } = row as { id: number; title: string; channel: string; seq: number };
+        this.titles.update(title);
+        this.#seenSeq = Math.max(this.#seenSeq, seq);
+      }
+      this.#counts = this.#storedCounts();
+    })();
+    this.#generation++;
+    return true;
   }
 
   /**
@@ -159,14 +218,16 @@ export class LiveStore {
    */
   put(input: VideoRecord, options: PutOptions): void {
     const record = VideoRecord.parse(input);
-    const change = this.db.transaction(() => this.#write(record, options, this.#counts))();
+    // IMMEDIATE, and the counts read inside it: another process may share the store (WORKERS > 1).
+    const change = this.db.transaction(() => this.#write(record, options, this.#storedCounts())).immediate();
     this.#counts = change.counts;
     this.titles.update(change.title);
+    this.#seenSeq = Math.max(this.#seenSeq, change.seq);
     this.#generation++;
   }
 
   /** The SQL of `put`, inside the caller's transaction; returns what memory should become once it commits. */
-  #write(record: VideoRecord, options: PutOptions, before: LiveCounts): { counts: LiveCounts; title: { id: number; title: string; channel: string } } {
+  #write(record: VideoRecord, options: PutOptions, before: LiveCounts): { counts: LiveCounts; seq: number; title: { id: number; title: string; channel: string } } {
     const previous = this.#sql.record.get(record.videoId) as { record: string; in_artifacts: number; searchable: number } | undefined;
     const merged = previous ? mergeRecords(JSON.parse(previous.record) as VideoRecord, record) : record;
     const channelId = this.#sql.channel.get(merged.channelId, merged.channelTitle, merged.channelHandle ?? null) as number;
@@ -223,7 +284,7 @@ export class LiveStore {
     if (!searchable && wasSearchable) counts.transcripts--;
     counts.totalWords += (searchable ? ((this.#sql.wordsOf.get(id) as number | undefined) ?? 0) : 0) - oldWords;
     this.#sql.putMeta.run(JSON.stringify(counts));
-    return { counts, title: { id, title: merged.title, channel: merged.channelTitle } };
+    return { counts, seq, title: { id, title: merged.title, channel: merged.channelTitle } };
   }
 
   /** Videos of a channel that the artifact set does not have, newest first. */
@@ -258,13 +319,14 @@ export class LiveStore {
    * the old state, on disk and in memory.
    */
   reconcile(trimThrough: number, place: (record: VideoRecord) => Placement): void {
-    const kept = (this.#sql.stored.all(trimThrough) as { record: string; fetchedAt: string; seq: number }[]).map((row) => ({
-      record: JSON.parse(row.record) as VideoRecord,
-      fetchedAt: new Date(row.fetchedAt),
-      seq: row.seq,
-    }));
     try {
+      // Read inside the (IMMEDIATE) transaction: a record another process commits meanwhile is not dropped.
       this.db.transaction(() => {
+        const kept = (this.#sql.stored.all(trimThrough) as { record: string; fetchedAt: string; seq: number }[]).map((row) => ({
+          record: JSON.parse(row.record) as VideoRecord,
+          fetchedAt: new Date(row.fetchedAt),
+          seq: row.seq,
+        }));
         this.db.exec(`
           INSERT INTO transcript_fts (transcript_fts) VALUES ('delete-all');
           DELETE FROM live_records; DELETE FROM transcripts; DELETE FROM videos; DELETE FROM channels;
@@ -272,7 +334,8 @@ export class LiveStore {
         let counts: LiveCounts = { videos: 0, transcripts: 0, totalWords: 0, channels: 0 };
         this.#sql.putMeta.run(JSON.stringify(counts));
         for (const { record, fetchedAt, seq } of kept) counts = this.#write(record, { ...place(record), fetchedAt, seq }, counts).counts;
-      })();
+        this.#sql.putEpoch.run(randomUUID());
+      }).immediate();
     } finally {
       this.#counts = this.#reloadMemory();
       this.#generation++;

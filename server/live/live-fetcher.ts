@@ -13,6 +13,11 @@
  * still queued, 504 `deadline_exceeded` once running); a queued fetch whose
  * callers all left is withdrawn and takes no slot, a running one goes on and
  * is stored. "No transcript" outcomes are remembered (negative cache).
+ *
+ * Where several processes serve one service (WORKERS, replicas), the fetch in
+ * a slot first claims its (video, language) through `coordination`: one
+ * process fetches, the others wait for its outcome and read the record back
+ * from the shared live store; the negative cache is shared the same way.
  */
 import PQueue from "p-queue";
 import { languageKey } from "../../pipeline/artifact/language.js";
@@ -23,7 +28,7 @@ import type { TranscriptLookup } from "../data/catalog.js";
 import { isDeadlineExceeded } from "../http/deadline.js";
 import type { Logger } from "../log.js";
 import type { LiveFetchEvent, TranscriptFetchOptions, TranscriptSource, TranscriptSourceResult } from "../transcript-source.js";
-import { NegativeCache } from "./negative-cache.js";
+import { localFetchCoordination, shareYouTubeError, youTubeErrorFrom, type Claim, type FetchCoordination } from "../coordination/fetch-coordination.js";
 import { SingleFlight, type Run } from "./single-flight.js";
 import {
   BUSY_RETRY_AFTER_SECONDS,
@@ -37,6 +42,8 @@ import {
 export interface LiveCatalog {
   getTranscript(videoId: string, languageCode: string): TranscriptLookup;
   storeLive(record: VideoRecord): void;
+  /** Brings the live store's memory up to what other processes committed (before reading their record back). */
+  refreshLive?(): void;
 }
 
 export interface LiveFetcherOptions {
@@ -51,6 +58,8 @@ export interface LiveFetcherOptions {
   negativeCacheMs: number;
   /** Most remembered outcomes. */
   negativeCacheSize: number;
+  /** Claims and negative cache shared with other processes; default: this process's own (negativeCacheMs, negativeCacheSize). */
+  coordination?: FetchCoordination;
   /** Retry-After of a 503 `upstream_busy`, in seconds. Default 5. */
   busyRetryAfterSeconds?: number;
   /** Milliseconds since the epoch (negative-cache expiry). Default Date.now. */
@@ -63,6 +72,8 @@ export interface LiveFetcherStats {
   upstreamFetches: number;
   /** Requests that joined a fetch already in flight. */
   joined: number;
+  /** Fetches answered by another process's fetch of the same (video, language). */
+  joinedElsewhere: number;
   /** Requests answered from the negative cache. */
   negativeHits: number;
   /** Requests refused because the wait queue was full. */
@@ -108,16 +119,20 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
   const { client, catalogs, log } = options;
   const queue = new PQueue({ concurrency: options.concurrency });
   const flights = new SingleFlight<TranscriptSourceResult>();
-  const negative = new NegativeCache({
-    ttlMs: options.negativeCacheMs,
-    maxEntries: options.negativeCacheSize,
-    ...(options.clock ? { now: options.clock } : {}),
-  });
+  const coordination =
+    options.coordination ??
+    localFetchCoordination({
+      ttlMs: options.negativeCacheMs,
+      maxEntries: options.negativeCacheSize,
+      ...(options.clock ? { now: options.clock } : {}),
+    });
+  const negative = coordination.negative;
   const shutdown = new AbortController();
   const busyRetryAfter = options.busyRetryAfterSeconds ?? BUSY_RETRY_AFTER_SECONDS;
   const stats: LiveFetcherStats = {
     upstreamFetches: 0,
     joined: 0,
+    joinedElsewhere: 0,
     negativeHits: 0,
     refusedBusy: 0,
     stored: 0,
@@ -133,7 +148,57 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
     for (const listener of listeners) listener(event);
   };
 
-  const fetchAndStore = async (videoId: string, lang: string): Promise<TranscriptSourceResult> => {
+  /** Waits for `promise` unless the fetcher closes first. */
+  const untilClosed = <T>(promise: Promise<T>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      if (shutdown.signal.aborted) return reject(shuttingDownError());
+      const onClose = (): void => reject(shuttingDownError());
+      shutdown.signal.addEventListener("abort", onClose, { once: true });
+      promise.then(
+        (value) => {
+          shutdown.signal.removeEventListener("abort", onClose);
+          resolve(value);
+        },
+        (error: unknown) => {
+          shutdown.signal.removeEventListener("abort", onClose);
+          reject(error);
+        },
+      );
+    });
+
+  /** The fetch in a slot: this process's, or another's that holds the claim (then its outcome, read back here). */
+  const fetchAndStore = async (videoId: string, lang: string, key: string): Promise<TranscriptSourceResult> => {
+    for (;;) {
+      if (shutdown.signal.aborted) throw shuttingDownError();
+      const claim = await untilClosed(coordination.claims.claim(key));
+      if (claim.role === "leader") return lead(videoId, lang, claim);
+      const outcome = await untilClosed(claim.outcome);
+      if (outcome.kind === "failed") throw upstreamHttpError(youTubeErrorFrom(outcome.error));
+      if (outcome.kind === "abandoned") continue;
+      stats.joinedElsewhere++;
+      const catalog = catalogs.current;
+      catalog.refreshLive?.();
+      const lookup = catalog.getTranscript(videoId, lang);
+      if (lookup.kind !== "found") throw new Error(`another process stored ${videoId} (${lang}) but it cannot be read back (${lookup.kind})`);
+      return { stored: lookup.stored, method: outcome.method, usedProxy: outcome.usedProxy };
+    }
+  };
+
+  /** Fetches and stores under the claim, and settles it with how that ended. */
+  const lead = async (videoId: string, lang: string, claim: Extract<Claim, { role: "leader" }>): Promise<TranscriptSourceResult> => {
+    log?.debug("live fetch claimed", { videoId, lang });
+    try {
+      const result = await fetchUpstream(videoId, lang);
+      claim.settle({ kind: "stored", method: result.method, usedProxy: result.usedProxy });
+      return result;
+    } catch (error) {
+      const youTube = error instanceof UpstreamFailure ? error.youTube : undefined;
+      claim.settle(youTube ? { kind: "failed", error: shareYouTubeError(youTube) } : { kind: "abandoned" });
+      throw error instanceof UpstreamFailure ? error.http : error;
+    }
+  };
+
+  const fetchUpstream = async (videoId: string, lang: string): Promise<TranscriptSourceResult> => {
     if (shutdown.signal.aborted) throw shuttingDownError();
     stats.upstreamFetches++;
     let fetched;
@@ -143,10 +208,10 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
       fetched = await client.fetchTranscript(videoId, { languages: [lang], includeMetadata: true, signal: shutdown.signal });
     } catch (error) {
       if (isYouTubeError(error)) {
-        const remembered = negative.remember(videoId, lang, error);
+        const remembered = await negative.remember(videoId, lang, error).catch(() => false);
         log?.info("live fetch failed", { videoId, lang, code: error.code, usedProxy: error.usedProxy ?? false, remembered });
         emit({ outcome: "upstream_error", kind: error.code });
-        throw upstreamHttpError(error);
+        throw new UpstreamFailure(error);
       }
       if (shutdown.signal.aborted) throw shuttingDownError();
       throw error;
@@ -155,7 +220,7 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
     if (track === undefined || prepareTrack(track) === undefined) {
       // Nothing would be served; store nothing rather than a video without its transcript.
       emit({ outcome: "upstream_error", kind: "empty_transcript" });
-      throw upstreamHttpError(new YouTubeError("empty_transcript", "The chosen track has no text", { usedProxy: fetched.usedProxy }));
+      throw new UpstreamFailure(new YouTubeError("empty_transcript", "The chosen track has no text", { usedProxy: fetched.usedProxy }));
     }
     // Store and read back in one synchronous step: no hot switch can fall between them.
     const catalog = catalogs.current;
@@ -183,7 +248,7 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
     const promise = queue.add(
       () => {
         slot.started = true;
-        return fetchAndStore(videoId, lang);
+        return fetchAndStore(videoId, lang, key);
       },
       { id: slot.id, priority, signal: withdraw.signal },
     );
@@ -211,7 +276,8 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
       return { running: queue.pending, waiting: queue.size };
     },
     async fetch(videoId: string, lang: string, { signal, bulk = false }: TranscriptFetchOptions): Promise<TranscriptSourceResult> {
-      const remembered = negative.get(videoId, lang);
+      const asked = negative.get(videoId, lang);
+      const remembered = asked instanceof Promise ? await asked : asked;
       if (remembered !== undefined) {
         stats.negativeHits++;
         emit({ outcome: "negative_cache" });
@@ -263,4 +329,13 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
       await queue.onIdle();
     },
   };
+}
+
+/** A YouTube answer that is not a transcript, with the problem it is answered with. */
+class UpstreamFailure extends Error {
+  readonly http: Error;
+  constructor(readonly youTube: YouTubeError) {
+    super(youTube.message);
+    this.http = upstreamHttpError(youTube);
+  }
 }

@@ -1,0 +1,41 @@
+/**
+ * The messages between the primary and its workers (WORKERS > 1), over
+ * node:cluster's IPC channel. A worker asks (`Ask`, with an id) and the
+ * primary answers with that id; a claim answered `follower` gets a second
+ * answer with the same id once the fetch it waits for has an outcome.
+ */
+import type { FetchOutcome, SharedYouTubeError } from "../coordination/fetch-coordination.js";
+import type { RateLimitDecision } from "../rate-limit/rate-limiter.js";
+
+/** Marks this service's messages apart from node's own cluster traffic. */
+export const CHANNEL = "transcript-service";
+
+export type Ask =
+  | { op: "rate"; keyId: string; nowMs: number }
+  | { op: "claim"; key: string }
+  | { op: "settle"; key: string; outcome: FetchOutcome }
+  | { op: "negative-get"; videoId: string; lang: string }
+  | { op: "negative-remember"; videoId: string; lang: string; error: SharedYouTubeError };
+
+export type Answer =
+  | { op: "rate"; decision: RateLimitDecision }
+  | { op: "claim"; role: "leader" | "follower" }
+  | { op: "outcome"; outcome: FetchOutcome }
+  | { op: "settle" }
+  | { op: "negative-get"; error: SharedYouTubeError | null }
+  | { op: "negative-remember"; remembered: boolean };
+
+/** A worker to the primary. `listening`: the worker serves, on this port. */
+export type WorkerMessage =
+  | { channel: typeof CHANNEL; id: number; ask: Ask }
+  | { channel: typeof CHANNEL; listening: { port: number; dataset: string; builtAt: string } };
+
+export interface PrimaryMessage {
+  channel: typeof CHANNEL;
+  id: number;
+  answer: Answer;
+}
+
+export function isServiceMessage(message: unknown): message is { channel: typeof CHANNEL } {
+  return typeof message === "object" && message !== null && (message as { channel?: unknown }).channel === CHANNEL;
+}

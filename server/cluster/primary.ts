@@ -1,0 +1,166 @@
+/**
+ * `npm start` with WORKERS > 1: the primary process. It makes sure a set is
+ * published (the demo one on first start) and issues the demo key once, then
+ * forks the workers, each a whole server (`main.ts`) listening on the one
+ * port node:cluster shares among them, and answers their questions about the
+ * state they share (`hub.ts`). It logs `listening` once every worker serves,
+ * replaces a worker that dies, passes SIGHUP on, and on SIGTERM/SIGINT stops
+ * every worker gracefully before it exits.
+ */
+import cluster, { type Worker } from "node:cluster";
+import { ensureServableSet, isDemoSet, issueDemoKey, NoArtifactSetError, revokeDemoKeys } from "../demo.js";
+import { openKeyStore } from "../auth/key-store.js";
+import type { Config } from "../config.js";
+import { errorFields, type Logger } from "../log.js";
+import { readManifest } from "../../pipeline/artifact/manifest.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout.js";
+import { Hub, type Asker } from "./hub.js";
+import { CHANNEL, isServiceMessage, type PrimaryMessage, type WorkerMessage } from "./messages.js";
+
+/** A worker that dies before it listens this many times in a row stops the service (a crash loop helps nobody). */
+const MAX_FAILED_STARTS = 5;
+/** Wait before a replacement, so a worker that dies at once does not spin the CPU. */
+const RESTART_DELAY_MS = 500;
+
+export async function runPrimary(config: Config, workers: number, log: Logger): Promise<void> {
+  let stopping = false;
+  let forked = false;
+  let stopSignal: NodeJS.Signals | undefined;
+  // During start-up a stop waits for the current step (a demo build) to end; then nothing is forked and the exit is 0.
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (stopping) return;
+    stopping = true;
+    stopSignal = signal;
+    if (forked) void stopAll();
+    else log.info("shutting down", { signal, during: "start-up" });
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+  process.on("SIGHUP", () => {
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill("SIGHUP");
+  });
+
+  try {
+    await ensureServableSet(config, log);
+  } catch (error) {
+    if (error instanceof NoArtifactSetError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  if (stopping) return stopAll();
+  // Once, here: a worker (or its replacement) never replaces the printed key.
+  const manifest = readManifest(dataDirLayout(config.dataDir).current);
+  let demoKey: string | undefined;
+  // With DATABASE_URL the keys are in PostgreSQL, made with `npm run keys` only; each worker revokes the demo keys there.
+  if (config.databaseUrl === undefined) {
+    const keyStore = openKeyStore({ dataDir: config.dataDir });
+    try {
+      if (isDemoSet(manifest)) demoKey = issueDemoKey(keyStore, log);
+      else revokeDemoKeys(keyStore, manifest.dataset, log);
+    } finally {
+      keyStore.close();
+    }
+  }
+
+  const hub = new Hub({
+    rateLimitPerMinute: config.rateLimitPerMinute,
+    negativeCacheMs: config.negativeCacheSeconds * 1000,
+    negativeCacheSize: config.negativeCacheSize,
+  });
+  const listeningWorkers = new Set<number>();
+  let announced = false;
+  let failedStarts = 0;
+
+  const fork = (): void => {
+    const worker = cluster.fork();
+    const asker: Asker = {
+      id: worker.id,
+      reply(id, answer) {
+        if (!worker.isConnected()) return;
+        const message: PrimaryMessage = { channel: CHANNEL, id, answer };
+        worker.send(message, undefined, (error: Error | null) => {
+          if (error) log.debug("answer to a worker lost", { worker: worker.id, ...errorFields(error) });
+        });
+      },
+    };
+    worker.on("message", (message: unknown) => {
+      if (!isServiceMessage(message)) return;
+      const sent = message as WorkerMessage;
+      if ("listening" in sent) {
+        failedStarts = 0;
+        listeningWorkers.add(worker.id);
+        log.info("worker listening", { worker: worker.id, pid: worker.process.pid, port: sent.listening.port });
+        if (!announced && listeningWorkers.size >= workers) {
+          announced = true;
+          announce(sent.listening);
+        }
+        return;
+      }
+      hub.handle(asker, sent.id, sent.ask).catch((error: unknown) => log.error("worker question failed", { worker: worker.id, ...errorFields(error) }));
+    });
+    worker.on("exit", (code, signal) => {
+      hub.gone(asker);
+      const wasListening = listeningWorkers.delete(worker.id);
+      if (stopping) return;
+      if (!announced) {
+        log.error("a worker failed to start; stopping", { worker: worker.id, code, signal });
+        stopping = true;
+        void stopAll(1);
+        return;
+      }
+      if (!wasListening && ++failedStarts >= MAX_FAILED_STARTS) {
+        log.error("workers keep failing to start; stopping", { failedStarts });
+        stopping = true;
+        void stopAll(1);
+        return;
+      }
+      log.warn("worker exited; starting another", { worker: worker.id, pid: worker.process.pid, code, signal });
+      setTimeout(() => {
+        if (!stopping) fork();
+      }, RESTART_DELAY_MS).unref();
+    });
+  };
+
+  const announce = (details: { port: number; dataset: string; builtAt: string }): void => {
+    const url = `http://${config.host}:${details.port}`;
+    log.info("listening", {
+      url,
+      pid: process.pid,
+      workers,
+      dataset: details.dataset,
+      builtAt: details.builtAt,
+      liveFetch: config.liveFetch ? config.youtubeOrigin : "off",
+      proxies: config.youtubeProxyUrls.length,
+    });
+    if (demoKey !== undefined) {
+      process.stdout.write(
+        `\nServing the demo dataset at ${url}\nDemo API key (plan pro, replaced at every start):\n\n  ${demoKey}\n\n` +
+          `Try: curl -H "X-API-Key: ${demoKey}" "${url}/v1/search?q=river"\n\n`,
+      );
+    }
+  };
+
+  /** SIGTERM to every worker (each stops gracefully), then exit once all are gone. */
+  async function stopAll(exitCode = 0): Promise<void> {
+    const running = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
+    if (exitCode === 0) log.info("shutting down", { signal: stopSignal, workers: running.length, graceMs: config.shutdownGraceMs });
+    await Promise.all(
+      running.map(
+        (worker) =>
+          new Promise<void>((resolve) => {
+            if (worker.isDead()) return resolve();
+            worker.once("exit", () => resolve());
+            worker.process.kill("SIGTERM");
+          }),
+      ),
+    );
+    if (exitCode === 0) log.info("stopped", { clean: true });
+    process.exit(exitCode);
+  }
+
+  if (stopping) return stopAll();
+  forked = true;
+  for (let i = 0; i < workers; i++) fork();
+}

@@ -1,0 +1,130 @@
+/**
+ * A worker's side of the IPC channel to its primary (WORKERS > 1): the rate
+ * limiter, the fetch claims and the negative cache of `hub.ts`, behind the
+ * same interfaces as their one-process versions. When the primary cannot be
+ * asked (it is gone), the question fails as a 503 problem rather than being
+ * answered by this worker alone.
+ */
+import { HttpError } from "../http/http-error.js";
+import {
+  shareYouTubeError,
+  youTubeErrorFrom,
+  type Claim,
+  type FetchCoordination,
+  type FetchOutcome,
+} from "../coordination/fetch-coordination.js";
+import type { RateLimiter } from "../rate-limit/rate-limiter.js";
+import { CHANNEL, isServiceMessage, type Answer, type Ask, type PrimaryMessage, type WorkerMessage } from "./messages.js";
+
+export interface WorkerLink {
+  rateLimiter: RateLimiter;
+  coordination: FetchCoordination;
+  /** Tells the primary this worker serves. */
+  listening(details: { port: number; dataset: string; builtAt: string }): void;
+  close(): void;
+}
+
+interface Pending {
+  /** The first answer. */
+  resolve(answer: Answer): void;
+  reject(error: Error): void;
+  /** A follower claim's later outcome. */
+  outcome?: (outcome: FetchOutcome) => void;
+}
+
+function unavailable(): HttpError {
+  return new HttpError(503, "coordination_unavailable", "The service is restarting; try again shortly.", { headers: { "Retry-After": "1" } });
+}
+
+export function connectWorker(channel: NodeJS.Process = process): WorkerLink {
+  const pending = new Map<number, Pending>();
+  let nextId = 0;
+  let closed = false;
+
+  const onMessage = (message: unknown): void => {
+    if (!isServiceMessage(message)) return;
+    const { id, answer } = message as PrimaryMessage;
+    const entry = pending.get(id);
+    if (entry === undefined) return;
+    if (answer.op === "outcome") {
+      pending.delete(id);
+      entry.outcome?.(answer.outcome);
+      return;
+    }
+    // A follower's claim stays pending until its outcome arrives.
+    if (!(answer.op === "claim" && answer.role === "follower")) pending.delete(id);
+    entry.resolve(answer);
+  };
+  const onDisconnect = (): void => {
+    closed = true;
+    for (const entry of pending.values()) {
+      entry.reject(unavailable());
+      entry.outcome?.({ kind: "abandoned" });
+    }
+    pending.clear();
+  };
+  channel.on("message", onMessage);
+  channel.on("disconnect", onDisconnect);
+
+  const ask = (question: Ask, outcome?: (outcome: FetchOutcome) => void): Promise<Answer> =>
+    new Promise<Answer>((resolve, reject) => {
+      if (closed || channel.send === undefined || !channel.connected) return reject(unavailable());
+      const id = ++nextId;
+      pending.set(id, { resolve, reject, ...(outcome ? { outcome } : {}) });
+      const message: WorkerMessage = { channel: CHANNEL, id, ask: question };
+      channel.send(message, undefined, {}, (error) => {
+        if (error === null || error === undefined) return;
+        pending.delete(id);
+        reject(unavailable());
+      });
+    });
+
+  const expect = <O extends Answer["op"]>(answer: Answer, op: O): Extract<Answer, { op: O }> => {
+    if (answer.op !== op) throw new Error(`expected a ${op} answer from the primary, got ${answer.op}`);
+    return answer as Extract<Answer, { op: O }>;
+  };
+
+  const claim = async (key: string): Promise<Claim> => {
+    let settleOutcome!: (outcome: FetchOutcome) => void;
+    const outcome = new Promise<FetchOutcome>((resolve) => (settleOutcome = resolve));
+    const answer = expect(await ask({ op: "claim", key }, settleOutcome), "claim");
+    if (answer.role === "follower") return { role: "follower", outcome };
+    let settled = false;
+    return {
+      role: "leader",
+      settle(result) {
+        if (settled) return;
+        settled = true;
+        // A lost settle is not lost work: the primary abandons the claim when this worker exits.
+        ask({ op: "settle", key, outcome: result }).catch(() => undefined);
+      },
+    };
+  };
+
+  return {
+    rateLimiter: {
+      consume: async (keyId, nowMs) => expect(await ask({ op: "rate", keyId, nowMs }), "rate").decision,
+    },
+    coordination: {
+      claims: { claim },
+      negative: {
+        async get(videoId, lang) {
+          const { error } = expect(await ask({ op: "negative-get", videoId, lang }), "negative-get");
+          return error === null ? undefined : youTubeErrorFrom(error);
+        },
+        async remember(videoId, lang, error) {
+          return expect(await ask({ op: "negative-remember", videoId, lang, error: shareYouTubeError(error) }), "negative-remember").remembered;
+        },
+      },
+    },
+    listening(details) {
+      if (closed || !channel.connected) return;
+      const message: WorkerMessage = { channel: CHANNEL, listening: details };
+      channel.send?.(message);
+    },
+    close() {
+      channel.off("message", onMessage);
+      channel.off("disconnect", onDisconnect);
+    },
+  };
+}
