@@ -38,9 +38,9 @@ export const searchTool: Tool = {
 
 function searchText(body: z.output<typeof SearchResponseSchema>): string {
   const { pagination: page, results } = body;
-  if (results.length === 0) return `No transcript matches "${body.query}"${page.offset > 0 ? ` at offset ${page.offset}` : ""}.`;
+  if (results.length === 0) return `Query: ${body.query} — no matching transcript${page.offset > 0 ? ` at offset ${page.offset}` : ""}.`;
   const lines = [
-    `${page.totalExact ? "" : "About "}${count(page.total)} transcripts match "${body.query}"; hits ${page.offset + 1}–${page.offset + results.length}` +
+    `Query: ${body.query} — ${page.totalExact ? "" : "about "}${count(page.total)} matching transcripts; hits ${page.offset + 1}–${page.offset + results.length}` +
       `${page.hasMore ? ` (more: offset ${page.offset + page.limit})` : ""}.`,
   ];
   results.forEach((hit, i) => {

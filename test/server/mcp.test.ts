@@ -149,7 +149,7 @@ describe("search_transcripts", () => {
     expect(answerOf(result)).toEqual(rest.body);
     expect(rest.body.results).toHaveLength(2);
     const text = textOf(result);
-    expect(text).toContain(`transcripts match "river"`);
+    expect(text).toMatch(/^Query: river — \d+ matching transcripts; hits 1–2 \(more: offset 2\)\./);
     expect(text).toContain(`https://www.youtube.com/watch?v=${rest.body.results[0].videoId}`);
     // The snippet as plain text: matches in bold, no markup.
     expect(text).toContain("**river**");
