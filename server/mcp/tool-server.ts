@@ -64,8 +64,9 @@ export function createToolServer(tools: readonly Tool[], call: ToolCall): Server
 
 function toolError(name: string, thrown: unknown, { ctx, deps }: ToolCall): CallToolResult {
   const error = toHttpError(thrown);
-  if (error.status === 500) deps.log.error("tool failed", { requestId: ctx.requestId, tool: name, ...errorFields(thrown) });
-  else if (error.status >= 500 && !ctx.signal.aborted) {
+  if (ctx.signal.aborted) deps.log.debug("client went away", { requestId: ctx.requestId, tool: name, ...errorFields(thrown) });
+  else if (error.status === 500) deps.log.error("tool failed", { requestId: ctx.requestId, tool: name, ...errorFields(thrown) });
+  else if (error.status >= 500) {
     const cause = error.cause instanceof Error ? error.cause.message : undefined;
     deps.log.warn("upstream problem", { requestId: ctx.requestId, tool: name, status: error.status, code: error.code, cause });
   }

@@ -2,11 +2,11 @@
  * A long transcript read in pieces: each answer carries at most `maxChars`
  * characters and a cursor to the next piece; the pieces, in order, join into
  * exactly the whole (no gap, no overlap). Text is cut after the last line
- * break in the second half of the piece, else after the last space there, never inside a UTF-16
- * surrogate pair; segments (format json) are never cut. A cursor names the
- * document it belongs to (a hash of it), so a cursor of another video,
- * format, window, or of a transcript that changed since, is refused rather
- * than read at the wrong place.
+ * break in the second half of the piece, else after the last space there,
+ * never inside a UTF-16 surrogate pair; segments (format json) are never cut.
+ * A cursor names the document it belongs to (a hash of it), so a cursor of
+ * another video, format or window, or of a transcript that changed since, is
+ * refused rather than read at the wrong place.
  */
 import { createHash } from "node:crypto";
 import { HttpError } from "../http/http-error.js";
