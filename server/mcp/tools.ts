@@ -44,8 +44,8 @@ function searchText(body: z.output<typeof SearchResponseSchema>): string {
       `${page.hasMore ? ` (more: offset ${page.offset + page.limit})` : ""}.`,
   ];
   results.forEach((hit, i) => {
-    // Hits that carry the moment of their match (startSeconds, url) link to it.
-    const moment = hit as { startSeconds?: number; url?: string };
+    // Hits that carry the moment of their match (startSeconds, url, other moments) link to it.
+    const moment = hit as { startSeconds?: number; url?: string; moments?: { startSeconds: number }[] };
     const at = moment.startSeconds === undefined ? "" : ` at ${clock(moment.startSeconds)}`;
     lines.push(
       "",
@@ -53,6 +53,7 @@ function searchText(body: z.output<typeof SearchResponseSchema>): string {
       `   videoId ${hit.videoId}${at}: ${moment.url ?? watchUrl(hit.videoId)}`,
       `   ${plainSnippet(hit.snippet)}`,
     );
+    if (moment.moments !== undefined && moment.moments.length > 0) lines.push(`   also at ${moment.moments.map((m) => clock(m.startSeconds)).join(", ")}`);
   });
   return lines.join("\n");
 }
