@@ -7,8 +7,8 @@
 import path from "node:path";
 import { z } from "zod";
 
-/** The commands that read settings: `npm start`, `npm run pipeline`, `npm run keys`. */
-export const COMMANDS = ["server", "pipeline", "keys"] as const;
+/** The commands that read settings: `npm start`, `npm run pipeline`, `npm run keys`, `npm run mcp`. */
+export const COMMANDS = ["server", "pipeline", "keys", "mcp"] as const;
 export type Command = (typeof COMMANDS)[number];
 
 /** A zod schema from the environment's string to the setting's value. */
@@ -133,6 +133,17 @@ export const originList = (message: string): Kind<string[]> =>
   commaList()
     .refine((items) => (items.length === 1 && items[0] === "*") || items.every(isOrigin), message)
     .transform((items) => (items[0] === "*" ? ["*"] : [...new Set(items.map((v) => new URL(v).origin))]));
+
+/** One http(s) URL (a path is allowed, for a service behind a prefix), without its trailing slash. */
+export const httpUrl = (message: string): Kind<string> =>
+  z
+    .string()
+    .trim()
+    .refine((v) => isHttpUrl(v) && !/[?#]/.test(v), message)
+    .transform((v) => v.replace(/\/+$/, ""));
+
+/** Any text, possibly empty (a secret the command asks for when it needs it). */
+export const optionalText = (): Kind<string> => z.string().trim();
 
 export const nonEmpty = (): Kind<string> => z.string().trim().min(1, "must not be empty");
 

@@ -4,7 +4,7 @@
  * under. A new setting is one new row here; settings.ts derives the rest and
  * holds the rules over several settings (CROSS_CHECKS).
  */
-import { countOrAuto, directory, httpOrigin, httpUrls, listOf, nonEmpty, onOff, oneOf, optionalUrl, originList, setting, switches, wholeNumber } from "./define.js";
+import { countOrAuto, directory, httpOrigin, httpUrl, httpUrls, listOf, nonEmpty, onOff, oneOf, optionalText, optionalUrl, originList, setting, switches, wholeNumber } from "./define.js";
 
 export const PLANS = ["free", "pro"] as const;
 export type Plan = (typeof PLANS)[number];
@@ -296,5 +296,20 @@ export const ROWS = {
     default: "10000",
     readBy: ["server"],
     help: "Most remembered \"no transcript\" answers (1 to 10000000), least recently used dropped first.",
+  }),
+  transcriptsUrl: setting({
+    name: "TRANSCRIPTS_URL",
+    kind: httpUrl("must be an http(s) URL such as http://127.0.0.1:3000"),
+    default: "http://127.0.0.1:3000",
+    readBy: ["mcp"],
+    help: "Base URL of the running service that `npm run mcp -- --stdio` calls (its /mcp endpoint).",
+  }),
+  // A key: never log the value.
+  transcriptsApiKey: setting({
+    name: "TRANSCRIPTS_API_KEY",
+    kind: optionalText(),
+    default: "",
+    readBy: ["mcp"],
+    help: "The API key `npm run mcp -- --stdio` sends (required by it; create one with `npm run keys -- create`).",
   }),
 };

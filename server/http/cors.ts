@@ -12,7 +12,7 @@ import { sendJson } from "./respond.js";
 import type { Router } from "./router.js";
 
 /** Request headers a page may send (a preflight lists those it wants). */
-export const CORS_ALLOW_HEADERS = "X-API-Key, Content-Type, Authorization, If-None-Match, X-Request-Id";
+export const CORS_ALLOW_HEADERS = "X-API-Key, Content-Type, Authorization, If-None-Match, X-Request-Id, Accept, Mcp-Protocol-Version";
 /** Response headers a page may read beyond the CORS-safelisted ones. */
 export const CORS_EXPOSE_HEADERS = [
   "X-RateLimit-Limit",

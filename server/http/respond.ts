@@ -83,6 +83,10 @@ const HTML_SIGNIFICANT = /[<>&\u2028\u2029]/g;
  * beside nosniff and the CSP).
  */
 export function safeJson(value: unknown): string {
-  const text = JSON.stringify(value);
+  return escapeJsonText(JSON.stringify(value));
+}
+
+/** The same escaping over JSON text serialised elsewhere (an MCP answer): those characters only occur inside strings, so the value is unchanged. */
+export function escapeJsonText(text: string): string {
   return text.replace(HTML_SIGNIFICANT, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }

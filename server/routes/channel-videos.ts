@@ -1,5 +1,6 @@
 /** GET /v1/channels/:channelId/videos: a channel's indexed videos, newest first. */
 import { z } from "zod";
+import type { Catalog } from "../data/catalog.js";
 import { HttpError } from "../http/http-error.js";
 import { parseParams, parseQuery } from "../http/route-input.js";
 import type { Route } from "../http/route.js";
@@ -52,22 +53,30 @@ export const channelVideosRoute: Route = {
   handle(ctx, { catalog }) {
     const { channelId } = parseParams(ctx, ChannelParams);
     const { limit, offset } = parseQuery(ctx, ChannelQuery);
-    const page = catalog.channelVideos(channelId, limit, offset);
-    if (page === undefined) throw new HttpError(404, "channel_not_found", "No channel with this id is indexed.");
-    return {
-      body: {
-        channelId,
-        channelTitle: page.channelTitle,
-        videos: page.items.map((item) => ({
-          videoId: item.videoId,
-          title: item.title,
-          viewCount: item.viewCount,
-          publishedAt: item.publishedAt,
-          hasTranscript: item.hasTranscript,
-          transcript: item.transcript === null ? null : { ...item.transcript },
-        })),
-        pagination: { limit, offset, total: page.total, hasMore: offset + page.items.length < page.total },
-      },
-    };
+    return { body: channelVideosBody(catalog, channelId, limit, offset) };
   },
 };
+
+/** One page of a channel's videos, as REST and the MCP tool `list_channel_videos` answer it; 404 for an unknown channel. */
+export function channelVideosBody(
+  catalog: Pick<Catalog, "channelVideos">,
+  channelId: string,
+  limit: number,
+  offset: number,
+): z.output<typeof ChannelVideosResponseSchema> {
+  const page = catalog.channelVideos(channelId, limit, offset);
+  if (page === undefined) throw new HttpError(404, "channel_not_found", "No channel with this id is indexed.");
+  return {
+    channelId,
+    channelTitle: page.channelTitle,
+    videos: page.items.map((item) => ({
+      videoId: item.videoId,
+      title: item.title,
+      viewCount: item.viewCount,
+      publishedAt: item.publishedAt,
+      hasTranscript: item.hasTranscript,
+      transcript: item.transcript === null ? null : { ...item.transcript },
+    })),
+    pagination: { limit, offset, total: page.total, hasMore: offset + page.items.length < page.total },
+  };
+}

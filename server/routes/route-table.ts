@@ -1,5 +1,6 @@
 /** Every route the server answers, in the order the OpenAPI document lists them. */
 import type { Route } from "../http/route.js";
+import { mcpRoute } from "../mcp/mcp-route.js";
 import { channelVideosRoute } from "./channel-videos.js";
 import { healthRoute, readyRoute } from "./health.js";
 import { openapiRoute } from "./openapi.js";
@@ -14,6 +15,7 @@ export const ROUTES: readonly Route[] = [
   transcriptsBulkRoute,
   channelVideosRoute,
   statsRoute,
+  mcpRoute,
   healthRoute,
   readyRoute,
   openapiRoute,

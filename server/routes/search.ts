@@ -1,5 +1,6 @@
 /** GET /v1/search: full-text search over stored transcripts. */
 import { z } from "zod";
+import type { Catalog } from "../data/catalog.js";
 import { parseQuery } from "../http/route-input.js";
 import type { Route } from "../http/route.js";
 import { PaginationSchema } from "../schemas/pagination.js";
@@ -53,21 +54,23 @@ export const searchRoute: Route = {
     problems: [{ status: 400, code: "invalid_parameter", description: "A query parameter is missing, malformed or given twice." }],
   },
   handle(ctx, { catalog }) {
-    const { q, limit, offset, channel, minViews } = parseQuery(ctx, SearchQuery);
-    const page = catalog.search({ q, limit, offset, channel, minViews });
-    return {
-      body: {
-        query: q,
-        results: page.results.map((hit) => ({
-          videoId: hit.videoId,
-          title: hit.title,
-          channelTitle: hit.channelTitle,
-          viewCount: hit.viewCount,
-          snippet: hit.snippet,
-          wordCount: hit.wordCount,
-        })),
-        pagination: { limit, offset, total: page.total, hasMore: page.hasMore, totalExact: page.totalExact },
-      },
-    };
+    return { body: searchBody(catalog, parseQuery(ctx, SearchQuery)) };
   },
 };
+
+/** The answer to a validated search: the REST body, which the MCP tool `search_transcripts` returns too. */
+export function searchBody(catalog: Pick<Catalog, "search">, { q, limit, offset, channel, minViews }: z.output<typeof SearchQuery>): z.output<typeof SearchResponseSchema> {
+  const page = catalog.search({ q, limit, offset, channel, minViews });
+  return {
+    query: q,
+    results: page.results.map((hit) => ({
+      videoId: hit.videoId,
+      title: hit.title,
+      channelTitle: hit.channelTitle,
+      viewCount: hit.viewCount,
+      snippet: hit.snippet,
+      wordCount: hit.wordCount,
+    })),
+    pagination: { limit, offset, total: page.total, hasMore: page.hasMore, totalExact: page.totalExact },
+  };
+}

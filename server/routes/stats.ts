@@ -1,5 +1,6 @@
 /** GET /v1/stats: counts describing the database (computed at build time, so cheap). */
 import { z } from "zod";
+import type { Catalog } from "../data/catalog.js";
 import type { Route } from "../http/route.js";
 import { apiSchemas } from "../schemas/registry.js";
 
@@ -25,15 +26,18 @@ export const statsRoute: Route = {
     problems: [],
   },
   handle(_ctx, { catalog }) {
-    const stats = catalog.stats();
-    return {
-      body: {
-        videos: stats.videos,
-        transcripts: stats.transcripts,
-        totalWords: stats.totalWords,
-        avgWordsPerTranscript: Math.round(stats.avgWordsPerTranscript),
-        channels: stats.channels,
-      },
-    };
+    return { body: statsBody(catalog) };
   },
 };
+
+/** The counts REST and the MCP tool `get_stats` answer. */
+export function statsBody(catalog: Pick<Catalog, "stats">): z.output<typeof StatsSchema> {
+  const stats = catalog.stats();
+  return {
+    videos: stats.videos,
+    transcripts: stats.transcripts,
+    totalWords: stats.totalWords,
+    avgWordsPerTranscript: Math.round(stats.avgWordsPerTranscript),
+    channels: stats.channels,
+  };
+}

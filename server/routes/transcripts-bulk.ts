@@ -150,40 +150,48 @@ export const transcriptsBulkRoute: Route = {
   async handle(ctx, deps) {
     assertJsonContentType(ctx.req);
     const raw = await readJsonBody(ctx.req, { maxBytes: deps.config.maxBodyBytes });
-    if (isObject(raw) && Array.isArray(raw.videoIds) && raw.videoIds.length > MAX_BULK_IDS) {
-      throw new HttpError(400, "too_many_video_ids", `At most ${MAX_BULK_IDS} video ids per request.`, {
-        errors: [{ param: "videoIds", message: `must list at most ${MAX_BULK_IDS} video ids` }],
-      });
-    }
-    const { videoIds, fetchMissing, lang } = validate(BulkRequestSchema, raw);
-    const distinct = [...new Set(videoIds)];
-    const outcomes = await resolveAll(ctx, deps, distinct, lang, fetchMissing);
-
-    const items: Buffer[] = [];
-    const errors: unknown[] = [];
-    let fetched = 0;
-    distinct.forEach((videoId, i) => {
-      const outcome = outcomes[i] as Outcome;
-      if (!outcome.ok) {
-        const { ok: _ok, ...error } = outcome;
-        errors.push({ videoId, ...error });
-        return;
-      }
-      if (!outcome.cached) fetched++;
-      items.push(outcome.item);
-    });
-    // Items are serialised (and cached) one by one; the answer is assembled around their bytes without copying them.
-    const head = safeJson({ requested: distinct.length, found: items.length, fetched }).slice(0, -1);
-    const tail = safeJson({ errors, timing: { totalMs: elapsedMs(ctx) } }).slice(1);
-    const parts: (string | Buffer)[] = [`${head},"transcripts":[`];
-    items.forEach((item, i) => {
-      if (i > 0) parts.push(COMMA);
-      parts.push(item);
-    });
-    parts.push(`],${tail}`);
-    return { body: new RawJson(...parts) };
+    return { body: await bulkBody(ctx, deps, raw) };
   },
 };
+
+/**
+ * The answer to a bulk request body (validated here: `too_many_video_ids`,
+ * then the schema), as REST sends it and the MCP tool `get_transcripts` returns it.
+ */
+export async function bulkBody(ctx: RequestContext, deps: RouteDeps, raw: unknown): Promise<RawJson> {
+  if (isObject(raw) && Array.isArray(raw.videoIds) && raw.videoIds.length > MAX_BULK_IDS) {
+    throw new HttpError(400, "too_many_video_ids", `At most ${MAX_BULK_IDS} video ids per request.`, {
+      errors: [{ param: "videoIds", message: `must list at most ${MAX_BULK_IDS} video ids` }],
+    });
+  }
+  const { videoIds, fetchMissing, lang } = validate(BulkRequestSchema, raw);
+  const distinct = [...new Set(videoIds)];
+  const outcomes = await resolveAll(ctx, deps, distinct, lang, fetchMissing);
+
+  const items: Buffer[] = [];
+  const errors: unknown[] = [];
+  let fetched = 0;
+  distinct.forEach((videoId, i) => {
+    const outcome = outcomes[i] as Outcome;
+    if (!outcome.ok) {
+      const { ok: _ok, ...error } = outcome;
+      errors.push({ videoId, ...error });
+      return;
+    }
+    if (!outcome.cached) fetched++;
+    items.push(outcome.item);
+  });
+  // Items are serialised (and cached) one by one; the answer is assembled around their bytes without copying them.
+  const head = safeJson({ requested: distinct.length, found: items.length, fetched }).slice(0, -1);
+  const tail = safeJson({ errors, timing: { totalMs: elapsedMs(ctx) } }).slice(1);
+  const parts: (string | Buffer)[] = [`${head},"transcripts":[`];
+  items.forEach((item, i) => {
+    if (i > 0) parts.push(COMMA);
+    parts.push(item);
+  });
+  parts.push(`],${tail}`);
+  return new RawJson(...parts);
+}
 
 async function resolveAll(
   ctx: RequestContext,

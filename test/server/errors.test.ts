@@ -103,6 +103,13 @@ const CASES: ErrorCase[] = [
   { name: "expired API key", status: 403, code: "subscription_expired", send: get("/v1/stats", () => plain.keys.expired) },
   { name: "free plan on bulk", status: 403, code: "plan_required", send: bulk({ videoIds: [IDS.markup] }, () => plain.keys.free) },
   {
+    name: "MCP request from a browser origin not allowed",
+    status: 403,
+    code: "origin_not_allowed",
+    send: () =>
+      call(plain.baseUrl, "/mcp", { method: "POST", key: plain.keys.pro, headers: { Origin: "https://evil.example", "Content-Type": "application/json" }, body: "{}" }),
+  },
+  {
     name: "rate limit exceeded",
     status: 429,
     code: "rate_limited",

@@ -55,11 +55,14 @@ export interface StartOptions {
   clock?: () => number;
   rateLimiter?: RateLimiter;
   transcriptSource?: TranscriptSource;
+  /** Settings beyond what the environment sets (e.g. one another branch adds). */
+  configure?: (config: Config) => Config;
 }
 
 export async function startTestServer(options: StartOptions): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "server-data-"));
-  const config = loadConfig({ DATA_DIR: dataDir, ACCESS_LOG: "off", LOG_LEVEL: "debug", ...options.env });
+  const loaded = loadConfig({ DATA_DIR: dataDir, ACCESS_LOG: "off", LOG_LEVEL: "debug", ...options.env });
+  const config = options.configure?.(loaded) ?? loaded;
   const keyStore = openKeyStore({ dataDir });
   const catalog = openCatalog({ dir: options.artifacts.dir });
   const keys: TestKeys = {

@@ -1,0 +1,112 @@
+/**
+ * POST /mcp: the Model Context Protocol over Streamable HTTP (the SDK's
+ * transport in stateless mode: a new server and transport per request, JSON
+ * answers, no sessions), so any worker or replica answers any request. The
+ * route table does what it does for REST first: the Origin rule (before the
+ * key), the key (X-API-Key or Authorization: Bearer), the one rate-limit
+ * window, the body cap; then the JSON-RPC message goes to the tools.
+ * GET and DELETE (a server-sent stream, ending a session) have nothing to
+ * serve without sessions: the router answers them 405.
+ */
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { z } from "zod";
+import { HttpError } from "../http/http-error.js";
+import { readJsonBody } from "../http/json-body.js";
+import { escapeJsonText, RawJson } from "../http/respond.js";
+import type { Route, RouteResult } from "../http/route.js";
+import type { RequestContext } from "../http/context.js";
+import { apiSchemas } from "../schemas/registry.js";
+import { allowedOrigins, assertOriginAllowed } from "./origin.js";
+import { createToolServer } from "./tool-server.js";
+import { TOOLS } from "./tools.js";
+
+export const MCP_PATH = "/mcp";
+
+/** The headers the SDK's transport reads (the rest of the request is ours). */
+const PASSED_HEADERS = ["accept", "content-type", "mcp-protocol-version"];
+
+const JsonRpcMessageSchema = z
+  .object({
+    jsonrpc: z.literal("2.0"),
+    id: z.union([z.string(), z.int()]).optional().meta({ description: "Absent on notifications." }),
+    method: z.string().meta({ description: "initialize, notifications/initialized, tools/list, tools/call, ping." }),
+    params: z.record(z.string(), z.unknown()).optional(),
+  })
+  .register(apiSchemas, { id: "JsonRpcRequest" });
+
+const JsonRpcResponseSchema = z
+  .object({
+    jsonrpc: z.literal("2.0"),
+    id: z.union([z.string(), z.int()]).nullable(),
+    result: z.record(z.string(), z.unknown()).optional(),
+    error: z.object({ code: z.int(), message: z.string() }).optional(),
+  })
+  .register(apiSchemas, { id: "JsonRpcResponse" });
+
+export const mcpRoute: Route = {
+  method: "POST",
+  path: MCP_PATH,
+  auth: true,
+  bearer: true,
+  admit: (ctx, config) => assertOriginAllowed(ctx.req.headers.origin, allowedOrigins(config)),
+  doc: {
+    operationId: "mcp",
+    summary: "Model Context Protocol endpoint (Streamable HTTP, stateless) for LLM agents",
+    description:
+      "One JSON-RPC 2.0 message per request (no batches), Accept: application/json, text/event-stream; answered with JSON. " +
+      "Tools: search_transcripts, get_transcript, get_transcripts, list_channel_videos, get_stats (docs/api.md). " +
+      "The key may also be sent as Authorization: Bearer. A request with an Origin header not listed in CORS_ORIGINS gets 403. " +
+      "Protocol errors (malformed JSON-RPC, 406/415 for Accept/Content-Type) are JSON-RPC error objects; a tool's failure is a result with isError.",
+    body: JsonRpcMessageSchema,
+    response: JsonRpcResponseSchema,
+    responseDescription: "The JSON-RPC response (202 without a body for a notification).",
+    problems: [
+      { status: 403, code: "origin_not_allowed", description: "The Origin header names an origin CORS_ORIGINS does not list." },
+      { status: 413, code: "payload_too_large", description: "The body exceeds MAX_BODY_BYTES." },
+    ],
+  },
+  async handle(ctx, deps) {
+    let message: unknown;
+    try {
+      message = await readJsonBody(ctx.req, { maxBytes: deps.config.maxBodyBytes });
+    } catch (error) {
+      // Unreadable JSON is JSON-RPC's parse error; a body too large or cut short stays the HTTP problem REST gives.
+      if (error instanceof HttpError && error.code === "invalid_json" && error.cause === undefined) return jsonRpcError(400, -32700, `Parse error: ${error.detail}`);
+      throw error;
+    }
+    // Batches left the protocol in 2025-06-18; one message per request also keeps one request one count against the rate limit.
+    if (Array.isArray(message)) return jsonRpcError(400, -32600, "Invalid Request: send one JSON-RPC message per request (no batches).");
+    const server = createToolServer(TOOLS, { ctx, deps });
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    try {
+      await server.connect(transport);
+      const response = await transport.handleRequest(webRequest(ctx), { parsedBody: message });
+      return await routeResult(response);
+    } finally {
+      await server.close();
+    }
+  },
+};
+
+function webRequest(ctx: RequestContext): Request {
+  const headers = new Headers();
+  for (const name of PASSED_HEADERS) {
+    const value = ctx.req.headers[name];
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
+  }
+  return new Request(`http://localhost${MCP_PATH}`, { method: "POST", headers });
+}
+
+/** The transport's answer as the route table writes it (with the request id, rate-limit and security headers, compression). */
+async function routeResult(response: Response): Promise<RouteResult> {
+  const text = await response.text();
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    if (name !== "content-type" && name !== "content-length") headers[name] = value;
+  });
+  return { status: response.status, headers, ...(text === "" ? {} : { body: new RawJson(escapeJsonText(text)) }) };
+}
+
+function jsonRpcError(status: number, code: number, message: string): RouteResult {
+  return { status, body: { jsonrpc: "2.0", error: { code, message }, id: null } };
+}

@@ -1,0 +1,21 @@
+/** Small helpers for the text content of tool answers. */
+
+const ENTITIES: Record<string, string> = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#39;": "'" };
+
+/** A search snippet as plain text: the HTML escaping undone, matches in **bold**. */
+export function plainSnippet(snippet: string): string {
+  return snippet.replace(/<\/?mark>/g, "**").replace(/&(?:amp|lt|gt|quot|#39);/g, (entity) => ENTITIES[entity] ?? entity);
+}
+
+/** 3725 → "1:02:05", 65 → "1:05". */
+export function clock(seconds: number): string {
+  const whole = Math.max(0, Math.floor(seconds));
+  const h = Math.floor(whole / 3600);
+  const m = Math.floor((whole % 3600) / 60);
+  const s = String(whole % 60).padStart(2, "0");
+  return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
+}
+
+export function count(n: number): string {
+  return n.toLocaleString("en-US");
+}
