@@ -12,11 +12,10 @@ import type { TitleIndex } from "../../pipeline/artifact/title-index.js";
 import type { SearchHit, SearchParams } from "./catalog.js";
 import { bm25, inverseDocumentFrequency, type CorpusStats } from "./bm25.js";
 import type { HotTranscripts } from "./hot-transcripts.js";
-import { findOccurrences } from "./occurrences.js";
 import { containsPhrase } from "./phrase.js";
 import { countTerms } from "./term-counts.js";
 import type { ParsedQuery } from "./query.js";
-import { makeSnippet } from "./snippet.js";
+import { hitText, watchUrl, type HitText } from "./moments.js";
 import { MIN_PREFETCH, type TextPrefetch } from "./text-prefetch.js";
 import { andOfSets, filterBySets, type WordBitmaps } from "./word-bitmaps.js";
 
@@ -128,8 +127,8 @@ export interface Scored {
 export interface ShardHead {
   /** The first `candidates` matches, best first. */
   scored: Scored[];
-  /** Snippets made so far for this query, by rowid (kept with the cached head). */
-  snippets: Map<number, string>;
+  /** Snippets and moments made so far for this query, by rowid (kept with the cached head). */
+  snippets: Map<number, HitText>;
   /** True when `scored` holds every match. */
   complete: boolean;
 }
@@ -213,11 +212,12 @@ export class ShardSearch {
          FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?`,
       ),
       script: db.prepare("SELECT t.script FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?").pluck(),
+      timings: db.prepare("SELECT t.timings FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?").pluck(),
       // Reads the text's pages without making a string of it (the read-ahead's probe).
       textLength: db.prepare("SELECT length(CAST(t.script AS BLOB)) FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?").pluck(),
       // A result's word count is its transcript's: from memory where it is held there (hot-transcripts.ts), else `scoringWithoutText`.
       hit: db.prepare(
-        `SELECT v.video_id AS videoId, v.title AS title, c.title AS channelTitle, v.view_count AS viewCount
+        `SELECT v.video_id AS videoId, v.title AS title, c.channel_id AS channelId, c.title AS channelTitle, v.view_count AS viewCount
          FROM videos v JOIN channels c ON c.id = v.channel WHERE v.id = ?`,
       ),
       channel: db.prepare("SELECT id, transcript_count AS transcripts FROM channels WHERE channel_id = ?"),
@@ -518,7 +518,7 @@ export class ShardSearch {
    * (text-prefetch.ts), when the first of them, read here, came from disk
    * (`readAheadColdMicros`).
    */
-  prefetch(ids: readonly number[], snippets?: ReadonlyMap<number, string>): void {
+  prefetch(ids: readonly number[], snippets?: ReadonlyMap<number, unknown>): void {
     if (!this.#prefetch) return;
     const wanted = ids.filter((id) => !this.#hot?.get(id) && !snippets?.has(id));
     if (wanted.length < MIN_PREFETCH) return;
@@ -535,19 +535,20 @@ export class ShardSearch {
     this.#prefetch.read(cold > 0 ? wanted.slice(1) : wanted);
   }
 
-  /** A result row, with its snippet made once per query and kept in `snippets`. */
-  hit(id: number, parsed: ParsedQuery, snippets: Map<number, string>): SearchHit {
+  /** A result row, with its snippet and moments (moments.ts) made once per query and kept in `snippets`. */
+  hit(id: number, parsed: ParsedQuery, snippets: Map<number, HitText>): SearchHit {
     const hot = this.#hot?.get(id);
     const words = hot?.words ?? (this.#sql.scoringWithoutText.get(id) as { words: number }).words;
-    const row = { ...(this.#sql.hit.get(id) as Omit<SearchHit, "snippet" | "wordCount">), wordCount: words };
-    let snippet = snippets.get(id);
-    if (snippet === undefined) {
+    const row = { ...(this.#sql.hit.get(id) as Omit<SearchHit, keyof HitText | "url" | "wordCount">), wordCount: words };
+    let text = snippets.get(id);
+    if (text === undefined) {
       const script = hot?.bytes.toString("utf8") ?? (this.#sql.script.get(id) as string);
-      snippet = makeSnippet(script, findOccurrences(script, parsed.terms, SNIPPET_SPANS), { maxChars: this.#options.snippetChars });
+      const timings = this.#sql.timings.get(id) as Buffer;
+      text = hitText(script, timings, parsed, { maxChars: this.#options.snippetChars, maxSpans: SNIPPET_SPANS });
       // Bounded: a page is at most 100 hits, and a query's head is evicted with its cache entry.
-      if (snippets.size < 1000) snippets.set(id, snippet);
+      if (snippets.size < 1000) snippets.set(id, text);
     }
-    return { ...row, snippet };
+    return { ...row, ...text, url: watchUrl(row.videoId, text.startSeconds) };
   }
 
   /** Word count, views and text of a transcript, from memory when it is held there. */
