@@ -197,7 +197,7 @@ describe("choosing the format", () => {
   });
 
   it("answers misses with the same JSON problems whatever the format", async () => {
-    for (const headers of [{ Accept: "text/vtt" }, {}]) {
+    for (const headers of [{ Accept: "text/vtt" }, {}] as Record<string, string>[]) {
       expectProblem(await call(server.baseUrl, "/v1/transcript/unknown0001?format=srt", { key: server.keys.pro, headers }), 404, "video_not_found");
     }
     expectProblem(await call(server.baseUrl, `/v1/transcript/${EDGE_ID}?lang=de&format=vtt`, { key: server.keys.pro }), 404, "language_not_available");
