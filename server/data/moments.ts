@@ -139,6 +139,12 @@ function otherMoments(script: string, spans: readonly number[], matches: QueryMa
 
 function noTokenBetween(text: string, from: number, to: number): boolean {
   for (let at = from; at < to; at++) {
+    const unit = text.charCodeAt(at);
+    // ASCII, the common case, without the Unicode class (a regex test per character).
+    if (unit < 128) {
+      if ((unit >= 48 && unit <= 57) || (unit >= 65 && unit <= 90) || (unit >= 97 && unit <= 122)) return false;
+      continue;
+    }
     const code = text.codePointAt(at)!;
     if (TOKEN_CHARACTER.test(String.fromCodePoint(code))) return false;
     if (code > 0xffff) at++;
