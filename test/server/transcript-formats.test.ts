@@ -180,6 +180,9 @@ describe("choosing the format", () => {
     ["text/vtt", "format=srt", "application/x-subrip; charset=utf-8"],
     ["text/vtt", "format=json", "application/json; charset=utf-8"],
     ["image/png", "format=text", "text/plain; charset=utf-8"],
+    // Unreadable ranges are skipped; a header with none left says nothing.
+    ["nonsense, text/vtt;q=2", "", "application/json; charset=utf-8"],
+    ["TEXT/VTT; charset=utf-8", "", "text/vtt; charset=utf-8"],
   ];
   it.each(cases)("Accept %s with %s gives %s", async (accept, query, contentType) => {
     const res = await fetchText(`/v1/transcript/${EDGE_ID}?${query}`, accept === undefined ? {} : { Accept: accept });
