@@ -115,7 +115,7 @@ export function createApp(options: AppOptions): http.Server {
     } finally {
       lease.release();
     }
-    await sendJson(ctx, { status: result.status ?? 200, body: result.body, headers: result.headers ?? {} });
+    await sendJson(ctx, { status: result.status ?? 200, body: result.body, headers: result.headers ?? {}, ...(result.contentType ? { contentType: result.contentType } : {}) });
   };
 
   const sendProblem = async (ctx: RequestContext, thrown: unknown): Promise<void> => {

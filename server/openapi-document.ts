@@ -107,6 +107,9 @@ function operation(route: Route): JsonObject {
       },
     },
   };
+  for (const mediaType of doc.textResponses ?? []) {
+    (responses["200"]!.content as Record<string, JsonObject>)[mediaType] = { schema: { type: "string" } };
+  }
   const problems = [...doc.problems, ...(route.auth ? AUTH_PROBLEMS : []), ...COMMON_PROBLEMS];
   for (const status of [...new Set(problems.map((p) => p.status))].sort()) {
     const lines = problems.filter((p) => p.status === status).map((p) => `\`${p.code}\`: ${p.description}`);

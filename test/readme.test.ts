@@ -7,7 +7,9 @@
  * a longer string ending in `…` for any string that starts with the rest, and a
  * list ending in `"…"` for a list that starts with the items before it. Every
  * other field and value must be what the server answers, and an object must
- * have exactly the documented fields.
+ * have exactly the documented fields. A ```text block after a `curl` is a
+ * non-JSON response (SubRip, WebVTT, plain text), compared line by line the
+ * same way: a last line `…` stands for the lines that follow.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -26,8 +28,10 @@ interface Example {
   url: string;
   headers: Record<string, string>;
   body?: string;
-  /** The documented response, or undefined when no ```json block follows the curl. */
+  /** The documented response, or undefined when no ```json or ```text block follows the curl. */
   response: unknown;
+  /** The response is the text of a ```text block: compared as a list of lines. */
+  text?: true;
 }
 
 /** Each `curl` of a document's sh blocks, with the ```json block right after it as its response. */
@@ -44,8 +48,10 @@ function documentedExamples(file: string): Example[] {
     const lines = block.text.replace(/\\\n\s*/g, " ").split("\n").filter((l) => l.trim().startsWith("curl "));
     for (const line of lines) {
       const next = blocks[i + 1];
-      const response = lines.length === 1 && next?.lang === "json" ? (JSON.parse(next.text) as unknown) : undefined;
-      examples.push({ where: `${file}:${block.line}`, line, ...parseCurl(line), response });
+      const single = lines.length === 1;
+      const where = `${file}:${block.line}`;
+      if (single && next?.lang === "text") examples.push({ where, line, ...parseCurl(line), response: next.text.split("\n").slice(0, -1), text: true });
+      else examples.push({ where, line, ...parseCurl(line), response: single && next?.lang === "json" ? (JSON.parse(next.text) as unknown) : undefined });
     }
   });
   return examples;
@@ -137,6 +143,11 @@ describe("the documented examples against the demo dataset", () => {
     const url = example.url.replace("http://127.0.0.1:3000", server.baseUrl);
     const headers = Object.fromEntries(Object.entries(example.headers).map(([k, v]) => [k, v.replace("$KEY", server.keys.pro)]));
     const response = await fetch(url, { method: example.body === undefined ? "GET" : "POST", headers, body: example.body });
+    if (example.text) {
+      expect(response.status).toBe(200);
+      expect(differences(example.response, (await response.text()).split("\n")).join("\n")).toBe("");
+      return;
+    }
     const documented = example.response as Record<string, unknown>;
     // A problem document names its status; any other example is a 200.
     const status = typeof documented.type === "string" && typeof documented.status === "number" ? documented.status : 200;

@@ -5,6 +5,7 @@
  */
 import type { ChapterRecord } from "../../pipeline/artifact/contract.js";
 import type { Sub } from "../../pipeline/artifact/segments.js";
+import type { Moment } from "../search/snippet/moments.js";
 
 export interface VideoMeta {
   videoId: string;
@@ -73,11 +74,18 @@ export interface SearchParams {
 export interface SearchHit {
   videoId: string;
   title: string;
+  channelId: string;
   channelTitle: string;
   viewCount: number;
   /** HTML-escaped excerpt with matches wrapped in <mark>…</mark> and … where cut. */
   snippet: string;
   wordCount: number;
+  /** Start of the segment where the snippet's first match begins (server/data/moments.ts). */
+  startSeconds: number;
+  /** The video on YouTube at `startSeconds`. */
+  url: string;
+  /** A few other matching times in the transcript. */
+  moments: Moment[];
 }
 
 export interface SearchPage {

@@ -9,11 +9,11 @@ import type { RequestContext } from "./context.js";
 export const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
 
 /**
- * A body already serialised with `safeJson`, as parts sent one after the
- * other (e.g. cached UTF-8 bytes around a per-request field), so a cached
- * representation is written to the socket without being copied or encoded.
+ * A body already serialised, as parts sent one after the other (e.g. cached
+ * UTF-8 bytes around a per-request field), so a cached representation is
+ * written to the socket without being copied or encoded.
  */
-export class RawJson {
+export class RawBody {
   readonly parts: readonly (string | Buffer)[];
 
   constructor(...parts: (string | Buffer)[]) {
@@ -25,6 +25,9 @@ export class RawJson {
     return this.parts.map((part) => (typeof part === "string" ? part : part.toString("utf8"))).join("");
   }
 }
+
+/** A JSON body already serialised with `safeJson`. */
+export class RawJson extends RawBody {}
 
 export interface JsonResponse {
   status: number;
@@ -48,7 +51,7 @@ export async function sendJson(ctx: RequestContext, response: JsonResponse): Pro
     res.end();
     return;
   }
-  let parts = (response.body instanceof RawJson ? response.body.parts : [safeJson(response.body)]).map((part) =>
+  let parts = (response.body instanceof RawBody ? response.body.parts : [safeJson(response.body)]).map((part) =>
     typeof part === "string" ? Buffer.from(part, "utf8") : part,
   );
   let length = parts.reduce((sum, part) => sum + part.length, 0);

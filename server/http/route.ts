@@ -30,6 +30,8 @@ export interface RouteResult {
   status?: number;
   /** undefined for bodiless responses (304). */
   body?: unknown;
+  /** Default JSON; with another type, `body` is a `RawBody`. */
+  contentType?: string;
   headers?: Record<string, string>;
 }
 
@@ -53,6 +55,8 @@ export interface RouteDoc {
   responseDescription: string;
   /** Route-specific problems; auth, rate limit and 500 are added for every authenticated route. */
   problems: DocumentedProblem[];
+  /** Other media types the 200 response may have (a string body each), chosen by parameter or Accept. */
+  textResponses?: readonly string[];
   /** When set, the route also answers 503 with a body of the `response` schema, for this reason. */
   unavailable?: string;
 }

@@ -1,20 +1,21 @@
 /**
  * What `get_transcript` reads in pieces: the segments inside an optional time
- * window, rendered in the format asked for. `renderTranscript` is the one
- * place a format is rendered; the transcript formats of the REST API
- * (server/formats/) replace it as they arrive, so both speak the same text.
+ * window, rendered in the format asked for by the same formatters as
+ * `GET /v1/transcript?format=` (server/formats/), so both speak the same text.
  */
 import type { Sub } from "../../pipeline/artifact/segments.js";
+import { toSrt, toText, toVtt } from "../formats/subtitles.js";
 
 /** Formats rendered as one text; `json` is the segments themselves. */
-export const TEXT_FORMATS = ["text"] as const;
+export const TEXT_FORMATS = ["text", "srt", "vtt"] as const;
 export type TextFormat = (typeof TEXT_FORMATS)[number];
-export const DOCUMENT_FORMATS = ["text", "json"] as const;
+export const DOCUMENT_FORMATS = ["text", "srt", "vtt", "json"] as const;
 export type DocumentFormat = (typeof DOCUMENT_FORMATS)[number];
 
-/** Plain text: one segment a line. */
-export function renderTranscript(subs: readonly Sub[], _format: TextFormat): string {
-  return subs.map((sub) => `${sub.text.replace(/\s*\n\s*/g, " ")}\n`).join("");
+const RENDER: Record<TextFormat, (subs: readonly Sub[]) => string> = { text: toText, srt: toSrt, vtt: toVtt };
+
+export function renderTranscript(subs: readonly Sub[], format: TextFormat): string {
+  return RENDER[format](subs);
 }
 
 /** The segments that overlap [startSeconds, endSeconds); either end may be open. */

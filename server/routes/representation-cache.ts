@@ -14,8 +14,10 @@ import { RawJson, safeJson } from "../http/respond.js";
 export interface CachedRepresentation {
   /** Weak ETag over `bytes`. */
   etag: string;
-  /** UTF-8 of `safeJson` of the representation (a JSON object), without per-request fields. */
+  /** UTF-8 of `safeJson` of the representation (a JSON object), without per-request fields; or the text of a non-JSON one. */
   bytes: Buffer;
+  /** Set for a non-JSON representation (`putText`), with the headers that go with it (Content-Disposition). */
+  text?: { contentType: string; headers: Record<string, string> };
 }
 
 export class RepresentationCache {
@@ -34,6 +36,14 @@ export class RepresentationCache {
   put(key: string | undefined, representation: object): CachedRepresentation {
     const bytes = Buffer.from(safeJson(representation), "utf8");
     const entry = { bytes, etag: weakEtag(bytes) };
+    if (key !== undefined) this.#lru.set(key, entry);
+    return entry;
+  }
+
+  /** A non-JSON representation (SRT, WebVTT, plain text), kept like `put`'s. */
+  putText(key: string | undefined, body: string, text: NonNullable<CachedRepresentation["text"]>): CachedRepresentation {
+    const bytes = Buffer.from(body, "utf8");
+    const entry = { bytes, etag: weakEtag(bytes), text };
     if (key !== undefined) this.#lru.set(key, entry);
     return entry;
   }

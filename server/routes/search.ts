@@ -15,16 +15,30 @@ export const SearchQuery = z.object({
   minViews: minViewsParam,
 });
 
+export const MomentSchema = z
+  .object({
+    startSeconds: z.number().meta({ description: "Start of a segment holding a match, in seconds.", example: 132.48 }),
+    text: z.string().meta({ description: "The segment's text, HTML-escaped like the snippet, matches in <mark>…</mark>." }),
+  })
+  .register(apiSchemas, { id: "Moment" });
+
 export const SearchHitSchema = z
   .object({
     videoId: z.string(),
     title: z.string(),
+    channelId: z.string(),
     channelTitle: z.string(),
     viewCount: z.int(),
     snippet: z.string().meta({
       description: "HTML-escaped excerpt; matches wrapped in <mark>…</mark>, cut ends marked with …",
     }),
     wordCount: z.int(),
+    startSeconds: z.number().meta({
+      description: "Start, in seconds, of the transcript segment where the snippet's first match begins (its first whole-query phrase where it shows one).",
+      example: 132.48,
+    }),
+    url: z.string().meta({ description: "The video on YouTube at that moment: https://www.youtube.com/watch?v=ID&t=Ns, N = floor(startSeconds)." }),
+    moments: z.array(MomentSchema).meta({ description: "Up to 3 other segments holding matches (whole-query phrase first, then most query words), in time order." }),
   })
   .register(apiSchemas, { id: "SearchHit" });
 
@@ -66,10 +80,14 @@ export function searchBody(catalog: Pick<Catalog, "search">, { q, limit, offset,
     results: page.results.map((hit) => ({
       videoId: hit.videoId,
       title: hit.title,
+      channelId: hit.channelId,
       channelTitle: hit.channelTitle,
       viewCount: hit.viewCount,
       snippet: hit.snippet,
       wordCount: hit.wordCount,
+      startSeconds: hit.startSeconds,
+      url: hit.url,
+      moments: hit.moments,
     })),
     pagination: { limit, offset, total: page.total, hasMore: page.hasMore, totalExact: page.totalExact },
   };

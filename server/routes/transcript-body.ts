@@ -52,6 +52,10 @@ export const VideoSchema = z
     keywords: z.array(z.string()).optional().meta({ description: "includeMetadata=true only." }),
     category: z.string().nullable().optional().meta({ description: "includeMetadata=true only." }),
     chapters: z.array(ChapterSchema).optional().meta({ description: "includeMetadata=true only; empty when the video has none." }),
+    matches: z
+      .array(z.int())
+      .optional()
+      .meta({ description: "With q only: indexes into transcript.subs of the segments where a match of q begins, ascending." }),
   })
   .register(apiSchemas, { id: "Video" });
 

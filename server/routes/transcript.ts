@@ -4,12 +4,19 @@
  */
 import { z } from "zod";
 import { languageKey } from "../../pipeline/artifact/language.js";
-import { ifNoneMatchHits } from "../http/etag.js";
+import { parseSearchQuery, type ParsedQuery } from "../search/query.js";
+import { matchingSegments } from "../search/snippet/moments.js";
+import { indexFromSubs } from "../search/snippet/segment-index.js";
+import { chooseFormat, formatParam, renderTranscript, type TranscriptFormat } from "../formats/transcript-format.js";
+import { ifNoneMatchHits, weakEtag } from "../http/etag.js";
+import { HttpError } from "../http/http-error.js";
+import { RawBody, safeJson } from "../http/respond.js";
 import { parseParams, parseQuery } from "../http/route-input.js";
 import { elapsedMs } from "../http/timing.js";
 import type { Route, RouteResult } from "../http/route.js";
 import type { RequestContext } from "../http/context.js";
-import { booleanFlagParam, langParam, videoIdSchema } from "../schemas/params.js";
+import type { StoredTranscript } from "../data/catalog.js";
+import { booleanFlagParam, langParam, queryTextParam, videoIdSchema } from "../schemas/params.js";
 import { resolveTranscript } from "../resolve-transcript.js";
 import { withFields, type CachedRepresentation } from "./representation-cache.js";
 import { VideoSchema, videoBody } from "./transcript-body.js";
@@ -18,6 +25,10 @@ export const TranscriptParams = z.object({ videoId: videoIdSchema });
 export const TranscriptQuery = z.object({
   lang: langParam,
   includeMetadata: booleanFlagParam.meta({ description: "true adds lengthSeconds, description, keywords, category and chapters." }),
+  format: formatParam,
+  q: queryTextParam.optional().meta({
+    description: "Search words, as for /v1/search: the response's matches lists the indexes of the segments (in transcript.subs) where a match begins. JSON only.",
+  }),
 });
 
 /** Clients may reuse a transcript for a while; `private` because responses depend on the caller's key. */
@@ -40,11 +51,13 @@ export const transcriptRoute: Route = {
     params: TranscriptParams,
     query: TranscriptQuery,
     response: VideoSchema,
-    responseDescription: "The video and its transcript.",
+    responseDescription: "The video and its transcript; or, by format or Accept, the transcript as plain text, SubRip or WebVTT (with Content-Disposition).",
+    textResponses: ["text/plain", "text/vtt", "application/x-subrip"],
     problems: [
       { status: 400, code: "invalid_video_id", description: "The video id is not 11 characters of A-Z, a-z, 0-9, _ or -." },
-      { status: 400, code: "invalid_parameter", description: "lang or includeMetadata is malformed or given twice." },
+      { status: 400, code: "invalid_parameter", description: "A parameter is malformed or given twice, format is unknown, or q is given with a format other than json." },
       { status: 404, code: "video_not_found", description: "The video is not stored and cannot be fetched." },
+      { status: 406, code: "not_acceptable", description: "Without format, Accept allows none of application/json, text/plain, text/vtt, application/x-subrip." },
       { status: 404, code: "transcript_not_found", description: "The video is stored but has no transcript." },
       {
         status: 404,
@@ -66,24 +79,46 @@ export const transcriptRoute: Route = {
   },
   async handle(ctx, deps) {
     const { videoId } = parseParams(ctx, TranscriptParams, "invalid_video_id");
-    const { lang, includeMetadata } = parseQuery(ctx, TranscriptQuery);
+    const query = parseQuery(ctx, TranscriptQuery);
+    const { lang, includeMetadata } = query;
+    const format = chooseFormat(query.format, ctx.req.headers.accept);
+    if (query.q !== undefined && format !== "json") {
+      throw new HttpError(400, "invalid_parameter", "Invalid parameter: q.", { errors: [{ param: "q", message: "applies to the json format only" }] });
+    }
+    const parsed = query.q === undefined ? undefined : parseSearchQuery(query.q);
     // Only stored transcripts are cached, under the catalog's version: a hit is always current.
-    const key = `${deps.catalog.version()}\u0000${videoId}\u0000${languageKey(lang)}\u0000${includeMetadata}`;
+    const variant = format === "json" ? String(includeMetadata) : format;
+    const key = `${deps.catalog.version()}\u0000${videoId}\u0000${languageKey(lang)}\u0000${variant}`;
     const hit = deps.representations.get(key);
-    if (hit !== undefined) return respond(ctx, hit);
+    // The matches need the text: with q, the transcript is read even when its representation is cached.
+    if (hit !== undefined && parsed === undefined) return respond(ctx, hit, format);
     const resolved = await resolveTranscript(deps.catalog, deps.transcriptSource, videoId, lang, {
       includeMetadata,
       signal: ctx.signal,
       deadline: ctx.deadline,
     });
     const { stored, cached, method, usedProxy } = resolved;
-    const body = videoBody(stored, { includeMetadata, cached, method, usedProxy });
-    return respond(ctx, deps.representations.put(cached ? key : undefined, body));
+    const cacheKey = cached ? key : undefined;
+    if (format !== "json") {
+      const { body, ...text } = renderTranscript(stored, format);
+      return respond(ctx, deps.representations.putText(cacheKey, body, text), format);
+    }
+    const representation = hit ?? deps.representations.put(cacheKey, videoBody(stored, { includeMetadata, cached, method, usedProxy }));
+    return parsed === undefined ? respond(ctx, representation, format) : respondWithMatches(ctx, representation, stored, parsed);
   },
 };
 
-function respond(ctx: RequestContext, representation: CachedRepresentation): RouteResult {
-  const headers = { ETag: representation.etag, "Cache-Control": TRANSCRIPT_CACHE_CONTROL };
+function respond(ctx: RequestContext, representation: CachedRepresentation, format: TranscriptFormat, extra: Record<string, unknown> = {}): RouteResult {
+  // Vary: Accept, since without format the representation depends on it.
+  const headers = { ETag: representation.etag, "Cache-Control": TRANSCRIPT_CACHE_CONTROL, Vary: "Accept", ...representation.text?.headers };
   if (ifNoneMatchHits(ctx.req.headers["if-none-match"], representation.etag)) return { status: 304, headers };
-  return { headers, body: withFields(representation, { timing: { totalMs: elapsedMs(ctx) } }) };
+  if (format !== "json" && representation.text) return { headers, body: new RawBody(representation.bytes), contentType: representation.text.contentType };
+  return { headers, body: withFields(representation, { ...extra, timing: { totalMs: elapsedMs(ctx) } }) };
+}
+
+/** The JSON representation with `matches`: the segments where a match of `parsed` begins; its own ETag. */
+function respondWithMatches(ctx: RequestContext, representation: CachedRepresentation, stored: StoredTranscript, parsed: ParsedQuery): RouteResult {
+  const matches = matchingSegments(stored.transcript.script, indexFromSubs(stored.transcript.subs), parsed);
+  const etag = weakEtag(`${representation.etag}${safeJson(matches)}`);
+  return respond(ctx, { ...representation, etag }, "json", { matches });
 }

@@ -26,8 +26,7 @@ import type { CorpusStats } from "./rank/bm25.js";
 import { IndexTermCounts } from "./rank/index-term-counts.js";
 import { compareScored, scoreCandidates, type Scored } from "./rank/score.js";
 import { TitleBoosts } from "./rank/title-boost.js";
-import { findOccurrences } from "./snippet/occurrences.js";
-import { makeSnippet } from "./snippet/snippet.js";
+import { hitText, watchUrl, type HitText } from "./snippet/moments.js";
 import { ShardTexts } from "./texts.js";
 
 export { compareScored, rankOrderedMatches, type MatchList, type Scored, type ShardCount, type ShardQuery };
@@ -71,7 +70,7 @@ export interface ShardHead {
   /** The first `candidates` matches, best first. */
   scored: Scored[];
   /** Snippets made so far for this query, by rowid (kept with the cached head). */
-  snippets: Map<number, string>;
+  snippets: Map<number, HitText>;
   /** True when `scored` holds every match. */
   complete: boolean;
 }
@@ -133,7 +132,7 @@ export class ShardSearch {
     );
     // A result's word count is its transcript's (texts.ts).
     this.#hit = db.prepare(
-      `SELECT v.video_id AS videoId, v.title AS title, c.title AS channelTitle, v.view_count AS viewCount
+      `SELECT v.video_id AS videoId, v.title AS title, c.channel_id AS channelId, c.title AS channelTitle, v.view_count AS viewCount
        FROM videos v JOIN channels c ON c.id = v.channel WHERE v.id = ?`,
     );
   }
@@ -180,22 +179,22 @@ export class ShardSearch {
    * Has the text of those of `ids` not held in memory nor in `snippets` read
    * ahead in parallel (texts.ts), when the first of them came from disk.
    */
-  prefetch(ids: readonly number[], snippets?: ReadonlyMap<number, string>): void {
+  prefetch(ids: readonly number[], snippets?: ReadonlyMap<number, unknown>): void {
     this.#texts.prefetch(ids, snippets);
   }
 
-  /** A result row, with its snippet made once per query and kept in `snippets`. */
-  hit(id: number, parsed: ParsedQuery, snippets: Map<number, string>): SearchHit {
+  /** A result row, with its snippet and moments (snippet/moments.ts) made once per query and kept in `snippets`. */
+  hit(id: number, parsed: ParsedQuery, snippets: Map<number, HitText>): SearchHit {
     const words = this.#texts.counts(id).words;
-    const row = { ...(this.#hit.get(id) as Omit<SearchHit, "snippet" | "wordCount">), wordCount: words };
-    let snippet = snippets.get(id);
-    if (snippet === undefined) {
+    const row = { ...(this.#hit.get(id) as Omit<SearchHit, keyof HitText | "url" | "wordCount">), wordCount: words };
+    let text = snippets.get(id);
+    if (text === undefined) {
       const script = this.#texts.script(id);
-      snippet = makeSnippet(script, findOccurrences(script, parsed.terms, SNIPPET_SPANS), { maxChars: this.#options.snippetChars });
+      text = hitText(script, this.#texts.timings(id), parsed, { maxChars: this.#options.snippetChars, maxSpans: SNIPPET_SPANS });
       // Bounded: a page is at most 100 hits, and a query's head is evicted with its cache entry.
-      if (snippets.size < 1000) snippets.set(id, snippet);
+      if (snippets.size < 1000) snippets.set(id, text);
     }
-    return { ...row, snippet };
+    return { ...row, ...text, url: watchUrl(row.videoId, text.startSeconds) };
   }
 
   /** Drops what is kept of the last query (title lookups, the list of all words' matches, the second tier). */

@@ -38,6 +38,7 @@ export class ShardTexts {
          FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?`,
       ),
       script: db.prepare("SELECT t.script FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?").pluck(),
+      timings: db.prepare("SELECT t.timings FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?").pluck(),
       // Reads the text's pages without making a string of it (the read-ahead's probe).
       textLength: db.prepare("SELECT length(CAST(t.script AS BLOB)) FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?").pluck(),
     };
@@ -51,6 +52,11 @@ export class ShardTexts {
   /** Word count and views, without reading the text where it is not in memory. */
   counts(id: number): { words: number; views: number } {
     return this.#hot?.get(id) ?? (this.#sql.withoutText.get(id) as { words: number; views: number });
+  }
+
+  /** The transcript's segment timings blob (pipeline/artifact/segments.ts), for the matched moment. */
+  timings(id: number): Buffer {
+    return this.#sql.timings.get(id) as Buffer;
   }
 
   /** The transcript's text as a string. */

@@ -8,7 +8,7 @@ import { tokenize } from "../../pipeline/artifact/text.js";
 import { openCatalog, type ArtifactCatalog } from "../../server/data/artifact-catalog.js";
 import type { SearchOptions } from "../../server/search/search.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
-import { CHANNEL_B, makeVideo, sampleRecords, videoId } from "../helpers/records.js";
+import { CHANNEL_A, CHANNEL_B, makeVideo, sampleRecords, videoId } from "../helpers/records.js";
 
 const page = (q: string, extra: Partial<{ limit: number; offset: number; channel: string; minViews: number }> = {}) => ({
   q,
@@ -83,10 +83,14 @@ describe("search over the sample set", () => {
     expect(hit).toEqual({
       videoId: videoId(2),
       title: "Lecture number 2",
+      channelId: CHANNEL_A,
       channelTitle: "Alpha Lectures",
       viewCount: 2000,
       wordCount: 12,
       snippet: "<mark>photosynthesis</mark> turns light into chemical energy inside the leaves of green plants",
+      startSeconds: 0,
+      url: `https://www.youtube.com/watch?v=${videoId(2)}&t=0s`,
+      moments: [],
     });
   });
 });

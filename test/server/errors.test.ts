@@ -143,6 +143,12 @@ const CASES: ErrorCase[] = [
   { name: "video without a transcript", status: 404, code: "transcript_not_found", send: get(`/v1/transcript/${IDS.silent}`) },
   { name: "video without the requested language", status: 404, code: "language_not_available", send: get(`/v1/transcript/${IDS.german}`) },
   {
+    name: "an Accept that takes none of a transcript's formats",
+    status: 406,
+    code: "not_acceptable",
+    send: () => call(plain.baseUrl, `/v1/transcript/${IDS.markup}`, { key: plain.keys.pro, headers: { Accept: "image/png" } }),
+  },
+  {
     name: "unknown video the source cannot find",
     status: 404,
     code: "video_not_found",

@@ -192,6 +192,15 @@ describe("get_transcript", () => {
     expect(textOf(result)).toContain("photosynthesis turns light into chemical\nenergy inside green plants");
   });
 
+  it("format srt and vtt give exactly the bodies of GET /v1/transcript?format=", async () => {
+    for (const format of ["srt", "vtt", "text"] as const) {
+      const answer = answerOf(await tool("get_transcript", { videoId: IDS.chapters, lang: "es", format }));
+      const rest = await fetch(`${server.baseUrl}/v1/transcript/${IDS.chapters}?lang=es&format=${format}`, { headers: { "X-API-Key": server.keys.pro } });
+      expect(rest.status).toBe(200);
+      expect(answer).toMatchObject({ format, content: await rest.text() });
+    }
+  });
+
   it("takes lang, and format json gives the timed segments of REST", async () => {
     const answer = answerOf(await tool("get_transcript", { videoId: IDS.chapters, lang: "es", format: "json" }));
     const rest = await call(server.baseUrl, `/v1/transcript/${IDS.chapters}?lang=es`, { key: server.keys.pro });

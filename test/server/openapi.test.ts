@@ -86,7 +86,7 @@ describe("GET /v1/openapi.json", () => {
 
   test("documents response schemas with the spec's fields", () => {
     const schemas = doc.components.schemas;
-    expect(Object.keys(schemas.SearchHit.properties).sort()).toEqual(["channelTitle", "snippet", "title", "videoId", "viewCount", "wordCount"]);
+    expect(Object.keys(schemas.SearchHit.properties).sort()).toEqual(["channelId", "channelTitle", "moments", "snippet", "startSeconds", "title", "url", "videoId", "viewCount", "wordCount"]);
     expect(Object.keys(schemas.Transcript.properties).sort()).toEqual(["duration", "isGenerated", "language", "languageCode", "script", "subs", "wordCount"]);
     expect(schemas.Video.required).toEqual(expect.arrayContaining(["videoId", "transcript", "cached", "debug", "timing"]));
     expect(schemas.Video.required).not.toContain("chapters");

@@ -37,7 +37,7 @@ describe("GET /v1/search", () => {
     expect(res.body.query).toBe("river");
     expect(res.body.results).toHaveLength(3);
     for (const hit of res.body.results) {
-      expect(Object.keys(hit).sort()).toEqual(["channelTitle", "snippet", "title", "videoId", "viewCount", "wordCount"]);
+      expect(Object.keys(hit).sort()).toEqual(["channelId", "channelTitle", "moments", "snippet", "startSeconds", "title", "url", "videoId", "viewCount", "wordCount"]);
       expect(hit.videoId).toMatch(/^[A-Za-z0-9_-]{11}$/);
       expect(typeof hit.title).toBe("string");
       expect(typeof hit.channelTitle).toBe("string");

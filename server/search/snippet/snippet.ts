@@ -23,11 +23,23 @@ export interface SnippetOptions {
   maxChars?: number;
 }
 
+/** The part of the text a snippet shows, before its ends move to word boundaries, and the matches in it. */
+export interface SnippetWindow {
+  start: number;
+  end: number;
+  /** [start, end) of each match inside the window, in text order. */
+  marks: [number, number][];
+}
+
 export function makeSnippet(text: string, occurrences: Occurrences, options: SnippetOptions = {}): string {
+  return renderSnippet(text, snippetWindow(text, occurrences, options));
+}
+
+export function snippetWindow(text: string, occurrences: Occurrences, options: SnippetOptions = {}): SnippetWindow {
   const maxChars = options.maxChars ?? 200;
   const spans = occurrences.spans;
   const n = spans.length / 3;
-  if (n === 0) return cut(text, 0, Math.min(text.length, maxChars), []);
+  if (n === 0) return { start: 0, end: Math.min(text.length, maxChars), marks: [] };
   // Two pointers over occurrences: the best run that fits in maxChars.
   let best = { from: 0, to: 0, distinct: 0, hits: 0 };
   const inWindow = new Map<number, number>();
@@ -60,10 +72,11 @@ export function makeSnippet(text: string, occurrences: Occurrences, options: Sni
     const e = spans[i * 3 + 1]!;
     if (s >= start && e <= end) marks.push([s, e]);
   }
-  return cut(text, start, end, marks);
+  return { start, end, marks };
 }
 
-function cut(text: string, start: number, end: number, marks: [number, number][]): string {
+/** The window as HTML: ends cut at word boundaries (a mark's edges are boundaries, so no mark is lost), `…` where cut. */
+export function renderSnippet(text: string, { start, end, marks }: SnippetWindow): string {
   // Cut points move inwards to word boundaries, so no word is split (marks sit on boundaries already).
   while (start > 0 && start < text.length && isWordChar(text[start - 1]) && isWordChar(text[start])) start++;
   while (end < text.length && end > start && isWordChar(text[end - 1]) && isWordChar(text[end])) end--;

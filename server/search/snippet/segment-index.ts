@@ -1,0 +1,64 @@
+/**
+ * From a character offset in a transcript's text to the segment that holds
+ * it. The text is the segments' texts joined by single spaces
+ * (pipeline/artifact/segments.ts), so each segment owns a range of offsets
+ * and the ranges are in order: a binary search over their starts finds the
+ * segment, and the timings give its start time.
+ */
+import type { Sub } from "../../../pipeline/artifact/segments.js";
+
+export interface SegmentIndex {
+  /** Offset of each segment's first character in the text, in UTF-16 code units. */
+  offsets: Int32Array;
+  /** Length of each segment's text, in UTF-16 code units. */
+  lengths: Int32Array;
+  /** Start of each segment, in milliseconds. */
+  startMs: Int32Array;
+}
+
+/** From the stored `timings` blob: Int32 triples (start ms, duration ms, text length). */
+export function indexFromTimings(timings: Uint8Array): SegmentIndex {
+  const count = Math.floor(timings.byteLength / 12);
+  const view = new DataView(timings.buffer, timings.byteOffset, timings.byteLength);
+  const index = emptyIndex(count);
+  let position = 0;
+  for (let i = 0; i < count; i++) {
+    const length = view.getInt32(i * 12 + 8, true);
+    index.startMs[i] = view.getInt32(i * 12, true);
+    index.offsets[i] = position;
+    index.lengths[i] = length;
+    position += length + 1;
+  }
+  return index;
+}
+
+/** From decoded segments (a transcript as served), whose texts joined by spaces are its `script`. */
+export function indexFromSubs(subs: readonly Sub[]): SegmentIndex {
+  const index = emptyIndex(subs.length);
+  let position = 0;
+  subs.forEach((sub, i) => {
+    index.startMs[i] = Math.round(Number(sub.offset) * 1000);
+    index.offsets[i] = position;
+    index.lengths[i] = sub.text.length;
+    position += sub.text.length + 1;
+  });
+  return index;
+}
+
+/** The segment holding the character at `offset` (a joining space counts with the segment before it); -1 without segments. */
+export function segmentAt(index: SegmentIndex, offset: number): number {
+  const { offsets } = index;
+  if (offsets.length === 0) return -1;
+  let low = 0;
+  let high = offsets.length - 1;
+  while (low < high) {
+    const mid = (low + high + 1) >>> 1;
+    if (offsets[mid]! <= offset) low = mid;
+    else high = mid - 1;
+  }
+  return low;
+}
+
+function emptyIndex(count: number): SegmentIndex {
+  return { offsets: new Int32Array(count), lengths: new Int32Array(count), startMs: new Int32Array(count) };
+}
