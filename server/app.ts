@@ -19,6 +19,7 @@ import { limitConnectionsPerClient } from "./http/connection-limit.js";
 import { Context, type RequestContext } from "./http/context.js";
 import { HttpError } from "./http/http-error.js";
 import { loggablePath } from "./http/log-path.js";
+import { assertKnownQuery } from "./http/query.js";
 import { PROBLEM_CONTENT_TYPE, problemBody, toHttpError } from "./http/problem.js";
 import { requestIdFrom } from "./http/request-id.js";
 import { sendJson } from "./http/respond.js";
@@ -28,12 +29,17 @@ import { createRouter } from "./http/router.js";
 import { SECURITY_HEADERS } from "./http/security-headers.js";
 import { createLogger, errorFields, type Logger } from "./log.js";
 import { buildOpenApiDocument } from "./openapi-document.js";
-import { rateLimitHeaders, retryAfterSeconds, type RateLimiter } from "./rate-limit/rate-limiter.js";
+import { rateLimitedError, rateLimitHeaders, type RateLimiter } from "./rate-limit/rate-limiter.js";
 import { ROUTES } from "./routes/route-table.js";
 import { ServiceState } from "./service-state.js";
 import type { TranscriptSource } from "./transcript-source.js";
 
 export const API_VERSION = "1.0.0";
+
+/** The OpenAPI document GET /v1/openapi.json serves (also written out by `npm run lint:openapi`). */
+export function servedOpenApiDocument(): Record<string, unknown> {
+  return buildOpenApiDocument(ROUTES, { version: API_VERSION });
+}
 
 export interface AppOptions {
   config: Config;
@@ -74,7 +80,7 @@ export function createApp(options: AppOptions): http.Server {
       const manifest = (catalogs.current as { manifest?: AppOptions["manifest"] }).manifest ?? options.manifest;
       return { builtAt: manifest?.builtAt ?? null, schemaVersion: manifest?.schemaVersion ?? null, condition: state.condition, ready: state.ready };
     },
-    openapi: () => (openapi ??= buildOpenApiDocument(ROUTES, { version: API_VERSION })),
+    openapi: () => (openapi ??= servedOpenApiDocument()),
     representations: new RepresentationCache(config.responseCacheMb * 1024 * 1024),
   };
 
@@ -86,12 +92,11 @@ export function createApp(options: AppOptions): http.Server {
       const decision = await rateLimiter.consume(key.keyId, now);
       Object.assign(ctx.headers, rateLimitHeaders(decision));
       if (!decision.allowed) {
-        throw new HttpError(429, "rate_limited", `Rate limit of ${decision.limit} requests per minute exceeded.`, {
-          headers: { "Retry-After": String(retryAfterSeconds(decision, now)) },
-        });
+        throw rateLimitedError(decision, now);
       }
       assertEntitled(key, now, route.plans?.(config));
     }
+    assertKnownQuery(ctx.query, route.doc.query === undefined ? [] : Object.keys(route.doc.query.shape));
     const lease = catalogs.acquire();
     let result;
     try {

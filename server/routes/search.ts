@@ -19,11 +19,11 @@ export const SearchHitSchema = z
     videoId: z.string(),
     title: z.string(),
     channelTitle: z.string(),
-    viewCount: z.int(),
+    viewCount: z.int().min(0),
     snippet: z.string().meta({
       description: "HTML-escaped excerpt; matches wrapped in <mark>…</mark>, cut ends marked with …",
     }),
-    wordCount: z.int(),
+    wordCount: z.int().min(0),
   })
   .register(apiSchemas, { id: "SearchHit" });
 
@@ -45,12 +45,20 @@ export const searchRoute: Route = {
   auth: true,
   doc: {
     operationId: "search",
+    tag: "Search",
     summary: "Full-text search across stored transcripts",
-    description: "Results are ordered most-viewed first. Snippets are HTML-escaped with matches in <mark> tags.",
+    description:
+      "Words are ANDed; quoted words match as a phrase; search syntax characters are plain text. " +
+      "Ranking: transcripts holding the query as an exact phrase come first, then those holding all its words otherwise. " +
+      "Within each tier the first 100 matches in popularity order are scored with BM25, raised when the title (x1.5) or the channel name (x1.2) " +
+      "holds every query term; ties go to the more viewed video, and matches beyond those 100 follow in popularity order (most viewed first). " +
+      "Each video is searched through its primary transcript (English first, manual before auto-generated). " +
+      "total is exact up to 1,000 matches, estimated above (totalExact false); hasMore is always exact. " +
+      "Snippets are HTML-escaped, with matches wrapped in <mark> tags.",
     query: SearchQuery,
     response: SearchResponseSchema,
     responseDescription: "One page of matching transcripts.",
-    problems: [{ status: 400, code: "invalid_parameter", description: "A query parameter is missing, malformed or given twice." }],
+    problems: [],
   },
   handle(ctx, { catalog }) {
     const { q, limit, offset, channel, minViews } = parseQuery(ctx, SearchQuery);

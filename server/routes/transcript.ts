@@ -29,6 +29,7 @@ export const transcriptRoute: Route = {
   auth: true,
   doc: {
     operationId: "getTranscript",
+    tag: "Transcripts",
     summary: "Full transcript of one video",
     description:
       "Served from storage when stored (cached: true); otherwise fetched live from YouTube and stored (cached: false). " +
@@ -43,26 +44,16 @@ export const transcriptRoute: Route = {
     responseDescription: "The video and its transcript.",
     problems: [
       { status: 400, code: "invalid_video_id", description: "The video id is not 11 characters of A-Z, a-z, 0-9, _ or -." },
-      { status: 400, code: "invalid_parameter", description: "lang or includeMetadata is malformed or given twice." },
-      { status: 404, code: "video_not_found", description: "The video is not stored and cannot be fetched." },
+      { status: 404, code: "video_not_found", description: "The video is not stored and cannot be fetched (live fetching is off)." },
       { status: 404, code: "transcript_not_found", description: "The video is stored but has no transcript." },
       {
         status: 404,
         code: "language_not_available",
         description: "The video has no transcript in the requested language; availableLanguages lists those it has.",
       },
-      {
-        status: 503,
-        code: "upstream_busy",
-        description: "Live fetch: the wait queue is full, or no fetch slot came free before the request's deadline; nothing was fetched. See Retry-After.",
-      },
-      {
-        status: 504,
-        code: "deadline_exceeded",
-        description:
-          "Live fetch: the request's deadline (REQUEST_DEADLINE_MS) passed while the transcript was being fetched; the fetch goes on and is stored. See Retry-After.",
-      },
     ],
+    liveFetch: true,
+    etag: true,
   },
   async handle(ctx, deps) {
     const { videoId } = parseParams(ctx, TranscriptParams, "invalid_video_id");
