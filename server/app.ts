@@ -67,6 +67,7 @@ export function createApp(options: AppOptions): http.Server {
   const clock = options.clock ?? Date.now;
   const log = options.log ?? createLogger({ level: config.logLevel });
   const router = createRouter(ROUTES);
+  const knownQuery = new Map(ROUTES.map((route) => [route, Object.keys(route.doc.query?.shape ?? {})]));
   const catalogs = catalogProvider(options.catalog);
   let openapi: unknown;
   const state = options.state ?? readyState();
@@ -97,7 +98,7 @@ export function createApp(options: AppOptions): http.Server {
       }
       assertEntitled(key, now, route.plans?.(config));
     }
-    assertKnownQuery(ctx.query, route.doc.query === undefined ? [] : Object.keys(route.doc.query.shape));
+    assertKnownQuery(ctx.query, knownQuery.get(route) ?? []);
     const lease = catalogs.acquire();
     let result;
     try {

@@ -26,6 +26,7 @@ export const UNKNOWN_PARAMETER_MESSAGE = "is not a parameter of this endpoint";
 
 /** 400 `invalid_parameter` naming each query parameter that is not in `known`. */
 export function assertKnownQuery(query: URLSearchParams, known: readonly string[]): void {
+  if (query.size === 0) return;
   const errors: ParamError[] = [];
   const seen = new Set<string>();
   for (const name of query.keys()) {
