@@ -15,12 +15,14 @@ import type { CatalogProvider } from "./artifact-set/catalog-holder.js";
 import type { Config } from "./config.js";
 import type { Catalog } from "./data/catalog.js";
 import { databaseFault } from "./data/database-fault.js";
+import { isDocsPath, serveDocs } from "./docs-page.js";
 import { answerClientError } from "./http/client-error.js";
 import { limitConnectionsPerClient } from "./http/connection-limit.js";
 import { Context, type RequestContext } from "./http/context.js";
 import { answerPreflight, createCors, isPreflight } from "./http/cors.js";
 import { HttpError } from "./http/http-error.js";
 import { loggablePath } from "./http/log-path.js";
+import { assertKnownQuery } from "./http/query.js";
 import { PROBLEM_CONTENT_TYPE, problemBody, toHttpError } from "./http/problem.js";
 import { requestIdFrom } from "./http/request-id.js";
 import { sendJson } from "./http/respond.js";
@@ -32,12 +34,17 @@ import { createLogger, errorFields, type Logger } from "./log.js";
 import { createMetrics, type Metrics, type ServedSet } from "./metrics/metrics.js";
 import { METRICS_PATH, serveMetrics } from "./metrics/serve-metrics.js";
 import { buildOpenApiDocument } from "./openapi-document.js";
-import { rateLimitHeaders, retryAfterSeconds, type RateLimiter } from "./rate-limit/rate-limiter.js";
+import { rateLimitedError, rateLimitHeaders, type RateLimiter } from "./rate-limit/rate-limiter.js";
 import { ROUTES } from "./routes/route-table.js";
 import { ServiceState } from "./service-state.js";
 import type { TranscriptSource } from "./transcript-source.js";
 
 export const API_VERSION = "1.0.0";
+
+/** The OpenAPI document GET /v1/openapi.json serves (also written out by `npm run lint:openapi`). */
+export function servedOpenApiDocument(): Record<string, unknown> {
+  return buildOpenApiDocument(ROUTES, { version: API_VERSION });
+}
 
 export interface AppOptions {
   config: Config;
@@ -66,6 +73,7 @@ export function createApp(options: AppOptions): http.Server {
   const clock = options.clock ?? Date.now;
   const log = options.log ?? createLogger({ level: config.logLevel });
   const router = createRouter(ROUTES);
+  const knownQuery = new Map(ROUTES.map((route) => [route, Object.keys(route.doc.query?.shape ?? {})]));
   const catalogs = catalogProvider(options.catalog);
   let openapi: unknown;
   const state = options.state ?? readyState();
@@ -83,7 +91,7 @@ export function createApp(options: AppOptions): http.Server {
       const manifest = (catalogs.current as { manifest?: AppOptions["manifest"] }).manifest ?? options.manifest;
       return { builtAt: manifest?.builtAt ?? null, schemaVersion: manifest?.schemaVersion ?? null, condition: state.condition, ready: state.ready };
     },
-    openapi: () => (openapi ??= buildOpenApiDocument(ROUTES, { version: API_VERSION })),
+    openapi: () => (openapi ??= servedOpenApiDocument()),
     representations: new RepresentationCache(config.responseCacheMb * 1024 * 1024),
   };
 
@@ -97,12 +105,11 @@ export function createApp(options: AppOptions): http.Server {
       Object.assign(ctx.headers, rateLimitHeaders(decision, now));
       if (!decision.allowed) {
         metrics.rateLimited();
-        throw new HttpError(429, "rate_limited", `Rate limit of ${decision.limit} requests per minute exceeded.`, {
-          headers: { "Retry-After": String(retryAfterSeconds(decision, now)) },
-        });
+        throw rateLimitedError(decision, now);
       }
       assertEntitled(key, now, route.plans?.(config));
     }
+    assertKnownQuery(ctx.query, knownQuery.get(route) ?? []);
     const lease = catalogs.acquire();
     let result;
     try {
@@ -205,6 +212,8 @@ export function createApp(options: AppOptions): http.Server {
         await serveMetrics(ctx, metrics);
         return;
       }
+      // The rendered reference is a page, not an operation of the API: served beside the router.
+      if (isDocsPath(ctx.path)) return await serveDocs(ctx);
       const match = router.match(method, ctx.path);
       if (match.kind === "none") throw new HttpError(404, "route_not_found", "No such endpoint. See /v1/openapi.json.");
       if (match.kind === "wrong-method") {

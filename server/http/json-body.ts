@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import { HttpError } from "./http-error.js";
+import type { DocumentedProblem } from "./route.js";
 
 export interface ReadJsonOptions {
   maxBytes: number;
@@ -15,6 +16,13 @@ const CLOSE = { Connection: "close" };
 
 /** Far deeper than any request body of this API (bulk is 2 levels); bounds the parser's work on hostile nesting. */
 export const MAX_JSON_DEPTH = 64;
+
+/** What reading a JSON body can answer with, for the OpenAPI document of every route that takes one. */
+export const JSON_BODY_PROBLEMS: readonly DocumentedProblem[] = [
+  { status: 400, code: "invalid_json", description: "The body is empty, not valid JSON, or nests deeper than 64 levels." },
+  { status: 413, code: "payload_too_large", description: "The body exceeds MAX_BODY_BYTES (the connection is closed)." },
+  { status: 415, code: "unsupported_media_type", description: "Content-Type is not application/json (UTF-8)." },
+];
 
 export function assertJsonContentType(req: IncomingMessage): void {
   const header = req.headers["content-type"];

@@ -40,12 +40,16 @@ export interface DocumentedProblem {
   status: number;
   code: string;
   description: string;
+  /** The answer carries Retry-After. */
+  retryAfter?: boolean;
 }
 
 export interface RouteDoc {
   operationId: string;
+  /** The group the operation is listed under (`tags` of the OpenAPI document). */
+  tag: ApiTag;
   summary: string;
-  description?: string;
+  description: string;
   /** Path parameters. */
   params?: z.ZodObject;
   query?: z.ZodObject;
@@ -53,15 +57,36 @@ export interface RouteDoc {
   /** Registered (has an id) so it becomes a component. */
   response: z.ZodType;
   responseDescription: string;
-  /** Route-specific problems; auth, rate limit and 500 are added for every authenticated route. */
+  /**
+   * Route-specific problems. The document adds the rest from their own tables: unknown or malformed
+   * query parameters, auth and rate limit (authenticated routes), the JSON body's (routes with a body),
+   * a live fetch's (`liveFetch`) and 500.
+   */
   problems: DocumentedProblem[];
   /** Other media types the 200 response may have (a string body each), chosen by parameter or Accept. */
   textResponses?: readonly string[];
+  /** The route may fetch a transcript live, and answers with every problem of a live fetch. */
+  liveFetch?: boolean;
+  /** 200s carry an ETag and Cache-Control allowing reuse; If-None-Match gets 304. */
+  etag?: boolean;
   /** When set, the route also answers 503 with a body of the `response` schema, for this reason. */
   unavailable?: string;
 }
 
+/** The groups of operations, in the order the document lists them. */
+export const API_TAGS = {
+  Search: "Full-text search over the stored transcripts.",
+  Transcripts: "Transcripts of single videos and of many at once, fetched live when not stored.",
+  Channels: "The videos of an indexed channel.",
+  Stats: "Counts of what is stored.",
+  Service: "Health, readiness and this document; no API key needed.",
+} as const;
+
+export type ApiTag = keyof typeof API_TAGS;
+
 export interface Route {
+  /** Left out of the OpenAPI document: the route speaks its own protocol (JSON-RPC on /mcp), described in docs/api.md. */
+  ownProtocol?: true;
   method: "GET" | "POST";
   /** `/v1/transcript/:videoId` style. */
   path: string;

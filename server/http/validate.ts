@@ -5,6 +5,7 @@
  */
 import type { z } from "zod";
 import { HttpError, invalidParameters, type ParamError } from "./http-error.js";
+import { nameToShow } from "./query.js";
 
 export interface ValidateOptions {
   /** Name used when an issue concerns the whole input (e.g. a body that is not an object). Default "body". */
@@ -19,8 +20,7 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown, options
   // One message per parameter: the first rule it broke (e.g. "must not be empty", not also "must contain a letter").
   const byParam = new Map<string, ParamError>();
   for (const issue of parsed.error.issues) {
-    const error = toParamError(issue, options.rootName ?? "body");
-    if (!byParam.has(error.param)) byParam.set(error.param, error);
+    for (const error of toParamErrors(issue, options.rootName ?? "body")) if (!byParam.has(error.param)) byParam.set(error.param, error);
   }
   const errors = [...byParam.values()];
   const error = invalidParameters(errors);
@@ -28,13 +28,17 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown, options
   throw new HttpError(400, options.code, error.detail, { errors });
 }
 
-function toParamError(issue: z.core.$ZodIssue, rootName: string): ParamError {
-  const param = paramName(issue.path, rootName);
+function toParamErrors(issue: z.core.$ZodIssue, rootName: string): ParamError[] {
   if (issue.code === "unrecognized_keys") {
-    // The unknown names are client input: say that they exist, not what they are.
-    return { param, message: `has ${issue.keys.length === 1 ? "an unknown field" : `${issue.keys.length} unknown fields`}` };
+    // Each unknown field by its name, as an unknown query parameter is; a name that is not plain is not echoed.
+    const parent = paramName(issue.path, rootName);
+    return issue.keys.map((key) =>
+      nameToShow(key, "") === key
+        ? { param: paramName([...issue.path, key], rootName), message: "is not a field of this body" }
+        : { param: parent, message: "has an unknown field" },
+    );
   }
-  return { param, message: issue.message };
+  return [{ param: paramName(issue.path, rootName), message: issue.message }];
 }
 
 /** ["videoIds", 3] → "videoIds[3]"; [] → rootName. */

@@ -9,6 +9,7 @@
  */
 import type { YouTubeError, YouTubeErrorCode } from "../../pipeline/youtube/index.js";
 import { HttpError } from "../http/http-error.js";
+import type { DocumentedProblem } from "../http/route.js";
 
 export interface UpstreamProblem {
   status: number;
@@ -52,6 +53,29 @@ const UPSTREAM_PROBLEMS: Record<YouTubeErrorCode, Omit<UpstreamProblem, "code"> 
   connection_failed: { status: 502, retryAfterSeconds: 30, detail: "The connection to YouTube failed." },
   upstream_timeout: { status: 504, retryAfterSeconds: 30, detail: "YouTube did not answer in time." },
 };
+
+/** Client codes of the channel crawl: a transcript fetch never meets them. */
+const CHANNEL_ONLY: ReadonlySet<YouTubeErrorCode> = new Set(["invalid_channel", "channel_not_found"]);
+
+/**
+ * Every problem a live fetch can answer with, for the OpenAPI document: the
+ * table above and the server's own outcomes (busy, deadline, shutdown), so a
+ * row added here is documented on every route that fetches live.
+ */
+export function liveFetchProblems(): DocumentedProblem[] {
+  const fromTable = (Object.keys(UPSTREAM_PROBLEMS) as YouTubeErrorCode[])
+    .filter((code) => !CHANNEL_ONLY.has(code))
+    .map((clientCode): DocumentedProblem => {
+      const { status, code, retryAfterSeconds, detail } = upstreamProblem(clientCode);
+      return { status, code, description: `Live fetch: ${detail}`, ...(retryAfterSeconds === undefined ? {} : { retryAfter: true }) };
+    });
+  return [
+    ...fromTable,
+    { status: 503, code: "upstream_busy", description: `Live fetch: ${BUSY_DETAILS["queue-full"]} Or: ${BUSY_DETAILS.deadline}`, retryAfter: true },
+    { status: 504, code: "deadline_exceeded", description: `Live fetch: ${DEADLINE_DETAIL}`, retryAfter: true },
+    { status: 503, code: "shutting_down", description: `Live fetch: ${SHUTTING_DOWN_DETAIL}`, retryAfter: true },
+  ];
+}
 
 /** The answer to a failed live fetch with this client error code. */
 export function upstreamProblem(code: YouTubeErrorCode): UpstreamProblem {
@@ -101,19 +125,19 @@ export function upstreamBusyError(why: keyof typeof BUSY_DETAILS, retryAfterSeco
 /** Seconds to suggest after `deadline_exceeded`: the fetch goes on, and is usually stored by then. */
 export const DEADLINE_RETRY_AFTER_SECONDS = 5;
 
+const DEADLINE_DETAIL =
+  "The transcript was still being fetched from YouTube when the request's deadline passed; the fetch goes on and is stored, so a retry shortly may find it.";
+
 /** The caller's deadline passed while its transcript was being fetched; the fetch goes on and is stored. */
 export function deadlineExceededError(): HttpError {
-  return new HttpError(
-    504,
-    "deadline_exceeded",
-    "The transcript was still being fetched from YouTube when the request's deadline passed; the fetch goes on and is stored, so a retry shortly may find it.",
-    { headers: { "Retry-After": String(DEADLINE_RETRY_AFTER_SECONDS) } },
-  );
+  return new HttpError(504, "deadline_exceeded", DEADLINE_DETAIL, { headers: { "Retry-After": String(DEADLINE_RETRY_AFTER_SECONDS) } });
 }
+
+const SHUTTING_DOWN_DETAIL = "The server is shutting down; try again shortly.";
 
 /** The server is stopping and abandoned the fetch. */
 export function shuttingDownError(): HttpError {
-  return new HttpError(503, "shutting_down", "The server is shutting down; try again shortly.", {
+  return new HttpError(503, "shutting_down", SHUTTING_DOWN_DETAIL, {
     headers: { "Retry-After": "5" },
   });
 }

@@ -15,7 +15,6 @@ import { readJsonBody } from "../http/json-body.js";
 import { escapeJsonText, RawJson } from "../http/respond.js";
 import type { Route, RouteResult } from "../http/route.js";
 import type { RequestContext } from "../http/context.js";
-import { apiSchemas } from "../schemas/registry.js";
 import { allowedOrigins, assertOriginAllowed } from "./origin.js";
 import { createToolServer } from "./tool-server.js";
 import { TOOLS } from "./tools.js";
@@ -31,8 +30,7 @@ const JsonRpcMessageSchema = z
     id: z.union([z.string(), z.int()]).optional().meta({ description: "Absent on notifications." }),
     method: z.string().meta({ description: "initialize, notifications/initialized, tools/list, tools/call, ping." }),
     params: z.record(z.string(), z.unknown()).optional(),
-  })
-  .register(apiSchemas, { id: "JsonRpcRequest" });
+  });
 
 const JsonRpcResponseSchema = z
   .object({
@@ -40,10 +38,10 @@ const JsonRpcResponseSchema = z
     id: z.union([z.string(), z.int()]).nullable(),
     result: z.record(z.string(), z.unknown()).optional(),
     error: z.object({ code: z.int(), message: z.string() }).optional(),
-  })
-  .register(apiSchemas, { id: "JsonRpcResponse" });
+  });
 
 export const mcpRoute: Route = {
+  ownProtocol: true,
   method: "POST",
   path: MCP_PATH,
   auth: true,
@@ -51,6 +49,7 @@ export const mcpRoute: Route = {
   admit: (ctx, config) => assertOriginAllowed(ctx.req.headers.origin, allowedOrigins(config)),
   doc: {
     operationId: "mcp",
+    tag: "Service",
     summary: "Model Context Protocol endpoint (Streamable HTTP, stateless) for LLM agents",
     description:
       "One JSON-RPC 2.0 message per request (no batches), Accept: application/json, text/event-stream; answered with JSON. " +

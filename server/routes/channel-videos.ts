@@ -15,11 +15,11 @@ export const ChannelVideoSchema = z
   .object({
     videoId: z.string(),
     title: z.string(),
-    viewCount: z.int(),
+    viewCount: z.int().min(0),
     publishedAt: z.string().meta({ description: "ISO 8601 UTC." }),
     hasTranscript: z.boolean(),
     transcript: z
-      .object({ languageCode: z.string(), wordCount: z.int(), isGenerated: z.boolean() })
+      .object({ languageCode: z.string(), wordCount: z.int().min(0), isGenerated: z.boolean() })
       .nullable()
       .meta({ description: "null when hasTranscript is false." }),
   })
@@ -40,13 +40,17 @@ export const channelVideosRoute: Route = {
   auth: true,
   doc: {
     operationId: "channelVideos",
+    tag: "Channels",
     summary: "A channel's indexed videos, newest first",
+    description:
+      "The videos of one indexed channel, newest first, paged with limit and offset as in search. " +
+      "A video without a stored transcript is listed with hasTranscript false and transcript null.",
     params: ChannelParams,
     query: ChannelQuery,
     response: ChannelVideosResponseSchema,
     responseDescription: "One page of the channel's videos.",
     problems: [
-      { status: 400, code: "invalid_parameter", description: "channelId, limit or offset is malformed." },
+      { status: 400, code: "invalid_parameter", description: "channelId, limit or offset is malformed, or a query parameter is unknown or given twice." },
       { status: 404, code: "channel_not_found", description: "No channel with this id is indexed." },
     ],
   },

@@ -15,7 +15,7 @@ export const HealthSchema = z
     }),
     reason: z.string().optional().meta({ description: "Why the status is not `ok`." }),
     builtAt: z.string().nullable().meta({ description: "When the served artifact set was built (ISO 8601)." }),
-    schemaVersion: z.int().nullable().meta({ description: "Artifact schema version." }),
+    schemaVersion: z.int().min(0).nullable().meta({ description: "Artifact schema version." }),
   })
   .register(apiSchemas, { id: "Health" });
 
@@ -33,7 +33,9 @@ export const healthRoute: Route = {
   auth: false,
   doc: {
     operationId: "health",
+    tag: "Service",
     summary: "Liveness, health and the artifact set served",
+    description: "Whether the server is up and healthy, and when the artifact set it serves was built. No API key needed.",
     response: HealthSchema,
     responseDescription: "The server is up (`ok` or `degraded`).",
     problems: [],
@@ -51,7 +53,9 @@ export const readyRoute: Route = {
   auth: false,
   doc: {
     operationId: "ready",
+    tag: "Service",
     summary: "Readiness: whether the server should get traffic",
+    description: "200 once an artifact set is loaded and warmed and the server is not unhealthy; 503 until then. No API key needed.",
     response: ReadinessSchema,
     responseDescription: "Ready: an artifact set is loaded and warmed and the server is not unhealthy.",
     problems: [],

@@ -8,7 +8,9 @@ export const openapiRoute: Route = {
   auth: false,
   doc: {
     operationId: "openapi",
+    tag: "Service",
     summary: "This OpenAPI 3.1 document",
+    description: "The contract of this API, generated from the schemas that validate requests. No API key needed; rendered at /docs.",
     response: z.looseObject({ openapi: z.string() }),
     responseDescription: "The OpenAPI document.",
     problems: [],

@@ -17,7 +17,7 @@ export const SearchQuery = z.object({
 
 export const MomentSchema = z
   .object({
-    startSeconds: z.number().meta({ description: "Start of a segment holding a match, in seconds.", example: 132.48 }),
+    startSeconds: z.number().min(0).meta({ description: "Start of a segment holding a match, in seconds.", example: 132.48 }),
     text: z.string().meta({ description: "The segment's text, HTML-escaped like the snippet, matches in <mark>…</mark>." }),
   })
   .register(apiSchemas, { id: "Moment" });
@@ -28,12 +28,12 @@ export const SearchHitSchema = z
     title: z.string(),
     channelId: z.string(),
     channelTitle: z.string(),
-    viewCount: z.int(),
+    viewCount: z.int().min(0),
     snippet: z.string().meta({
       description: "HTML-escaped excerpt; matches wrapped in <mark>…</mark>, cut ends marked with …",
     }),
-    wordCount: z.int(),
-    startSeconds: z.number().meta({
+    wordCount: z.int().min(0),
+    startSeconds: z.number().min(0).meta({
       description: "Start, in seconds, of the transcript segment where the snippet's first match begins (its first whole-query phrase where it shows one).",
       example: 132.48,
     }),
@@ -60,12 +60,20 @@ export const searchRoute: Route = {
   auth: true,
   doc: {
     operationId: "search",
+    tag: "Search",
     summary: "Full-text search across stored transcripts",
-    description: "Results are ordered most-viewed first. Snippets are HTML-escaped with matches in <mark> tags.",
+    description:
+      "Words are ANDed; quoted words match as a phrase; search syntax characters are plain text. " +
+      "Ranking: transcripts holding the query as an exact phrase come first, then those holding all its words otherwise. " +
+      "Within each tier the first 100 matches in popularity order are scored with BM25, raised when the title (x1.5) or the channel name (x1.2) " +
+      "holds every query term; ties go to the more viewed video, and matches beyond those 100 follow in popularity order (most viewed first). " +
+      "Each video is searched through its primary transcript (English first, manual before auto-generated). " +
+      "total is exact up to 1,000 matches, estimated above (totalExact false); hasMore is always exact. " +
+      "Snippets are HTML-escaped, with matches wrapped in <mark> tags.",
     query: SearchQuery,
     response: SearchResponseSchema,
     responseDescription: "One page of matching transcripts.",
-    problems: [{ status: 400, code: "invalid_parameter", description: "A query parameter is missing, malformed or given twice." }],
+    problems: [],
   },
   handle(ctx, { catalog }) {
     return { body: searchBody(catalog, parseQuery(ctx, SearchQuery)) };

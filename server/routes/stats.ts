@@ -6,11 +6,11 @@ import { apiSchemas } from "../schemas/registry.js";
 
 export const StatsSchema = z
   .object({
-    videos: z.int(),
-    transcripts: z.int(),
-    totalWords: z.int(),
-    avgWordsPerTranscript: z.int(),
-    channels: z.int(),
+    videos: z.int().min(0),
+    transcripts: z.int().min(0),
+    totalWords: z.int().min(0),
+    avgWordsPerTranscript: z.int().min(0),
+    channels: z.int().min(0),
   })
   .register(apiSchemas, { id: "Stats" });
 
@@ -20,7 +20,9 @@ export const statsRoute: Route = {
   auth: true,
   doc: {
     operationId: "stats",
+    tag: "Stats",
     summary: "Counts describing the database",
+    description: "Counts computed when the artifact set was built, plus what was fetched live since. No request scans the database.",
     response: StatsSchema,
     responseDescription: "Database statistics.",
     problems: [],

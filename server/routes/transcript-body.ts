@@ -19,16 +19,16 @@ export const TranscriptSchema = z
     subs: z.array(SubSchema),
     language: z.string().meta({ description: "Language name in words." }),
     languageCode: z.string(),
-    wordCount: z.int(),
-    duration: z.number().meta({ description: "Seconds." }),
+    wordCount: z.int().min(0),
+    duration: z.number().min(0).meta({ description: "Seconds." }),
     isGenerated: z.boolean(),
   })
   .register(apiSchemas, { id: "Transcript" });
 
 export const ChapterSchema = z.object({
   title: z.string(),
-  startSeconds: z.number(),
-  endSeconds: z.number().meta({ description: "Start of the next chapter, or the video length for the last one." }),
+  startSeconds: z.number().min(0),
+  endSeconds: z.number().min(0).meta({ description: "Start of the next chapter, or the video length for the last one." }),
 });
 
 export const VideoSchema = z
@@ -37,7 +37,7 @@ export const VideoSchema = z
     title: z.string(),
     channelTitle: z.string(),
     channelId: z.string(),
-    viewCount: z.int(),
+    viewCount: z.int().min(0),
     publishedAt: z.string().meta({ description: "ISO 8601 UTC." }),
     thumbnail: z.string(),
     transcript: TranscriptSchema,
@@ -46,14 +46,14 @@ export const VideoSchema = z
       method: z.string().meta({ description: "storage, or the live retrieval method." }),
       usedProxy: z.boolean(),
     }),
-    timing: z.object({ totalMs: z.number() }),
-    lengthSeconds: z.number().optional().meta({ description: "includeMetadata=true only." }),
+    timing: z.object({ totalMs: z.number().min(0) }),
+    lengthSeconds: z.number().min(0).optional().meta({ description: "includeMetadata=true only." }),
     description: z.string().nullable().optional().meta({ description: "includeMetadata=true only." }),
     keywords: z.array(z.string()).optional().meta({ description: "includeMetadata=true only." }),
     category: z.string().nullable().optional().meta({ description: "includeMetadata=true only." }),
     chapters: z.array(ChapterSchema).optional().meta({ description: "includeMetadata=true only; empty when the video has none." }),
     matches: z
-      .array(z.int())
+      .array(z.int().min(0))
       .optional()
       .meta({ description: "With q only: indexes into transcript.subs of the segments where a match of q begins, ascending." }),
   })

@@ -40,6 +40,7 @@ export const transcriptRoute: Route = {
   auth: true,
   doc: {
     operationId: "getTranscript",
+    tag: "Transcripts",
     summary: "Full transcript of one video",
     description:
       "Served from storage when stored (cached: true); otherwise fetched live from YouTube and stored (cached: false). " +
@@ -55,8 +56,7 @@ export const transcriptRoute: Route = {
     textResponses: ["text/plain", "text/vtt", "application/x-subrip"],
     problems: [
       { status: 400, code: "invalid_video_id", description: "The video id is not 11 characters of A-Z, a-z, 0-9, _ or -." },
-      { status: 400, code: "invalid_parameter", description: "A parameter is malformed or given twice, format is unknown, or q is given with a format other than json." },
-      { status: 404, code: "video_not_found", description: "The video is not stored and cannot be fetched." },
+      { status: 404, code: "video_not_found", description: "The video is not stored and cannot be fetched (live fetching is off)." },
       { status: 406, code: "not_acceptable", description: "Without format, Accept allows none of application/json, text/plain, text/vtt, application/x-subrip." },
       { status: 404, code: "transcript_not_found", description: "The video is stored but has no transcript." },
       {
@@ -64,18 +64,9 @@ export const transcriptRoute: Route = {
         code: "language_not_available",
         description: "The video has no transcript in the requested language; availableLanguages lists those it has.",
       },
-      {
-        status: 503,
-        code: "upstream_busy",
-        description: "Live fetch: the wait queue is full, or no fetch slot came free before the request's deadline; nothing was fetched. See Retry-After.",
-      },
-      {
-        status: 504,
-        code: "deadline_exceeded",
-        description:
-          "Live fetch: the request's deadline (REQUEST_DEADLINE_MS) passed while the transcript was being fetched; the fetch goes on and is stored. See Retry-After.",
-      },
     ],
+    liveFetch: true,
+    etag: true,
   },
   async handle(ctx, deps) {
     const { videoId } = parseParams(ctx, TranscriptParams, "invalid_video_id");

@@ -60,11 +60,11 @@ export const BulkItemSchema = z
     cached: z.boolean().meta({ description: "false when fetched from the source during this request." }),
     transcript: z.object({
       script: z.string(),
-      wordCount: z.int(),
+      wordCount: z.int().min(0),
       language: z.string(),
       languageCode: z.string(),
       isGenerated: z.boolean(),
-      duration: z.number(),
+      duration: z.number().min(0),
     }),
   })
   .register(apiSchemas, { id: "BulkItem" });
@@ -89,12 +89,12 @@ export const BulkErrorSchema = z
 
 export const BulkResponseSchema = z
   .object({
-    requested: z.int().meta({ description: "Distinct video ids requested." }),
-    found: z.int().meta({ description: "Transcripts returned." }),
-    fetched: z.int().meta({ description: "Transcripts obtained from the source during this request." }),
+    requested: z.int().min(0).meta({ description: "Distinct video ids requested." }),
+    found: z.int().min(0).meta({ description: "Transcripts returned." }),
+    fetched: z.int().min(0).meta({ description: "Transcripts obtained from the source during this request." }),
     transcripts: z.array(BulkItemSchema).meta({ description: "In request order." }),
     errors: z.array(BulkErrorSchema).meta({ description: "Ids that could not be obtained, in request order." }),
-    timing: z.object({ totalMs: z.number() }),
+    timing: z.object({ totalMs: z.number().min(0) }),
   })
   .register(apiSchemas, { id: "BulkResponse" });
 
@@ -130,6 +130,7 @@ export const transcriptsBulkRoute: Route = {
   plans: (config) => config.bulkPlans,
   doc: {
     operationId: "bulkTranscripts",
+    tag: "Transcripts",
     summary: "Transcripts of up to 100 videos",
     description:
       "Needs a plan listed in BULK_PLANS (default: pro). Send Content-Type: application/json. " +
@@ -139,12 +140,8 @@ export const transcriptsBulkRoute: Route = {
     response: BulkResponseSchema,
     responseDescription: "Transcripts found, and an error entry for every id that could not be obtained.",
     problems: [
-      { status: 400, code: "invalid_parameter", description: "The body does not match the schema (each bad field is listed)." },
+      { status: 400, code: "invalid_parameter", description: "The body does not match the schema: a field is missing, malformed or unknown (each is listed)." },
       { status: 400, code: "too_many_video_ids", description: `More than ${MAX_BULK_IDS} video ids.` },
-      { status: 400, code: "invalid_json", description: "The body is not valid JSON." },
-      { status: 403, code: "plan_required", description: "The key's plan may not use this endpoint." },
-      { status: 413, code: "payload_too_large", description: "The body exceeds MAX_BODY_BYTES." },
-      { status: 415, code: "unsupported_media_type", description: "Content-Type is not application/json." },
     ],
   },
   async handle(ctx, deps) {

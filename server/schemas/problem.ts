@@ -5,7 +5,7 @@ export const ProblemSchema = z
   .object({
     type: z.string().meta({ description: "urn:transcript-service:problem:<code>" }),
     title: z.string().meta({ description: "HTTP status text." }),
-    status: z.int(),
+    status: z.int().min(400).max(599),
     detail: z.string(),
     code: z.string().meta({ description: "Stable machine-readable error code." }),
     requestId: z.string().meta({ description: "Also sent as X-Request-Id; quote it when reporting a problem." }),

@@ -166,7 +166,7 @@ describe("search_transcripts", () => {
   it("refuses bad arguments with invalid_parameter naming each, as REST does", async () => {
     const problem = problemOf(await tool("search_transcripts", { q: "   ", limit: 0, offset: 20_000, colour: "red" }));
     expect(problem).toMatchObject({ status: 400, code: "invalid_parameter", type: "urn:transcript-service:problem:invalid_parameter" });
-    expect(problem.errors.map((e: { param: string }) => e.param).sort()).toEqual(["arguments", "limit", "offset", "q"]);
+    expect(problem.errors.map((e: { param: string }) => e.param).sort()).toEqual(["colour", "limit", "offset", "q"]);
     expect(problem.requestId).toEqual(expect.any(String));
     expect(problemOf(await tool("search_transcripts", {})).errors).toEqual([{ param: "q", message: expect.any(String) }]);
   });

@@ -1,5 +1,6 @@
 /** The OpenAPI document is served without a key, is plausible OpenAPI 3.1, and lists every route with its schemas. */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { liveFetchProblems } from "../../server/live/upstream-problem.js";
 import { ROUTES } from "../../server/routes/route-table.js";
 import { call } from "./helpers/http.js";
 import { buildFixtureArtifacts, startTestServer, type Artifacts, type TestServer } from "./helpers/test-server.js";
@@ -46,7 +47,8 @@ describe("GET /v1/openapi.json", () => {
     const listed = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
       Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`),
     );
-    const expected = ROUTES.map((r) => `${r.method} ${r.path.replace(/:([A-Za-z]+)/g, "{$1}")}`);
+    // /mcp speaks JSON-RPC and is described in docs/api.md, not here.
+    const expected = ROUTES.filter((r) => r.ownProtocol !== true).map((r) => `${r.method} ${r.path.replace(/:([A-Za-z]+)/g, "{$1}")}`);
     expect(listed.sort()).toEqual(expected.sort());
     expect(listed).toEqual(
       expect.arrayContaining([
@@ -94,12 +96,76 @@ describe("GET /v1/openapi.json", () => {
     expect(doc.paths["/v1/stats"].get.responses["200"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Stats" });
   });
 
-  test("documents the bulk body as the client sends it, with defaults optional", () => {
-    const body = doc.components.schemas.BulkRequest;
+  test("documents the bulk body as the client sends it, inline, with defaults optional", () => {
+    // Behind a $ref, openapi-typescript makes a field with a default required: the body is inlined instead.
+    const body = doc.paths["/v1/transcripts/bulk"].post.requestBody.content["application/json"].schema;
+    expect(body.$ref).toBeUndefined();
+    expect(doc.components.schemas.BulkRequest).toBeUndefined();
     expect(body.required).toEqual(["videoIds"]);
     expect(body.properties.videoIds).toMatchObject({ type: "array", minItems: 1, maxItems: 100 });
     expect(body.properties.fetchMissing).toMatchObject({ type: "boolean", default: true });
     expect(body.additionalProperties).toBe(false);
+  });
+
+  test("gives every integer a real lower bound and none the safe-integer range", () => {
+    const integers: { at: string; schema: any }[] = [];
+    const walk = (node: unknown, at: string): void => {
+      if (Array.isArray(node)) node.forEach((item, i) => walk(item, `${at}/${i}`));
+      else if (node !== null && typeof node === "object") {
+        if ((node as { type?: unknown }).type === "integer") integers.push({ at, schema: node });
+        for (const [k, v] of Object.entries(node)) walk(v, `${at}/${k}`);
+      }
+    };
+    walk(doc, "#");
+    expect(integers.length).toBeGreaterThan(20);
+    for (const { at, schema } of integers) {
+      expect(typeof schema.minimum, `${at} has a minimum`).toBe("number");
+      expect(Math.abs(schema.minimum), at).toBeLessThan(Number.MAX_SAFE_INTEGER);
+      if (schema.maximum !== undefined) expect(schema.maximum, at).toBeLessThan(Number.MAX_SAFE_INTEGER);
+    }
+    expect(JSON.stringify(doc)).not.toContain(String(Number.MAX_SAFE_INTEGER));
+  });
+
+  test("has a license, tags, and a tag, summary and description on every operation", () => {
+    expect(doc.info.license).toMatchObject({ name: expect.any(String) });
+    const tagNames = (doc.tags as { name: string; description: string }[]).map((t) => t.name);
+    expect(tagNames.length).toBeGreaterThan(1);
+    for (const ops of Object.values(doc.paths as Record<string, Record<string, any>>)) {
+      for (const op of Object.values(ops)) {
+        expect(op.tags).toHaveLength(1);
+        expect(tagNames).toContain(op.tags[0]);
+        expect(op.summary.length, op.operationId).toBeGreaterThan(10);
+        expect(op.description.length, op.operationId).toBeGreaterThan(40);
+      }
+    }
+    expect(doc.paths["/v1/search"].get.description).not.toMatch(/most-viewed first\./);
+    expect(doc.paths["/v1/search"].get.description).toMatch(/BM25/);
+  });
+
+  test("lists on the transcript route every problem of the live-fetch table, with Retry-After where the table gives one", () => {
+    const responses = doc.paths["/v1/transcript/{videoId}"].get.responses;
+    const codesOf = (status: number): string[] =>
+      responses[String(status)]?.content["application/problem+json"].schema.allOf[1].properties.code.enum ?? [];
+    for (const problem of liveFetchProblems()) {
+      expect(codesOf(problem.status), `${problem.status} ${problem.code}`).toContain(problem.code);
+      if (problem.retryAfter) expect(responses[String(problem.status)].headers["Retry-After"], problem.code).toBeDefined();
+    }
+    expect(codesOf(502)).toEqual(expect.arrayContaining(["connection_failed", "request_blocked", "upstream_rate_limited"]));
+    expect(codesOf(403)).toContain("age_restricted");
+    expect(codesOf(404)).toEqual(expect.arrayContaining(["video_unavailable", "transcripts_disabled", "unplayable", "video_not_found"]));
+    expect(responses["200"].headers.ETag.required).toBe(true);
+    expect(responses["304"].headers.ETag.required).toBe(true);
+    expect(responses["429"].headers["Retry-After"].required).toBe(true);
+  });
+
+  test("documents the rate-limit headers (X-RateLimit-*, and the IETF draft's RateLimit and RateLimit-Policy) on authenticated routes", () => {
+    const search = doc.paths["/v1/search"].get.responses;
+    for (const name of ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit", "RateLimit-Policy", "X-Request-Id", "Cache-Control", "Vary"]) {
+      expect(search["200"].headers[name], name).toBeDefined();
+    }
+    expect(search["401"].headers["X-RateLimit-Limit"]).toBeUndefined();
+    expect(search["401"].headers["WWW-Authenticate"].required).toBe(true);
+    expect(doc.paths["/healthz"].get.responses["200"].headers["X-RateLimit-Limit"]).toBeUndefined();
   });
 
   test("marks /healthz, /readyz and the document itself as needing no key, and every other route with 401, 403 and 429", () => {

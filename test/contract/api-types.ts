@@ -1,0 +1,1815 @@
+// Generated from the served OpenAPI document by `npx tsx scripts/openapi.ts types` (openapi-typescript). Do not edit.
+/* eslint-disable */
+export interface paths {
+    "/v1/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Full-text search across stored transcripts
+         * @description Words are ANDed; quoted words match as a phrase; search syntax characters are plain text. Ranking: transcripts holding the query as an exact phrase come first, then those holding all its words otherwise. Within each tier the first 100 matches in popularity order are scored with BM25, raised when the title (x1.5) or the channel name (x1.2) holds every query term; ties go to the more viewed video, and matches beyond those 100 follow in popularity order (most viewed first). Each video is searched through its primary transcript (English first, manual before auto-generated). total is exact up to 1,000 matches, estimated above (totalExact false); hasMore is always exact. Snippets are HTML-escaped, with matches wrapped in <mark> tags.
+         */
+        get: operations["search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/transcript/{videoId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Full transcript of one video
+         * @description Served from storage when stored (cached: true); otherwise fetched live from YouTube and stored (cached: false). Live-fetch failures are problems too: 404 for videos without a transcript (video_unavailable, transcripts_disabled, unplayable), 403 age_restricted, 502/504 when YouTube fails (with Retry-After where a retry may help), 503 upstream_busy when too many fetches wait. A live fetch is bounded by the request's deadline (REQUEST_DEADLINE_MS): still waiting for a fetch slot then, 503 upstream_busy; still being fetched, 504 deadline_exceeded (the fetch goes on and is stored). Responses carry a weak ETag; send it back in If-None-Match to get 304.
+         */
+        get: operations["getTranscript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/transcripts/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Transcripts of up to 100 videos
+         * @description Needs a plan listed in BULK_PLANS (default: pro). Send Content-Type: application/json. Missing transcripts are fetched a few at a time, behind single requests; when the request's deadline (REQUEST_DEADLINE_MS) passes, the answer is 200 with the transcripts obtained so far and an errors[] entry (deadline_exceeded or upstream_busy) for each id not finished.
+         */
+        post: operations["bulkTranscripts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/channels/{channelId}/videos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A channel's indexed videos, newest first
+         * @description The videos of one indexed channel, newest first, paged with limit and offset as in search. A video without a stored transcript is listed with hasTranscript false and transcript null.
+         */
+        get: operations["channelVideos"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Counts describing the database
+         * @description Counts computed when the artifact set was built, plus what was fetched live since. No request scans the database.
+         */
+        get: operations["stats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness, health and the artifact set served
+         * @description Whether the server is up and healthy, and when the artifact set it serves was built. No API key needed.
+         */
+        get: operations["health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness: whether the server should get traffic
+         * @description 200 once an artifact set is loaded and warmed and the server is not unhealthy; 503 until then. No API key needed.
+         */
+        get: operations["ready"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This OpenAPI 3.1 document
+         * @description The contract of this API, generated from the schemas that validate requests. No API key needed; rendered at /docs.
+         */
+        get: operations["openapi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        Problem: {
+            /** @description urn:transcript-service:problem:<code> */
+            type: string;
+            /** @description HTTP status text. */
+            title: string;
+            status: number;
+            detail: string;
+            /** @description Stable machine-readable error code. */
+            code: string;
+            /** @description Also sent as X-Request-Id; quote it when reporting a problem. */
+            requestId: string;
+            /** @description One entry per invalid parameter (400 invalid_parameter and similar). */
+            errors?: {
+                param: string;
+                message: string;
+            }[];
+            /** @description Language codes the video has (404 language_not_available). */
+            availableLanguages?: string[];
+            /** @description Plans that may call the endpoint (403 plan_required). */
+            requiredPlans?: string[];
+        };
+        Pagination: {
+            /** @description Page size applied (after clamping). */
+            limit: number;
+            /** @description Offset applied. */
+            offset: number;
+            /** @description Total matching items. */
+            total: number;
+            /** @description Whether items exist beyond this page. */
+            hasMore: boolean;
+        };
+        ChannelVideo: {
+            videoId: string;
+            title: string;
+            viewCount: number;
+            /** @description ISO 8601 UTC. */
+            publishedAt: string;
+            hasTranscript: boolean;
+            /** @description null when hasTranscript is false. */
+            transcript: {
+                languageCode: string;
+                wordCount: number;
+                isGenerated: boolean;
+            } | null;
+        };
+        ChannelVideosResponse: {
+            channelId: string;
+            channelTitle: string;
+            /** @description Newest first. */
+            videos: components["schemas"]["ChannelVideo"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        Moment: {
+            /**
+             * @description Start of a segment holding a match, in seconds.
+             * @example 132.48
+             */
+            startSeconds: number;
+            /** @description The segment's text, HTML-escaped like the snippet, matches in <mark>…</mark>. */
+            text: string;
+        };
+        SearchHit: {
+            videoId: string;
+            title: string;
+            channelId: string;
+            channelTitle: string;
+            viewCount: number;
+            /** @description HTML-escaped excerpt; matches wrapped in <mark>…</mark>, cut ends marked with … */
+            snippet: string;
+            wordCount: number;
+            /**
+             * @description Start, in seconds, of the transcript segment where the snippet's first match begins (its first whole-query phrase where it shows one).
+             * @example 132.48
+             */
+            startSeconds: number;
+            /** @description The video on YouTube at that moment: https://www.youtube.com/watch?v=ID&t=Ns, N = floor(startSeconds). */
+            url: string;
+            /** @description Up to 3 other segments holding matches (whole-query phrase first, then most query words), in time order. */
+            moments: components["schemas"]["Moment"][];
+        };
+        SearchPagination: {
+            /** @description Page size applied (after clamping). */
+            limit: number;
+            /** @description Offset applied. */
+            offset: number;
+            /** @description Total matching items. */
+            total: number;
+            /** @description Whether items exist beyond this page. */
+            hasMore: boolean;
+            /** @description false when total is an estimate (very common queries). */
+            totalExact: boolean;
+        };
+        SearchResponse: {
+            /** @description The query as applied (trimmed). */
+            query: string;
+            results: components["schemas"]["SearchHit"][];
+            pagination: components["schemas"]["SearchPagination"];
+        };
+        Stats: {
+            videos: number;
+            transcripts: number;
+            totalWords: number;
+            avgWordsPerTranscript: number;
+            channels: number;
+        };
+        BulkItem: {
+            videoId: string;
+            title: string;
+            channelId: string;
+            channelTitle: string;
+            /** @description false when fetched from the source during this request. */
+            cached: boolean;
+            transcript: {
+                script: string;
+                wordCount: number;
+                language: string;
+                languageCode: string;
+                isGenerated: boolean;
+                duration: number;
+            };
+        };
+        BulkError: {
+            videoId: string;
+            /** @description video_not_found, transcript_not_found, language_not_available, not_fetched (fetchMissing false), or the source's error code. At the request's deadline: deadline_exceeded for ids being fetched then (the fetch goes on and is stored), upstream_busy for ids still waiting for a fetch slot. */
+            code: string;
+            detail: string;
+            /** @description With language_not_available (the codes the video has) and transcripts_disabled (empty), as in the single request's problem. */
+            availableLanguages?: string[];
+        };
+        BulkResponse: {
+            /** @description Distinct video ids requested. */
+            requested: number;
+            /** @description Transcripts returned. */
+            found: number;
+            /** @description Transcripts obtained from the source during this request. */
+            fetched: number;
+            /** @description In request order. */
+            transcripts: components["schemas"]["BulkItem"][];
+            /** @description Ids that could not be obtained, in request order. */
+            errors: components["schemas"]["BulkError"][];
+            timing: {
+                totalMs: number;
+            };
+        };
+        Transcript: {
+            script: string;
+            subs: {
+                text: string;
+                /**
+                 * @description Decimal seconds from the start.
+                 * @example 1.54
+                 */
+                offset: string;
+                /**
+                 * @description Decimal seconds.
+                 * @example 4.16
+                 */
+                duration: string;
+            }[];
+            /** @description Language name in words. */
+            language: string;
+            languageCode: string;
+            wordCount: number;
+            /** @description Seconds. */
+            duration: number;
+            isGenerated: boolean;
+        };
+        Video: {
+            videoId: string;
+            title: string;
+            channelTitle: string;
+            channelId: string;
+            viewCount: number;
+            /** @description ISO 8601 UTC. */
+            publishedAt: string;
+            thumbnail: string;
+            transcript: components["schemas"]["Transcript"];
+            /** @description Whether the transcript was stored before this request. */
+            cached: boolean;
+            debug: {
+                /** @description storage, or the live retrieval method. */
+                method: string;
+                usedProxy: boolean;
+            };
+            timing: {
+                totalMs: number;
+            };
+            /** @description includeMetadata=true only. */
+            lengthSeconds?: number;
+            /** @description includeMetadata=true only. */
+            description?: string | null;
+            /** @description includeMetadata=true only. */
+            keywords?: string[];
+            /** @description includeMetadata=true only. */
+            category?: string | null;
+            /** @description includeMetadata=true only; empty when the video has none. */
+            chapters?: {
+                title: string;
+                startSeconds: number;
+                /** @description Start of the next chapter, or the video length for the last one. */
+                endSeconds: number;
+            }[];
+            /** @description With q only: indexes into transcript.subs of the segments where a match of q begins, ascending. */
+            matches?: number[];
+        };
+        Health: {
+            /**
+             * @description `ok`; `degraded`: answering from an earlier artifact set because the published one failed verification or broke while served; `unhealthy` (answered with 503): the served set's database is damaged and no earlier verified set could replace it.
+             * @enum {string}
+             */
+            status: "ok" | "degraded" | "unhealthy";
+            /** @description Why the status is not `ok`. */
+            reason?: string;
+            /** @description When the served artifact set was built (ISO 8601). */
+            builtAt: string | null;
+            /** @description Artifact schema version. */
+            schemaVersion: number | null;
+        };
+        Readiness: {
+            ready: boolean;
+            /** @enum {string} */
+            status: "ok" | "degraded" | "unhealthy";
+            /** @description Why the server is not ready, or why its status is not `ok`. */
+            reason?: string;
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: {
+        /** @description Requests allowed per key per clock minute. */
+        "X-RateLimit-Limit": number;
+        /** @description Requests left in the current window. */
+        "X-RateLimit-Remaining": number;
+        /** @description Unix time (seconds) when the current window ends. */
+        "X-RateLimit-Reset": number;
+        /** @description The quota policy, as a structured field of the IETF httpapi RateLimit header fields draft: `"default";q=100;w=60` (q requests per w seconds, per key). */
+        "RateLimit-Policy": string;
+        /** @description What is left of the quota, as a structured field of the IETF httpapi RateLimit header fields draft: `"default";r=42;t=18` (r requests remaining, t seconds until the window ends). */
+        RateLimit: string;
+        /** @description Seconds to wait before trying again. */
+        "Retry-After": number;
+        /** @description With a text format (text, srt, vtt): `attachment; filename="<videoId>.<lang>.<ext>"`. */
+        "Content-Disposition": string;
+    };
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    search: {
+        parameters: {
+            query: {
+                /** @description Search query, 1..500 characters after trimming, with at least one letter or digit. */
+                q: string;
+                /** @description Page size, default 20. Values above 100 are clamped to 100; pagination.limit reports the size applied. */
+                limit?: number;
+                /** @description Items to skip, default 0, at most 10000 (deep-pagination cap: narrow the query instead). */
+                offset?: number;
+                /** @description Channel id: UC followed by 22 characters. */
+                channel?: string;
+                /** @description Only videos with at least this many views. */
+                minViews?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of matching transcripts. */
+            200: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    /** @description Requests allowed per key per clock minute. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) when the current window ends. */
+                    "X-RateLimit-Reset": number;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchResponse"];
+                };
+            };
+            /** @description `invalid_parameter`: A parameter is missing or malformed, given twice, or unknown ("is not a parameter of this endpoint"); errors lists each by name. */
+            400: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_parameter";
+                    };
+                };
+            };
+            /**
+             * @description `missing_api_key`: Send your API key in the X-API-Key header.
+             *
+             *     `invalid_api_key`: The API key is not valid.
+             */
+            401: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    /** @description The challenge: `ApiKey header="X-API-Key"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {string} */
+                        code?: "missing_api_key" | "invalid_api_key";
+                    };
+                };
+            };
+            /** @description `subscription_expired`: The subscription of this API key has expired. */
+            403: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {string} */
+                        code?: "subscription_expired";
+                    };
+                };
+            };
+            /** @description `rate_limited`: Over the key's requests per minute; Retry-After says when the window ends. */
+            429: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    /** @description Requests allowed per key per clock minute. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) when the current window ends. */
+                    "X-RateLimit-Reset": number;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected error (a bug, logged); quote the requestId. */
+            500: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 500;
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    getTranscript: {
+        parameters: {
+            query?: {
+                /** @description Transcript language code (exact match: en does not match en-GB). Default en. */
+                lang?: string;
+                /** @description true adds lengthSeconds, description, keywords, category and chapters. */
+                includeMetadata?: "true" | "false";
+                /** @description json (default), text (one segment a line), srt (SubRip) or vtt (WebVTT). Without it, the Accept header picks: application/json, text/plain, application/x-subrip, text/vtt. */
+                format?: "json" | "text" | "srt" | "vtt";
+                /** @description Search words, as for /v1/search: the response's matches lists the indexes of the segments (in transcript.subs) where a match begins. JSON only. */
+                q?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Video id: 11 characters of A-Z, a-z, 0-9, _ or -. */
+                videoId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The video and its transcript; or, by format or Accept, the transcript as plain text, SubRip or WebVTT (with Content-Disposition). */
+            200: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    /** @description Requests allowed per key per clock minute. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) when the current window ends. */
+                    "X-RateLimit-Reset": number;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Weak entity tag of the representation; send it back in If-None-Match to get 304 when it has not changed. */
+                    ETag: string;
+                    "Content-Disposition": components["headers"]["Content-Disposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Video"];
+                    "text/plain": string;
+                    "text/vtt": string;
+                    "application/x-subrip": string;
+                };
+            };
+            /** @description Not modified: If-None-Match matched the ETag. No body. */
+            304: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    /** @description Requests allowed per key per clock minute. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) when the current window ends. */
+                    "X-RateLimit-Reset": number;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Weak entity tag of the representation; send it back in If-None-Match to get 304 when it has not changed. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `invalid_video_id`: The video id is not 11 characters of A-Z, a-z, 0-9, _ or -. Live fetch: The video id is not 11 characters of A-Z, a-z, 0-9, _ or -.
+             *
+             *     `invalid_parameter`: A parameter is missing or malformed, given twice, or unknown ("is not a parameter of this endpoint"); errors lists each by name.
+             */
+            400: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_video_id" | "invalid_parameter";
+                    };
+                };
+            };
+            /**
+             * @description `missing_api_key`: Send your API key in the X-API-Key header.
+             *
+             *     `invalid_api_key`: The API key is not valid.
+             */
+            401: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    /** @description The challenge: `ApiKey header="X-API-Key"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {string} */
+                        code?: "missing_api_key" | "invalid_api_key";
+                    };
+                };
+            };
+            /**
+             * @description `subscription_expired`: The subscription of this API key has expired.
+             *
+             *     `age_restricted`: Live fetch: The video is age restricted; YouTube serves its transcript to signed-in users only.
+             */
+            403: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {string} */
+                        code?: "subscription_expired" | "age_restricted";
+                    };
+                };
+            };
+            /**
+             * @description `video_not_found`: The video is not stored and cannot be fetched (live fetching is off).
+             *
+             *     `transcript_not_found`: The video is stored but has no transcript.
+             *
+             *     `language_not_available`: The video has no transcript in the requested language; availableLanguages lists those it has. Live fetch: The video has no transcript in the requested language; availableLanguages lists those it has.
+             *
+             *     `video_unavailable`: Live fetch: YouTube reports the video as unavailable (removed, private, or never existed).
+             *
+             *     `transcripts_disabled`: Live fetch: The video has no transcripts: captions are disabled for it.
+             *
+             *     `unplayable`: Live fetch: YouTube refuses to play the video, so it has no transcript to fetch.
+             */
+            404: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {string} */
+                        code?: "video_not_found" | "transcript_not_found" | "language_not_available" | "video_unavailable" | "transcripts_disabled" | "unplayable";
+                    };
+                };
+            };
+            /** @description `not_acceptable`: Without format, Accept allows none of application/json, text/plain, text/vtt, application/x-subrip. */
+            406: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 406;
+                        /** @enum {string} */
+                        code?: "not_acceptable";
+                    };
+                };
+            };
+            /** @description `rate_limited`: Over the key's requests per minute; Retry-After says when the window ends. */
+            429: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    /** @description Requests allowed per key per clock minute. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) when the current window ends. */
+                    "X-RateLimit-Reset": number;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected error (a bug, logged); quote the requestId. */
+            500: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 500;
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /**
+             * @description `request_blocked`: Live fetch: YouTube asked for a bot check on every attempt; try again later. (with Retry-After)
+             *
+             *     `ip_blocked`: Live fetch: YouTube blocked the addresses this service fetches from; try again later. (with Retry-After)
+             *
+             *     `upstream_rate_limited`: Live fetch: YouTube rate-limited the fetch on every attempt; try again later. (with Retry-After)
+             *
+             *     `po_token_required`: Live fetch: YouTube requires a proof-of-origin token for this transcript; it cannot be fetched now.
+             *
+             *     `consent_failed`: Live fetch: YouTube's consent page could not be passed.
+             *
+             *     `upstream_unparsable`: Live fetch: YouTube's answer could not be understood.
+             *
+             *     `upstream_status`: Live fetch: YouTube answered with a server error. (with Retry-After)
+             *
+             *     `upstream_too_large`: Live fetch: YouTube's answer was larger than accepted.
+             *
+             *     `empty_transcript`: Live fetch: YouTube returned an empty transcript. (with Retry-After)
+             *
+             *     `connection_failed`: Live fetch: The connection to YouTube failed. (with Retry-After)
+             */
+            502: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 502;
+                        /** @enum {string} */
+                        code?: "request_blocked" | "ip_blocked" | "upstream_rate_limited" | "po_token_required" | "consent_failed" | "upstream_unparsable" | "upstream_status" | "upstream_too_large" | "empty_transcript" | "connection_failed";
+                    };
+                };
+            };
+            /**
+             * @description `upstream_busy`: Live fetch: Too many transcripts are being fetched from YouTube right now; try again shortly. Or: No upstream fetch slot came free before the request's deadline; nothing was fetched. Try again shortly.
+             *
+             *     `shutting_down`: Live fetch: The server is shutting down; try again shortly.
+             */
+            503: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {string} */
+                        code?: "upstream_busy" | "shutting_down";
+                    };
+                };
+            };
+            /**
+             * @description `upstream_timeout`: Live fetch: YouTube did not answer in time.
+             *
+             *     `deadline_exceeded`: Live fetch: The transcript was still being fetched from YouTube when the request's deadline passed; the fetch goes on and is stored, so a retry shortly may find it.
+             */
+            504: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 504;
+                        /** @enum {string} */
+                        code?: "upstream_timeout" | "deadline_exceeded";
+                    };
+                };
+            };
+        };
+    };
+    bulkTranscripts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1..100 video ids; duplicates are collapsed (first occurrence kept). */
+                    videoIds: string[];
+                    /**
+                     * @description Fetch videos that are not stored from the source. Default true.
+                     * @default true
+                     */
+                    fetchMissing?: boolean;
+                    /**
+                     * @description Transcript language code (exact match: en does not match en-GB). Default en.
+                     * @default en
+                     * @example en
+                     */
+                    lang?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Transcripts found, and an error entry for every id that could not be obtained. */
+            200: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    /** @description Requests allowed per key per clock minute. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) when the current window ends. */
+                    "X-RateLimit-Reset": number;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkResponse"];
+                };
+            };
+            /**
+             * @description `invalid_parameter`: The body does not match the schema: a field is missing, malformed or unknown (each is listed). A parameter is missing or malformed, given twice, or unknown ("is not a parameter of this endpoint"); errors lists each by name.
+             *
+             *     `too_many_video_ids`: More than 100 video ids.
+             *
+             *     `invalid_json`: The body is empty, not valid JSON, or nests deeper than 64 levels.
+             */
+            400: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_parameter" | "too_many_video_ids" | "invalid_json";
+                    };
+                };
+            };
+            /**
+             * @description `missing_api_key`: Send your API key in the X-API-Key header.
+             *
+             *     `invalid_api_key`: The API key is not valid.
+             */
+            401: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    /** @description The challenge: `ApiKey header="X-API-Key"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {string} */
+                        code?: "missing_api_key" | "invalid_api_key";
+                    };
+                };
+            };
+            /**
+             * @description `subscription_expired`: The subscription of this API key has expired.
+             *
+             *     `plan_required`: The key's plan may not use this endpoint; requiredPlans lists those that may.
+             */
+            403: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {string} */
+                        code?: "subscription_expired" | "plan_required";
+                    };
+                };
+            };
+            /** @description `payload_too_large`: The body exceeds MAX_BODY_BYTES (the connection is closed). */
+            413: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 413;
+                        /** @enum {string} */
+                        code?: "payload_too_large";
+                    };
+                };
+            };
+            /** @description `unsupported_media_type`: Content-Type is not application/json (UTF-8). */
+            415: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 415;
+                        /** @enum {string} */
+                        code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description `rate_limited`: Over the key's requests per minute; Retry-After says when the window ends. */
+            429: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    /** @description Requests allowed per key per clock minute. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) when the current window ends. */
+                    "X-RateLimit-Reset": number;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected error (a bug, logged); quote the requestId. */
+            500: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 500;
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    channelVideos: {
+        parameters: {
+            query?: {
+                /** @description Page size, default 20. Values above 100 are clamped to 100; pagination.limit reports the size applied. */
+                limit?: number;
+                /** @description Items to skip, default 0, at most 10000 (deep-pagination cap: narrow the query instead). */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Channel id: UC followed by 22 characters. */
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the channel's videos. */
+            200: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    /** @description Requests allowed per key per clock minute. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) when the current window ends. */
+                    "X-RateLimit-Reset": number;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelVideosResponse"];
+                };
+            };
+            /** @description `invalid_parameter`: channelId, limit or offset is malformed, or a query parameter is unknown or given twice. A parameter is missing or malformed, given twice, or unknown ("is not a parameter of this endpoint"); errors lists each by name. */
+            400: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_parameter";
+                    };
+                };
+            };
+            /**
+             * @description `missing_api_key`: Send your API key in the X-API-Key header.
+             *
+             *     `invalid_api_key`: The API key is not valid.
+             */
+            401: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    /** @description The challenge: `ApiKey header="X-API-Key"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {string} */
+                        code?: "missing_api_key" | "invalid_api_key";
+                    };
+                };
+            };
+            /** @description `subscription_expired`: The subscription of this API key has expired. */
+            403: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {string} */
+                        code?: "subscription_expired";
+                    };
+                };
+            };
+            /** @description `channel_not_found`: No channel with this id is indexed. */
+            404: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 404;
+                        /** @enum {string} */
+                        code?: "channel_not_found";
+                    };
+                };
+            };
+            /** @description `rate_limited`: Over the key's requests per minute; Retry-After says when the window ends. */
+            429: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    /** @description Requests allowed per key per clock minute. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) when the current window ends. */
+                    "X-RateLimit-Reset": number;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected error (a bug, logged); quote the requestId. */
+            500: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 500;
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    stats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Database statistics. */
+            200: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    /** @description Requests allowed per key per clock minute. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) when the current window ends. */
+                    "X-RateLimit-Reset": number;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Stats"];
+                };
+            };
+            /** @description `invalid_parameter`: A parameter is missing or malformed, given twice, or unknown ("is not a parameter of this endpoint"); errors lists each by name. */
+            400: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_parameter";
+                    };
+                };
+            };
+            /**
+             * @description `missing_api_key`: Send your API key in the X-API-Key header.
+             *
+             *     `invalid_api_key`: The API key is not valid.
+             */
+            401: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    /** @description The challenge: `ApiKey header="X-API-Key"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {string} */
+                        code?: "missing_api_key" | "invalid_api_key";
+                    };
+                };
+            };
+            /** @description `subscription_expired`: The subscription of this API key has expired. */
+            403: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {string} */
+                        code?: "subscription_expired";
+                    };
+                };
+            };
+            /** @description `rate_limited`: Over the key's requests per minute; Retry-After says when the window ends. */
+            429: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    /** @description Requests allowed per key per clock minute. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) when the current window ends. */
+                    "X-RateLimit-Reset": number;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected error (a bug, logged); quote the requestId. */
+            500: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 500;
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    health: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The server is up (`ok` or `degraded`). */
+            200: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description `invalid_parameter`: A parameter is missing or malformed, given twice, or unknown ("is not a parameter of this endpoint"); errors lists each by name. */
+            400: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_parameter";
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected error (a bug, logged); quote the requestId. */
+            500: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 500;
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description The server is unhealthy: the served artifact set's database is damaged (the body's reason field says why). */
+            503: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    ready: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready: an artifact set is loaded and warmed and the server is not unhealthy. */
+            200: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            /** @description `invalid_parameter`: A parameter is missing or malformed, given twice, or unknown ("is not a parameter of this endpoint"); errors lists each by name. */
+            400: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_parameter";
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected error (a bug, logged); quote the requestId. */
+            500: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 500;
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+            /** @description Not ready: the first artifact set is still loading or warming, or the server is unhealthy (the body's reason field says why). */
+            503: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+        };
+    };
+    openapi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI document. */
+            200: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        openapi: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_parameter`: A parameter is missing or malformed, given twice, or unknown ("is not a parameter of this endpoint"); errors lists each by name. */
+            400: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_parameter";
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected error (a bug, logged); quote the requestId. */
+            500: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 500;
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+}
