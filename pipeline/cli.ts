@@ -1,10 +1,15 @@
 /**
  * `npm run pipeline -- <command>`: the batch side.
  *
- *   build --input FILE.jsonl [--input …] [--dataset NAME] [--force]
- *       Adds the VideoRecords of JSONL files to the pipeline state, then
+ *   build --input FILE.jsonl|DIR [--input …] [--dataset NAME] [--force]
+ *       Adds the VideoRecords of JSONL files (or of an export folder, Parquet
+ *       or JSON Lines: see export/) to the pipeline state, then
  *       builds the state (and the live store) into an artifact set and
  *       publishes it as DATA_DIR/current, under the same lock and guard as `run`.
+ *   export --format parquet|jsonl --out DIR [--set BUILD_ID] | export --verify DIR
+ *       Writes the published set (or a named one) and the live store's newer
+ *       records as a dataset of Parquet or JSON Lines shards with a dataset
+ *       card and a manifest; or checks such a folder (export/export-command.ts).
  *   demo
  *       Builds and publishes the generated demo dataset if DATA_DIR has none.
  *   run --channels FILE [--dry-run] [--limit N] [--concurrency N] [--rate N/s] [--no-build] …
@@ -17,12 +22,15 @@
  * with failures a later run may fix).
  */
 import { parseArgs } from "node:util";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError, loadSettings } from "../settings/settings.js";
 import { dataDirLayout } from "./artifact/layout.js";
 import { BuildInterrupted } from "./build/interrupt.js";
 import { ensureDemoArtifacts } from "./demo.js";
-import { readJsonlFiles } from "./read-jsonl.js";
+import { exportCommand, EXPORT_USAGE } from "./export/export-command.js";
+import { ExportReadError, exportRecords, readExportManifest } from "./export/read-export.js";
+import { readJsonl } from "./read-jsonl.js";
 import { acquireLock, LockHeldError } from "./run/acquire-lock.js";
 import { buildAndPublish } from "./run/build-and-publish.js";
 import { EXIT } from "./run/exit-codes.js";
@@ -31,8 +39,9 @@ import { PipelineState } from "./run/open-state.js";
 import { PublishRefused } from "./run/publish-guard.js";
 import { runCommand } from "./run/run-command.js";
 
-const USAGE = `usage: npm run pipeline -- build --input FILE.jsonl [--input FILE.jsonl …] [--dataset NAME] [--force]
+const USAGE = `usage: npm run pipeline -- build --input FILE.jsonl|DIR [--input FILE.jsonl|DIR …] [--dataset NAME] [--force]
        npm run pipeline -- demo
+${EXPORT_USAGE.replace("usage: ", "       ")}
        npm run pipeline -- run --channels FILE [--dry-run] [--limit N] [--concurrency N] [--rate N/s] [--no-build]
                                (npm run pipeline -- run --help for every option)`;
 
@@ -43,6 +52,7 @@ async function main(argv: string[]): Promise<number> {
   // Only the pipeline's own settings: a bad server setting such as PORT does not stop it.
   const config = loadSettings("pipeline");
   if (command === "run") return runCommand(rest, config);
+  if (command === "export") return exportCommand(rest, config.dataDir);
   if (command === "build") {
     const { values } = parseArgs({
       args: rest,
@@ -65,6 +75,26 @@ async function main(argv: string[]): Promise<number> {
   }
   console.error(USAGE);
   return 2;
+}
+
+/** The values of every input in order: a JSON Lines file's lines, an export folder's videos (Parquet or JSON Lines, as its manifest says). */
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+async function* inputRecords(inputs: readonly string[]): AsyncGenerator<unknown> {
+  for (const input of inputs) {
+    if (isDirectory(input)) {
+      // A folder without an export manifest is refused by readExportManifest, saying so.
+      const manifest = readExportManifest(input);
+      log(`${input}: an export of ${manifest.counts.videos} videos (${manifest.dataFormat}, build ${manifest.source.buildId})`);
+      yield* exportRecords(input);
+    } else yield* readJsonl(input);
+  }
 }
 
 /** `build --input`: under the run lock, the input joins the pipeline state, and the state is built and published. */
@@ -93,7 +123,7 @@ async function buildCommand(dataDir: string, inputs: string[], dataset: string, 
       invalid++;
       if (invalid <= 20) log(`record ${index} skipped: ${error.message.split("\n")[0]}`);
     };
-    const imported = await importRecords(state, readJsonlFiles(inputs), onInvalid, controller.signal);
+    const imported = await importRecords(state, inputRecords(inputs), onInvalid, controller.signal);
     log(`imported ${imported.records} records into the pipeline state (${imported.invalid} invalid)`);
     const built = await buildAndPublish({ dataDir, state, log, dataset, force, signal: controller.signal });
     if (!built) {
@@ -106,6 +136,10 @@ async function buildCommand(dataDir: string, inputs: string[], dataset: string, 
     if (error instanceof BuildInterrupted) {
       console.error(error.message);
       return EXIT.interrupted;
+    }
+    if (error instanceof ExportReadError) {
+      console.error(error.message);
+      return EXIT.failed;
     }
     if (!(error instanceof PublishRefused)) throw error;
     console.error(error.message);

@@ -1,0 +1,157 @@
+/**
+ * Reading an export folder back: its manifest, a check of every file against
+ * it (`export --verify`), and its rows as VideoRecords for `build --input`.
+ *
+ * The records stream: each table is read shard by shard (Parquet through
+ * DuckDB's streaming results, JSON Lines line by line), and a video's
+ * transcript rows are joined to its `videos` row as both go by, which works
+ * because an export writes both tables in one video order. Rows in another
+ * order are refused with the row that broke it.
+ */
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { DuckDBInstance } from "@duckdb/node-api";
+import type { VideoRecord } from "../artifact/contract.js";
+import { sha256File } from "../artifact/manifest.js";
+import { readJsonl } from "../read-jsonl.js";
+import { EXPORT_MANIFEST, ExportManifest, type TableName } from "./dataset-schema.js";
+
+export class ExportReadError extends Error {
+  override name = "ExportReadError";
+}
+
+/** Whether `path` is an export folder (a folder with an export manifest). */
+export function isExportDir(path: string): boolean {
+  try {
+    return statSync(path).isDirectory() && existsSync(join(path, EXPORT_MANIFEST));
+  } catch {
+    return false;
+  }
+}
+
+export function readExportManifest(dir: string): ExportManifest {
+  const path = join(dir, EXPORT_MANIFEST);
+  let raw: string;
+  try {
+    raw = readFileSync(path, "utf8");
+  } catch {
+    throw new ExportReadError(`${dir} is not a whole export: ${EXPORT_MANIFEST} is missing (an export writes it last)`);
+  }
+  const parsed = ExportManifest.safeParse((() => {
+    try {
+      return JSON.parse(raw) as unknown;
+    } catch {
+      return undefined;
+    }
+  })());
+  if (!parsed.success) throw new ExportReadError(`${path} is not an export manifest of this version`);
+  return parsed.data;
+}
+
+export interface VerifyProblem {
+  file: string;
+  problem: string;
+}
+
+/** Every file of the manifest checked (bytes, SHA-256), and no shard left out of it; the problems found, per file. */
+export async function verifyExport(dir: string): Promise<{ manifest: ExportManifest; problems: VerifyProblem[] }> {
+  const manifest = readExportManifest(dir);
+  const problems: VerifyProblem[] = [];
+  for (const [name, expected] of Object.entries(manifest.files)) {
+    const path = join(dir, name);
+    let bytes: number;
+    try {
+      bytes = statSync(path).size;
+    } catch {
+      problems.push({ file: name, problem: "missing" });
+      continue;
+    }
+    if (bytes !== expected.bytes) problems.push({ file: name, problem: `${bytes} bytes, the manifest says ${expected.bytes}` });
+    else if ((await sha256File(path)) !== expected.sha256) problems.push({ file: name, problem: "its SHA-256 differs from the manifest's" });
+  }
+  for (const table of ["transcripts", "videos"] as const) {
+    for (const shard of manifest.tables[table]) if (!manifest.files[shard]) problems.push({ file: shard, problem: "a shard the manifest's files do not list" });
+  }
+  return { manifest, problems };
+}
+
+type Row = Record<string, unknown>;
+
+/** The rows of one table, shard by shard in the manifest's order. */
+async function* tableRows(dir: string, manifest: ExportManifest, table: TableName): AsyncGenerator<Row> {
+  const shards = manifest.tables[table].map((name) => join(dir, name));
+  if (manifest.dataFormat === "jsonl") {
+    for (const shard of shards) yield* readJsonl(shard) as AsyncGenerator<Row>;
+    return;
+  }
+  const instance = await DuckDBInstance.create(":memory:", { memory_limit: "256MB", threads: "1" });
+  const connection = await instance.connect();
+  try {
+    for (const shard of shards) {
+      const result = await connection.stream(`SELECT * FROM read_parquet('${shard.replaceAll("'", "''")}')`);
+      for await (const rows of result.yieldRowObjectJs()) yield* rows as Row[];
+    }
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+  }
+}
+
+const text = (value: unknown) => (value === null || value === undefined ? undefined : String(value));
+const number = (value: unknown) => (typeof value === "bigint" ? Number(value) : (value as number));
+/** A timestamp column: a Date from Parquet, an ISO string from JSON Lines. */
+const timestamp = (value: unknown) => (value instanceof Date ? value.toISOString() : new Date(String(value)).toISOString());
+
+function videoRecord(row: Row, transcripts: Row[]): VideoRecord {
+  const optional = (key: string, value: unknown) => (value === null || value === undefined ? {} : { [key]: value });
+  return {
+    videoId: String(row.videoId),
+    channelId: String(row.channelId),
+    channelTitle: String(row.channelTitle),
+    ...optional("channelHandle", text(row.channelHandle)),
+    title: String(row.title),
+    viewCount: number(row.viewCount),
+    publishedAt: timestamp(row.publishedAt),
+    thumbnail: String(row.thumbnail),
+    lengthSeconds: number(row.lengthSeconds),
+    ...optional("description", text(row.description)),
+    ...optional("chapters", row.chapters),
+    ...optional("keywords", row.keywords),
+    ...optional("category", text(row.category)),
+    transcripts: transcripts.map((t) => ({
+      language: String(t.language),
+      languageCode: String(t.languageCode),
+      isGenerated: Boolean(t.isGenerated),
+      segments: (t.segments as Row[]).map((s) => ({ start: number(s.start), duration: number(s.duration), text: String(s.text) })),
+    })),
+  } as VideoRecord;
+}
+
+/** The export in `dir` as VideoRecords, one per `videos` row with its transcript rows. Reads the manifest first. */
+export async function* exportRecords(dir: string): AsyncGenerator<VideoRecord> {
+  const manifest = readExportManifest(dir);
+  const transcripts = tableRows(dir, manifest, "transcripts");
+  let pending = await transcripts.next();
+  try {
+    for await (const video of tableRows(dir, manifest, "videos")) {
+      const own: Row[] = [];
+      const expected = Array.isArray(video.tracks) ? video.tracks.length : 0;
+      while (!pending.done && pending.value.videoId === video.videoId) {
+        own.push(pending.value);
+        pending = await transcripts.next();
+      }
+      if (own.length !== expected) {
+        throw new ExportReadError(
+          `${dir}: video ${String(video.videoId)} lists ${expected} tracks, but ${own.length} transcript rows follow it in order; ` +
+            "both tables must list videos in one order, as an export writes them",
+        );
+      }
+      yield videoRecord(video, own);
+    }
+    if (!pending.done) {
+      throw new ExportReadError(`${dir}: a transcripts row of video ${String(pending.value.videoId)} has no videos row in the same order`);
+    }
+  } finally {
+    await transcripts.return(undefined);
+  }
+}
