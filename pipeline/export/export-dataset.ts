@@ -108,7 +108,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportManif
   try {
     if (options.format === "parquet") {
       // Writes each shard's Parquet file; its memory is capped, and what does not fit goes to the scratch folder.
-      instance = await DuckDBInstance.create(":memory:", { memory_limit: "512MB", threads: "2", preserve_insertion_order: "true", temp_directory: scratch });
+      instance = await DuckDBInstance.create(":memory:", { memory_limit: "1GB", threads: "1", preserve_insertion_order: "true", temp_directory: scratch });
       connection = await instance.connect();
     }
     for (const table of TABLES) writers[table] = tableWriter(options.format, outDir, table, limits, connection);

@@ -22,7 +22,11 @@ export interface ShardLimits {
   shardBytes: number;
   /** … or once it holds this many rows. */
   shardRows: number;
-  /** Target uncompressed size of a Parquet row group. */
+  /**
+   * Target size of a Parquet row group, estimated uncompressed. DuckDB holds
+   * a whole row group in memory (several times its text) while it writes it,
+   * so this bounds the writer's memory; zstd then makes it a fraction of this on disk.
+   */
   rowGroupBytes: number;
   /** Most rows in a Parquet row group. */
   rowGroupRows: number;
@@ -31,7 +35,7 @@ export interface ShardLimits {
 export const DEFAULT_LIMITS: ShardLimits = {
   shardBytes: 1 << 30,
   shardRows: 1_000_000,
-  rowGroupBytes: 128 << 20,
+  rowGroupBytes: 32 << 20,
   rowGroupRows: 100_000,
 };
 
@@ -214,7 +218,7 @@ class ParquetWriter extends LineWriter {
     await super.close(temporary);
     const lines = this.linesPath(temporary);
     const average = this.rows > 0 ? this.bytes / this.rows : 1;
-    const groupRows = Math.max(2048, Math.min(this.limits.rowGroupRows, Math.floor(this.limits.rowGroupBytes / Math.max(1, average))));
+    const groupRows = Math.max(1024, Math.min(this.limits.rowGroupRows, Math.floor(this.limits.rowGroupBytes / Math.max(1, average))));
     const columns = COLUMNS[this.table].map((c) => `${quote(c.name)}: ${literal(c.sql)}`).join(", ");
     try {
       await this.connection.run(
