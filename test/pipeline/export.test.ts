@@ -265,7 +265,8 @@ describe("export --verify", () => {
     const shard = exported.parquet!.manifest.tables.transcripts[1]!;
     const path = join(dir, shard);
     const bytes = readFileSync(path);
-    bytes[Math.floor(bytes.length / 2)] ^= 0xff;
+    const middle = Math.floor(bytes.length / 2);
+    bytes[middle] = bytes[middle]! ^ 0xff;
     writeFileSync(path, bytes);
     const verified = cli(["export", "--verify", dir], sourceDir);
     expect(verified.status).toBe(EXIT.failed);
