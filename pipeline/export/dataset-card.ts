@@ -5,6 +5,7 @@
  * as two configurations; it names no licence, because the transcripts carry
  * none that this service could grant.
  */
+import { DEMO_DATASET } from "../artifact/contract.js";
 import { COLUMNS, TABLES, type ExportCounts, type ExportFormat, type ExportManifest, type TableName } from "./dataset-schema.js";
 import type { ShardFile } from "./shard-writers.js";
 
@@ -38,9 +39,16 @@ export function datasetCard(facts: CardFacts): string {
     `- Exported ${facts.exportedAt} from build \`${source.buildId}\` (dataset \`${source.dataset}\`, built ${source.builtAt}),`,
     `  with ${source.liveRecords} record(s) of the service's live store that the build did not hold yet` +
       (source.liveStoreId ? ` (store \`${source.liveStoreId}\`, through #${source.liveSeq}).` : "."),
-    "- The captions and metadata were fetched from YouTube's public pages and caption tracks: manual captions written or",
-    "  uploaded by the channels, and YouTube's automatic speech-recognition captions (`isGenerated` true). Texts are cleaned",
-    "  (control characters removed, whitespace folded); nothing else is changed.",
+    ...(source.dataset === DEMO_DATASET
+      ? [
+          "- This is the service's generated demo dataset: synthetic text made from the Brown corpus, with made-up video and",
+          "  channel ids. It is not YouTube content; what follows about YouTube applies to exports of real sets.",
+        ]
+      : []),
+    "- The service fetches captions and metadata from YouTube's public pages and caption tracks: manual captions written or",
+    "  uploaded by the channels, and YouTube's automatic speech-recognition captions (`isGenerated` true); a set may also hold",
+    "  records imported with `build --input`. Texts are cleaned (control characters removed, whitespace folded); nothing else",
+    "  is changed.",
     "- View counts are those at fetch time.",
     "",
     "## Counts",
