@@ -28,7 +28,7 @@ import { ConfigError, loadSettings } from "../settings/settings.js";
 import { dataDirLayout } from "./artifact/layout.js";
 import { BuildInterrupted } from "./build/interrupt.js";
 import { ensureDemoArtifacts } from "./demo.js";
-import { exportCommand, EXPORT_USAGE } from "./export/export-command.js";
+import { EXPORT_USAGE } from "./export/usage.js";
 import { ExportReadError, exportRecords, readExportManifest } from "./export/read-export.js";
 import { readJsonl } from "./read-jsonl.js";
 import { acquireLock, LockHeldError } from "./run/acquire-lock.js";
@@ -52,7 +52,8 @@ async function main(argv: string[]): Promise<number> {
   // Only the pipeline's own settings: a bad server setting such as PORT does not stop it.
   const config = loadSettings("pipeline");
   if (command === "run") return runCommand(rest, config);
-  if (command === "export") return exportCommand(rest, config.dataDir);
+  // Loaded on use: the export's Parquet writer is a native library the other commands do not need.
+  if (command === "export") return (await import("./export/export-command.js")).exportCommand(rest, config.dataDir);
   if (command === "build") {
     const { values } = parseArgs({
       args: rest,

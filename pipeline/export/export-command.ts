@@ -12,8 +12,7 @@ import { EXPORT_FORMATS, type ExportFormat } from "./dataset-schema.js";
 import { ExportError, exportDataset } from "./export-dataset.js";
 import { ExportReadError, verifyExport } from "./read-export.js";
 
-export const EXPORT_USAGE = `usage: npm run pipeline -- export --format parquet|jsonl --out DIR [--set BUILD_ID] [--shard-rows N]
-       npm run pipeline -- export --verify DIR`;
+import { EXPORT_USAGE } from "./usage.js";
 
 const log = (message: string) => console.error(`[export] ${message}`);
 

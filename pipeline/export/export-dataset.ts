@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto";
 import { closeSync, existsSync, fsyncSync, openSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { mkdir, rename, rm, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import { dataDirLayout } from "../artifact/layout.js";
 import { ArtifactError, readManifest, sha256File } from "../artifact/manifest.js";
 import { BuildInterrupted, checkpoint, throwIfInterrupted } from "../build/interrupt.js";
@@ -108,6 +108,7 @@ export async function exportDataset(options: ExportOptions): Promise<ExportManif
   try {
     if (options.format === "parquet") {
       // Writes each shard's Parquet file; its memory is capped, and what does not fit goes to the scratch folder.
+      const { DuckDBInstance } = await import("@duckdb/node-api");
       instance = await DuckDBInstance.create(":memory:", { memory_limit: "1GB", threads: "1", preserve_insertion_order: "true", temp_directory: scratch });
       connection = await instance.connect();
     }

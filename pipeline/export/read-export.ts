@@ -10,7 +10,6 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { DuckDBInstance } from "@duckdb/node-api";
 import type { VideoRecord } from "../artifact/contract.js";
 import { sha256File } from "../artifact/manifest.js";
 import { readJsonl } from "../read-jsonl.js";
@@ -84,6 +83,8 @@ async function* tableRows(dir: string, manifest: ExportManifest, table: TableNam
     for (const shard of shards) yield* readJsonl(shard) as AsyncGenerator<Row>;
     return;
   }
+  // Loaded only here: commands that read no Parquet do not load DuckDB's native library.
+  const { DuckDBInstance } = await import("@duckdb/node-api");
   const instance = await DuckDBInstance.create(":memory:", { memory_limit: "256MB", threads: "1" });
   const connection = await instance.connect();
   try {
