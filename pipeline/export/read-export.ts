@@ -2,13 +2,14 @@
  * Reading an export folder back: its manifest, a check of every file against
  * it (`export --verify`), and its rows as VideoRecords for `build --input`.
  *
- * The records stream: each table is read shard by shard (Parquet through
- * DuckDB's streaming results, JSON Lines line by line), and a video's
+ * The records stream: each table is read shard by shard, line by line, and a video's
  * transcript rows are joined to its `videos` row as both go by, which works
  * because an export writes both tables in one video order. Rows in another
  * order are refused with the row that broke it.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { VideoRecord } from "../artifact/contract.js";
 import { sha256File } from "../artifact/manifest.js";
@@ -76,7 +77,14 @@ export async function verifyExport(dir: string): Promise<{ manifest: ExportManif
 
 type Row = Record<string, unknown>;
 
-/** The rows of one table, shard by shard in the manifest's order. */
+/**
+ * The rows of one table, shard by shard in the manifest's order. A Parquet
+ * shard is first turned into JSON Lines in a temporary folder by DuckDB
+ * (timestamps as epoch milliseconds), then read line by line like a JSON
+ * Lines export: DuckDB's result chunks, read into JavaScript, are native
+ * memory the garbage collector does not see, and piled up to several times
+ * the memory of this path.
+ */
 async function* tableRows(dir: string, manifest: ExportManifest, table: TableName): AsyncGenerator<Row> {
   const shards = manifest.tables[table].map((name) => join(dir, name));
   if (manifest.dataFormat === "jsonl") {
@@ -85,23 +93,30 @@ async function* tableRows(dir: string, manifest: ExportManifest, table: TableNam
   }
   // Loaded only here: commands that read no Parquet do not load DuckDB's native library.
   const { DuckDBInstance } = await import("@duckdb/node-api");
-  const instance = await DuckDBInstance.create(":memory:", { memory_limit: "256MB", threads: "1" });
+  const scratch = await mkdtemp(join(tmpdir(), "export-read-"));
+  const instance = await DuckDBInstance.create(":memory:", { memory_limit: "1GB", threads: "1", temp_directory: join(scratch, "spill") });
   const connection = await instance.connect();
+  const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
   try {
     for (const shard of shards) {
-      const result = await connection.stream(`SELECT * FROM read_parquet('${shard.replaceAll("'", "''")}')`);
-      for await (const rows of result.yieldRowObjectJs()) yield* rows as Row[];
+      const lines = join(scratch, `${table}.jsonl`);
+      await connection.run(
+        `COPY (SELECT * REPLACE (epoch_ms(publishedAt) AS publishedAt) FROM read_parquet(${literal(shard)})) TO ${literal(lines)} (FORMAT json)`,
+      );
+      yield* readJsonl(lines) as AsyncGenerator<Row>;
+      await rm(lines, { force: true });
     }
   } finally {
     connection.closeSync();
     instance.closeSync();
+    await rm(scratch, { recursive: true, force: true });
   }
 }
 
 const text = (value: unknown) => (value === null || value === undefined ? undefined : String(value));
 const number = (value: unknown) => (typeof value === "bigint" ? Number(value) : (value as number));
-/** A timestamp column: a Date from Parquet, an ISO string from JSON Lines. */
-const timestamp = (value: unknown) => (value instanceof Date ? value.toISOString() : new Date(String(value)).toISOString());
+/** A timestamp column: epoch milliseconds from Parquet (as read above), an ISO string from JSON Lines. */
+const timestamp = (value: unknown) => new Date(typeof value === "number" ? value : String(value)).toISOString();
 
 function videoRecord(row: Row, transcripts: Row[]): VideoRecord {
   const optional = (key: string, value: unknown) => (value === null || value === undefined ? {} : { [key]: value });
