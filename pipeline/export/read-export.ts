@@ -7,7 +7,7 @@
  * because an export writes both tables in one video order. Rows in another
  * order are refused with the row that broke it.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,15 +18,6 @@ import { EXPORT_MANIFEST, ExportManifest, type TableName } from "./dataset-schem
 
 export class ExportReadError extends Error {
   override name = "ExportReadError";
-}
-
-/** Whether `path` is an export folder (a folder with an export manifest). */
-export function isExportDir(path: string): boolean {
-  try {
-    return statSync(path).isDirectory() && existsSync(join(path, EXPORT_MANIFEST));
-  } catch {
-    return false;
-  }
 }
 
 export function readExportManifest(dir: string): ExportManifest {
