@@ -1,10 +1,15 @@
 /**
  * `npm run pipeline -- <command>`: the batch side.
  *
- *   build --input FILE.jsonl [--input …] [--dataset NAME] [--force]
- *       Adds the VideoRecords of JSONL files to the pipeline state, then
+ *   build --input FILE.jsonl|DIR [--input …] [--dataset NAME] [--force]
+ *       Adds the VideoRecords of JSONL files (or of an export folder, Parquet
+ *       or JSON Lines: see export/) to the pipeline state, then
  *       builds the state (and the live store) into an artifact set and
  *       publishes it as DATA_DIR/current, under the same lock and guard as `run`.
+ *   export --format parquet|jsonl --out DIR [--set BUILD_ID] | export --verify DIR
+ *       Writes the published set (or a named one) and the live store's newer
+ *       records as a dataset of Parquet or JSON Lines shards with a dataset
+ *       card and a manifest; or checks such a folder (export/export-command.ts).
  *   demo
  *       Builds and publishes the generated demo dataset if DATA_DIR has none.
  *   run --channels FILE [--dry-run] [--limit N] [--concurrency N] [--rate N/s] [--no-build] …
@@ -17,12 +22,15 @@
  * with failures a later run may fix).
  */
 import { parseArgs } from "node:util";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError, loadSettings } from "../settings/settings.js";
 import { dataDirLayout } from "./artifact/layout.js";
 import { BuildInterrupted } from "./build/interrupt.js";
 import { ensureDemoArtifacts } from "./demo.js";
-import { readJsonlFiles } from "./read-jsonl.js";
+import { EXPORT_USAGE } from "./export/usage.js";
+import { ExportReadError, exportRecords, readExportManifest } from "./export/read-export.js";
+import { readJsonl } from "./read-jsonl.js";
 import { acquireLock, LockHeldError } from "./run/acquire-lock.js";
 import { acquireSharedLock, type SharedLock } from "./run/shared-lock.js";
 import { buildAndPublish } from "./run/build-and-publish.js";
@@ -37,7 +45,9 @@ const USAGE = `usage: npm run pipeline -- <command> [options]
 
 commands:
   run --channels FILE [options]   crawl the channels, fetch the transcripts not stored, build and publish
-  build --input FILE.jsonl …      add VideoRecords (JSON Lines) to the pipeline state, build and publish
+  build --input FILE.jsonl|DIR …  add VideoRecords (JSON Lines, or an export folder) to the pipeline state, build and publish
+  export --format parquet|jsonl --out DIR | --verify DIR
+                                  write the published set as Parquet or JSON Lines with a dataset card; or check such a folder
   demo                            build and publish the generated demo dataset if DATA_DIR has no set
 
 npm run pipeline -- <command> --help   the options of a command
@@ -46,9 +56,10 @@ settings: DATA_DIR, YOUTUBE_ORIGIN, YOUTUBE_PROXY_URLS, YOUTUBE_MAX_BLOCKED_RETR
 exit codes: 0 ok (also: nothing new, nothing built), 1 failed, 2 usage, 3 another run holds the lock,
             4 finished with failures a later run may fix (run), 5 publish refused (see --force), 130 interrupted`;
 
-const BUILD_USAGE = `usage: npm run pipeline -- build --input FILE.jsonl [--input FILE.jsonl …] [--dataset NAME] [--force]
+const BUILD_USAGE = `usage: npm run pipeline -- build --input FILE.jsonl|DIR [--input FILE.jsonl|DIR …] [--dataset NAME] [--force]
 
-  --input FILE.jsonl      VideoRecords as JSON Lines (repeatable); invalid records are reported and skipped
+  --input FILE.jsonl|DIR  VideoRecords as JSON Lines, or a folder written by export (Parquet or JSON Lines,
+                          as its manifest says); repeatable; invalid records are reported and skipped
   --dataset NAME          name recorded in the manifest (default custom)
   --force                 publish even a set that drops most of the served set's transcripts
 
@@ -64,6 +75,15 @@ only if DATA_DIR has no published set; otherwise it does nothing.
 
 exit codes: 0 ok (built, or nothing to do), 1 failed`;
 
+const EXPORT_HELP = `${EXPORT_USAGE}
+
+  --format parquet|jsonl  Parquet (zstd) or gzip'd JSON Lines shards of the transcripts and videos tables
+  --out DIR               a new or empty folder; the dataset card (README.md) and manifest.json are written last
+  --set BUILD_ID          a set in DATA_DIR/builds instead of the published one
+  --verify DIR            check every file of an export against its manifest and name any that differs
+
+exit codes: 0 ok, 1 failed (or a file differs), 2 usage, 130 interrupted (no manifest is written)`;
+
 const wantsHelp = (args: readonly string[]): boolean => args.includes("--help") || args.includes("-h");
 
 const log = (message: string) => console.error(`[pipeline] ${message}`);
@@ -76,7 +96,7 @@ async function main(argv: string[]): Promise<number> {
     return command === undefined ? EXIT.usage : EXIT.ok;
   }
   // Before the settings are read: help works whatever the environment holds.
-  const help = { build: BUILD_USAGE, demo: DEMO_USAGE, run: RUN_USAGE }[command];
+  const help = { build: BUILD_USAGE, demo: DEMO_USAGE, run: RUN_USAGE, export: EXPORT_HELP }[command];
   if (help !== undefined && wantsHelp(rest)) {
     console.log(help);
     return EXIT.ok;
@@ -84,6 +104,8 @@ async function main(argv: string[]): Promise<number> {
   // Only the pipeline's own settings: a bad server setting such as PORT does not stop it.
   const config = loadSettings("pipeline");
   if (command === "run") return runCommand(rest, config);
+  // Loaded on use: the export's Parquet writer is a native library the other commands do not need.
+  if (command === "export") return (await import("./export/export-command.js")).exportCommand(rest, config.dataDir);
   if (command === "build") {
     const { values } = parseArgs({
       args: rest,
@@ -110,6 +132,26 @@ async function main(argv: string[]): Promise<number> {
   }
   console.error(`Unknown command: ${command}\n\n${USAGE}`);
   return EXIT.usage;
+}
+
+/** The values of every input in order: a JSON Lines file's lines, an export folder's videos (Parquet or JSON Lines, as its manifest says). */
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+async function* inputRecords(inputs: readonly string[]): AsyncGenerator<unknown> {
+  for (const input of inputs) {
+    if (isDirectory(input)) {
+      // A folder without an export manifest is refused by readExportManifest, saying so.
+      const manifest = readExportManifest(input);
+      log(`${input}: an export of ${manifest.counts.videos} videos (${manifest.dataFormat}, build ${manifest.source.buildId})`);
+      yield* exportRecords(input);
+    } else yield* readJsonl(input);
+  }
 }
 
 /** `build --input`: under the run lock, the input joins the pipeline state, and the state is built and published. */
@@ -142,7 +184,7 @@ async function buildCommand(dataDir: string, inputs: string[], dataset: string, 
       invalid++;
       if (invalid <= 20) log(`record ${index} skipped: ${error.message.split("\n")[0]}`);
     };
-    const imported = await importRecords(state, readJsonlFiles(inputs), onInvalid, controller.signal);
+    const imported = await importRecords(state, inputRecords(inputs), onInvalid, controller.signal);
     log(`imported ${imported.records} records into the pipeline state (${imported.invalid} invalid)`);
     const built = await buildAndPublish({ dataDir, state, log, dataset, force, signal: controller.signal });
     if (!built) {
@@ -155,6 +197,10 @@ async function buildCommand(dataDir: string, inputs: string[], dataset: string, 
     if (error instanceof BuildInterrupted) {
       console.error(error.message);
       return EXIT.interrupted;
+    }
+    if (error instanceof ExportReadError) {
+      console.error(error.message);
+      return EXIT.failed;
     }
     if (!(error instanceof PublishRefused)) throw error;
     console.error(error.message);
