@@ -17,6 +17,8 @@ import type { ServerProcess } from "./server-process.js";
 export interface AblationConfig {
   name: string;
   env: Record<string, string>;
+  /** Another checkout to run the server from (`--compare-tree`); default this one. */
+  repoRoot?: string;
 }
 
 export interface AblationRow {
@@ -39,8 +41,10 @@ export function ablationConfigs(): AblationConfig[] {
 }
 
 export interface AblationOptions {
-  /** Starts the server with these settings added to its environment. */
-  start: (env: Record<string, string>) => Promise<ServerProcess>;
+  /** Starts the server with these settings added to its environment, from `repoRoot` when given. */
+  start: (env: Record<string, string>, repoRoot?: string) => Promise<ServerProcess>;
+  /** The configurations, in order; default `ablationConfigs()`. */
+  configs?: readonly AblationConfig[];
   /** Search paths of the query set, each with its query string. */
   paths: readonly string[];
   apiKey: string;
@@ -55,16 +59,16 @@ export async function measureAblation(options: AblationOptions): Promise<Ablatio
   const rows: AblationRow[] = [];
   const pass = (server: ServerProcess, concurrency: number) =>
     timePaths(server.origin, options.paths, { concurrency, apiKey: options.apiKey, budgetSeconds: options.budgetSeconds });
-  for (const config of ablationConfigs()) {
+  for (const config of options.configs ?? ablationConfigs()) {
     if (options.dropCachePath) dropFromPageCache(options.dropCachePath);
-    let server = await options.start(config.env);
+    let server = await options.start(config.env, config.repoRoot);
     try {
       const startMs = server.startMs;
       const rssMiB = Math.round(server.rssBytes() / 2 ** 20);
       const sequentialFirst = (await pass(server, 1)).summary;
       // A fresh process, so the concurrent first pass meets an empty result cache too.
       await server.stop();
-      server = await options.start(config.env);
+      server = await options.start(config.env, config.repoRoot);
       const concurrentFirst = (await pass(server, options.concurrency)).summary;
       rows.push({ name: config.name, env: config.env, startMs, rssMiB, sequentialFirst, concurrentFirst });
       options.log(
@@ -80,16 +84,23 @@ export async function measureAblation(options: AblationOptions): Promise<Ablatio
 const ms = (v: number) => (Number.isFinite(v) ? (v < 10 ? v.toFixed(2) : v.toFixed(1)) : "n/a");
 const ratio = (v: number, all: number) => (Number.isFinite(v) && Number.isFinite(all) && all > 0 ? `${(v / all).toFixed(2)}×` : "n/a");
 
-/** The ablation as a Markdown table: one row per configuration, its p99s also as a ratio to "all". */
-export function ablationTable(rows: readonly AblationRow[], concurrency: number): string[] {
-  const all = rows.find((row) => row.name === "all");
+/** The ablation as a Markdown table: one row per configuration, its p99s also as a ratio to `baseline` (default "all"). */
+export function ablationTable(rows: readonly AblationRow[], concurrency: number, baseline = "all", first = "helpers"): string[] {
+  const all = rows.find((row) => row.name === baseline);
   const errors = (row: AblationRow) => row.sequentialFirst.errors + row.concurrentFirst.errors;
   return [
-    `| helpers | start s | RSS MiB | sequential first pass p50 / p99 ms | concurrency ${concurrency} first pass p99 ms | sequential p99 ÷ all | concurrency ${concurrency} p99 ÷ all |`,
+    `| ${first} | start s | RSS MiB | sequential first pass p50 / p99 ms | concurrency ${concurrency} first pass p99 ms | sequential p99 ÷ ${baseline} | concurrency ${concurrency} p99 ÷ ${baseline} |`,
     "|---|---|---|---|---|---|---|",
     ...rows.map(
       (row) =>
         `| ${row.name}${errors(row) ? ` (${errors(row)} errors)` : ""} | ${(row.startMs / 1000).toFixed(2)} | ${row.rssMiB.toLocaleString("en-US")} | ${ms(row.sequentialFirst.p50)} / ${ms(row.sequentialFirst.p99)} | ${ms(row.concurrentFirst.p99)} | ${all ? ratio(row.sequentialFirst.p99, all.sequentialFirst.p99) : "n/a"} | ${all ? ratio(row.concurrentFirst.p99, all.concurrentFirst.p99) : "n/a"} |`,
     ),
   ];
+}
+
+/** `--compare-tree DIR`: this checkout and DIR's, alternated twice on the same set and queries. */
+export function compareConfigs(tree: string, label: string): AblationConfig[] {
+  const here = { name: "this tree", env: {} };
+  const there = { name: label, env: {}, repoRoot: tree };
+  return [here, there, { ...here, name: "this tree, again" }, { ...there, name: `${label}, again` }];
 }

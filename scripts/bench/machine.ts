@@ -17,15 +17,16 @@ export function machineInfo(): MachineInfo {
     cores: cpus.length,
     ramGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
     node: process.version,
-    commit: gitCommit(),
+    commit: gitCommitOf(),
   };
 }
 
-function gitCommit(): string {
+/** The short commit of the checkout at `cwd` (default this process's), marked when it has uncommitted changes. */
+export function gitCommitOf(cwd?: string): string {
   try {
-    const sha = execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
+    const sha = execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8", cwd }).trim();
     // Only our own files' state matters for "dirty"; others commit in the same tree, so report it plainly.
-    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { encoding: "utf8" }).trim() !== "";
+    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { encoding: "utf8", cwd }).trim() !== "";
     return dirty ? `${sha} (+ uncommitted changes)` : sha;
   } catch {
     return "unknown";

@@ -4,11 +4,11 @@
  */
 import { parseArgs } from "node:util";
 
-export const PHASES = ["corpus", "server", "search", "recall", "serving", "soak", "peers", "ablation"] as const;
+export const PHASES = ["corpus", "server", "search", "recall", "serving", "soak", "peers", "ablation", "compare"] as const;
 export type Phase = (typeof PHASES)[number];
 
 /** The phases run without `--phases`: all but the ablation, which starts the server twenty times (ablation.ts). */
-export const DEFAULT_PHASES: readonly Phase[] = PHASES.filter((phase) => phase !== "ablation");
+export const DEFAULT_PHASES: readonly Phase[] = PHASES.filter((phase) => phase !== "ablation" && phase !== "compare");
 
 export interface BenchOptions {
   /** Videos in the synthetic corpus. */
@@ -47,6 +47,8 @@ export interface BenchOptions {
   reportOnly: boolean;
   /** Drop the database file from the page cache before the server's first start (page-cache.ts). */
   dropCache: boolean;
+  /** Another checkout of this repository whose server the `compare` phase runs beside this one's. */
+  compareTree: string | undefined;
 }
 
 interface OptionSpec {
@@ -63,7 +65,7 @@ export const OPTION_TABLE: readonly OptionSpec[] = [
   { name: "pipeline", default: "on", help: "The full path (the default): stand-in + `npm run pipeline -- run`." },
   { name: "skip-pipeline", default: "off", help: "Use the artifact set already in --out." },
   { name: "drop-cache", default: "off", help: "Drop the database file from the operating system's page cache (GNU dd iflag=nocache) before the server's first start." },
-  { name: "phases", default: DEFAULT_PHASES.join(","), help: `Comma-separated phases to run, out of ${PHASES.join(", ")}; ablation: search's memory helpers one by one (docs/search.md).` },
+  { name: "phases", default: DEFAULT_PHASES.join(","), help: `Comma-separated phases to run, out of ${PHASES.join(", ")}; ablation: search's memory helpers one by one (docs/search.md); compare: this checkout beside --compare-tree.` },
   { name: "queries", default: "240", help: "Queries in the fixed search set." },
   { name: "known-items", default: "500", help: "Transcripts sampled for known-item recall@10." },
   { name: "soak-seconds", default: "600", help: "Seconds of mixed load between the two RSS samples." },
@@ -74,6 +76,7 @@ export const OPTION_TABLE: readonly OptionSpec[] = [
   { name: "report", default: "BENCHMARKS.md", help: "Markdown file to update (\"\" for none)." },
   { name: "jobs", default: "<cores>", help: "Corpus generator processes; on the pipeline path, the stand-in's worker processes." },
   { name: "quiet", default: "off", help: "No progress lines." },
+  { name: "compare-tree", default: "none", help: "Another checkout (e.g. a git worktree of an earlier commit): the compare phase runs its server and this one's, alternated twice, on the same set and queries." },
   { name: "report-only", default: "off", help: "Print and write the report of the last run in --out (results.json), measuring nothing." },
 ];
 
@@ -121,10 +124,14 @@ export function parseBenchArgs(argv: string[], cores: number): BenchOptions {
         jobs: { type: "string" },
         quiet: { type: "boolean" },
         "report-only": { type: "boolean" },
+        "compare-tree": { type: "string" },
       },
     }));
   } catch (error) {
     throw new BenchUsageError(`${error instanceof Error ? error.message : String(error)}\n${usage()}`);
+  }
+  if ((values.phases ?? "").split(",").map((p) => p.trim()).includes("compare") && values["compare-tree"] === undefined) {
+    throw new BenchUsageError('The "compare" phase needs "--compare-tree DIR"');
   }
   if (values.direct && values.pipeline) throw new BenchUsageError('The "--direct" and "--pipeline" options exclude each other');
   const size = integer(values.size, 500_000, "size", 10);
@@ -154,5 +161,6 @@ export function parseBenchArgs(argv: string[], cores: number): BenchOptions {
     quiet: values.quiet ?? false,
     reportOnly: values["report-only"] ?? false,
     dropCache: values["drop-cache"] ?? false,
+    compareTree: values["compare-tree"],
   };
 }

@@ -145,6 +145,11 @@ export function markdownSection(r: BenchResults, rows: readonly Row[]): string {
     notes.push("", `Search's memory helpers, one configuration per row (SEARCH_MEMORY_HELPERS; -bitmaps is SEARCH_WORD_BITMAPS=off)${dropped}: start to first answer, RSS right after it, the first sequential pass, and the first pass at concurrency 8 after a restart:`, "");
     notes.push(...ablationTable(r.ablation, 8));
   }
+  if (r.compare && r.compare.rows.length > 0) {
+    const dropped = r.command.includes("--drop-cache") ? ", the database dropped from the page cache before each first start" : "";
+    notes.push("", `Side by side on the same set and queries: this checkout's server and ${r.compare.label}, alternated twice${dropped}: start to first answer, RSS right after it, the first sequential pass, and the first pass at concurrency 8 after a restart:`, "");
+    notes.push(...ablationTable(r.compare.rows, 8, "this tree", "server"));
+  }
   if (r.recall && r.recall.examples.length > 0) {
     notes.push("", "Known-item misses (first few): " + r.recall.examples.map((e) => `\`${e.words}\` → ${e.videoId} (at ${(e.position * 100).toFixed(0)}% of its transcript, ${e.total} matches)`).join("; "));
   }
@@ -204,7 +209,7 @@ What the rows measure:
 export function sectionHeading(r: BenchResults): string {
   const mode = r.build?.mode === "pipeline" ? "full pipeline" : r.build?.mode === "direct" ? "direct build" : "artifact set reused";
   // An ablation run on its own has a section of its own, beside the full run's.
-  const only = r.ablation && !r.server && !r.search ? ", memory helpers ablation" : "";
+  const only = !r.server && !r.search ? (r.ablation ? ", memory helpers ablation" : r.compare ? ", side by side" : "") : "";
   return `## ${r.size.toLocaleString("en-US")} videos, ${mode}${only}`;
 }
 

@@ -11,7 +11,7 @@ import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { request } from "undici";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { ARTIFACT_FILES } from "../../pipeline/artifact/contract.js";
 import { createRandom } from "../../pipeline/corpus/random.js";
 import { dataDirLayout } from "../../pipeline/artifact/layout.js";
@@ -20,7 +20,7 @@ import { buildDirect, buildViaPipeline, hasArtifacts, readBuildRecord, type Buil
 import { ensureCorpus } from "./corpus.js";
 import { sampleKnownItems } from "./known-items.js";
 import { percentile, timePaths, type LatencySummary } from "./latency.js";
-import { loadAverage, machineInfo, type MachineInfo } from "./machine.js";
+import { gitCommitOf, loadAverage, machineInfo, type MachineInfo } from "./machine.js";
 import type { BenchOptions, Phase } from "./options.js";
 import { benchLayout } from "./paths.js";
 import { comparePeers, type PeerComparison } from "./peers.js";
@@ -30,7 +30,7 @@ import { startServer, type ServerProcess } from "./server-process.js";
 import { measureServing, type ServingRow } from "./serving.js";
 import { soak, type SoakResult } from "./soak.js";
 import { dropFromPageCache } from "./page-cache.js";
-import { measureAblation, type AblationRow } from "./ablation.js";
+import { compareConfigs, measureAblation, type AblationRow } from "./ablation.js";
 
 export interface SearchFigures {
   queries: number;
@@ -65,6 +65,8 @@ export interface BenchResults {
   peers?: PeerComparison;
   /** One row per configuration of search's memory helpers (ablation.ts). */
   ablation?: AblationRow[];
+  /** This checkout's server and `--compare-tree`'s, alternated (ablation.ts compareConfigs). */
+  compare?: { tree: string; label: string; rows: AblationRow[] };
 }
 
 const CONCURRENCY = 8;
@@ -94,12 +96,12 @@ export async function runBench(options: BenchOptions, command: string, log: (lin
   const databasePath = join(artifactsDir, ARTIFACT_FILES.database);
 
   const needServer = (["server", "search", "recall", "serving", "soak"] as const).some(has);
-  const queries = needServer || has("peers") || has("ablation") ? buildQuerySet(databasePath, options.queries, options.seed) : [];
+  const queries = needServer || has("peers") || has("ablation") || has("compare") ? buildQuerySet(databasePath, options.queries, options.seed) : [];
   await writeFile(join(layout.root, "queries.json"), JSON.stringify(queries, null, 1) + "\n");
 
-  const apiKey = needServer || has("ablation") ? benchKey(layout.dataDir) : "";
-  const start = (env: Record<string, string> = {}) =>
-    startServer({ dataDir: layout.dataDir, logPath: join(layout.logs, "server.log"), probePath: "/healthz", env });
+  const apiKey = needServer || has("ablation") || has("compare") ? benchKey(layout.dataDir) : "";
+  const start = (env: Record<string, string> = {}, repoRoot?: string) =>
+    startServer({ dataDir: layout.dataDir, logPath: join(layout.logs, "server.log"), probePath: "/healthz", env, repoRoot });
 
   if (needServer) {
     const sample = sampleStored(databasePath, 500, options.seed);
@@ -225,6 +227,25 @@ export async function runBench(options: BenchOptions, command: string, log: (lin
       dropCachePath: options.dropCache ? databasePath : undefined,
       log,
     });
+    await save();
+  }
+
+  if (has("compare") && options.compareTree !== undefined) {
+    const tree = resolve(options.compareTree);
+    const label = `${tree} at ${gitCommitOf(tree)}`;
+    if (!existsSync(dataDirLayout(layout.dataDir).verified)) await (await start()).stop();
+    mark("compare");
+    const rows = await measureAblation({
+      start,
+      configs: compareConfigs(tree, label),
+      paths: queries.map(searchPath),
+      apiKey,
+      concurrency: CONCURRENCY,
+      budgetSeconds: Math.max(60, options.peerBudgetSeconds),
+      dropCachePath: options.dropCache ? databasePath : undefined,
+      log,
+    });
+    results.compare = { tree, label, rows };
     await save();
   }
 

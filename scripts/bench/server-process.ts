@@ -9,7 +9,8 @@ import { openSync, closeSync, readFileSync, readdirSync } from "node:fs";
 import { createServer } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { request } from "undici";
-import { REPO_ROOT, tsxArgs } from "./paths.js";
+import { join } from "node:path";
+import { REPO_ROOT } from "./paths.js";
 
 export interface ServerProcess {
   origin: string;
@@ -71,13 +72,16 @@ export async function startServer(options: {
   probePath: string;
   timeoutMs?: number;
   env?: Record<string, string>;
+  /** Another checkout of this repository to run the server from (`--compare-tree`); default this one. */
+  repoRoot?: string;
 }): Promise<ServerProcess> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const fd = openSync(options.logPath, "a");
   const started = performance.now();
-  const child: ChildProcess = spawn(process.execPath, tsxArgs("server/main.ts"), {
-    cwd: REPO_ROOT,
+  const root = options.repoRoot ?? REPO_ROOT;
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", join(root, "server/main.ts")], {
+    cwd: root,
     stdio: ["ignore", fd, fd],
     env: {
       ...process.env,

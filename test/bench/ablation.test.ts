@@ -6,8 +6,8 @@
  */
 import { createServer, type Server } from "node:http";
 import { describe, expect, it } from "vitest";
-import { ablationConfigs, ablationTable, measureAblation, type AblationRow } from "../../scripts/bench/ablation.js";
-import { DEFAULT_PHASES, parseBenchArgs } from "../../scripts/bench/options.js";
+import { ablationConfigs, ablationTable, compareConfigs, measureAblation, type AblationRow } from "../../scripts/bench/ablation.js";
+import { BenchUsageError, DEFAULT_PHASES, parseBenchArgs } from "../../scripts/bench/options.js";
 import { markdownSection, sectionHeading } from "../../scripts/bench/report.js";
 import type { BenchResults } from "../../scripts/bench/run.js";
 import type { ServerProcess } from "../../scripts/bench/server-process.js";
@@ -91,5 +91,31 @@ describe("the ablation", () => {
     expect(markdownSection(results, [])).toContain("| all | 12.35 | 2,048 |");
     // With the server phases in the same run, the ablation joins the run's own section.
     expect(sectionHeading({ ...results, search: {} } as unknown as BenchResults)).toBe("## 2,000 videos, direct build");
+  });
+
+  it("compares this checkout with --compare-tree, alternated twice, each started from its own tree", async () => {
+    expect(DEFAULT_PHASES).not.toContain("compare");
+    expect(() => parseBenchArgs(["--phases", "compare"], 2)).toThrow(new BenchUsageError('The "compare" phase needs "--compare-tree DIR"'));
+    expect(parseBenchArgs(["--phases", "compare", "--compare-tree", "/tmp/other"], 2)).toMatchObject({ phases: ["compare"], compareTree: "/tmp/other" });
+    const configs = compareConfigs("/tmp/other", "/tmp/other at abc1234");
+    expect(configs.map((c) => [c.name, c.repoRoot])).toEqual([
+      ["this tree", undefined],
+      ["/tmp/other at abc1234", "/tmp/other"],
+      ["this tree, again", undefined],
+      ["/tmp/other at abc1234, again", "/tmp/other"],
+    ]);
+    const roots: (string | undefined)[] = [];
+    const start = async (_env: Record<string, string>, repoRoot?: string): Promise<ServerProcess> => {
+      roots.push(repoRoot);
+      const server = createServer((_req, res) => res.end("{}"));
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const port = (server.address() as { port: number }).port;
+      return { origin: `http://127.0.0.1:${port}`, pid: process.pid, startMs: 1, rssBytes: () => 0, stop: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+    };
+    const rows = await measureAblation({ start, configs, paths: ["/v1/search?q=a"], apiKey: "k", concurrency: 2, budgetSeconds: 30, dropCachePath: undefined, log: () => {} });
+    expect(rows.map((r) => r.name)).toEqual(configs.map((c) => c.name));
+    // Two starts per configuration (the concurrent pass meets an empty result cache), each from its tree.
+    expect(roots).toEqual([undefined, undefined, "/tmp/other", "/tmp/other", undefined, undefined, "/tmp/other", "/tmp/other"]);
+    expect(ablationTable(rows, 8, "this tree", "server")[0]).toContain("| server | start s |");
   });
 });
