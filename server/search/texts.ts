@@ -56,7 +56,7 @@ export class ShardTexts {
 
   /** The transcript's segment timings blob (pipeline/artifact/segments.ts), for the matched moment. */
   timings(id: number): Buffer {
-    return this.#sql.timings.get(id) as Buffer;
+    return this.#hot?.get(id)?.timings ?? (this.#sql.timings.get(id) as Buffer);
   }
 
   /** The transcript's text as a string. */

@@ -1,5 +1,6 @@
 /**
- * The text of the most viewed transcripts, held in process memory.
+ * The text of the most viewed transcripts, and the timings that place a
+ * search hit's match in time, held in process memory.
  *
  * Search ranks the first matches of a query in popularity order, so the
  * transcripts it reads to count terms and cut snippets are mostly the most
@@ -19,6 +20,8 @@ export interface HotRow {
   views: number;
   /** The transcript's text (`script`) as UTF-8. */
   bytes: Buffer;
+  /** Its segment timings (pipeline/artifact/segments.ts), for the matched moment of a search hit. */
+  timings: Buffer;
 }
 
 export interface HotWarmth extends Warmth {
@@ -57,7 +60,7 @@ export class HotTranscripts {
     const done = (outcome: HotWarmth["outcome"]): HotWarmth => ({ transcripts: this.#count, bytes: this.#bytes, outcome, ms: performance.now() - started });
     if (budgetBytes <= 0) return done("budget");
     const slice = db.prepare(
-      `SELECT v.id AS id, t.word_count AS words, v.view_count AS views, CAST(t.script AS BLOB) AS bytes
+      `SELECT v.id AS id, t.word_count AS words, v.view_count AS views, CAST(t.script AS BLOB) AS bytes, t.timings AS timings
        FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id > ? ORDER BY v.id LIMIT ?`,
     );
     let after = 0;
@@ -65,10 +68,10 @@ export class HotTranscripts {
       await pause();
       if (!db.open) return done("closed");
       const rows = slice.all(after, sliceRows) as (HotRow & { id: number })[];
-      for (const { id, words, views, bytes } of rows) {
-        const cost = bytes.length + ROW_OVERHEAD;
+      for (const { id, words, views, bytes, timings } of rows) {
+        const cost = bytes.length + timings.length + ROW_OVERHEAD;
         if (this.#bytes + cost > budgetBytes) return done("budget");
-        this.#rows[id] = { words, views, bytes };
+        this.#rows[id] = { words, views, bytes, timings };
         this.#bytes += cost;
         this.#count++;
       }
