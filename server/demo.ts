@@ -132,3 +132,11 @@ export function revokeDemoKeys(keyStore: KeyStore, dataset: string, log: Logger)
     log.error("demo key could not be revoked", { dataset, ...errorFields(error) });
   }
 }
+
+/** What `npm start` prints on the demo dataset: the key (shown once) and a request to try. */
+export function demoKeyBanner(url: string, demoKey: string): string {
+  return (
+    `\nServing the demo dataset at ${url}\nDemo API key (plan pro, replaced at every start):\n\n  ${demoKey}\n\n` +
+    `Try: curl -H "X-API-Key: ${demoKey}" "${url}/v1/search?q=river"\n\n`
+  );
+}

@@ -17,7 +17,7 @@ import { createApp } from "./app.js";
 import { openKeyStore } from "./auth/key-store.js";
 import { openPgKeyStore } from "./auth/pg-key-store.js";
 import { ConfigError, loadConfig } from "./config.js";
-import { ensureServableSet, isDemoSet, issueDemoKey, NoArtifactSetError, revokeDemoKeys } from "./demo.js";
+import { demoKeyBanner, ensureServableSet, isDemoSet, issueDemoKey, NoArtifactSetError, revokeDemoKeys } from "./demo.js";
 import { createLogger, errorFields } from "./log.js";
 import { createMemoryRateLimiter } from "./rate-limit/memory-rate-limiter.js";
 import { openRuntime, reloadOnSighup, warmLogged } from "./runtime.js";
@@ -155,12 +155,7 @@ async function main(): Promise<void> {
       liveFetch: config.liveFetch ? config.youtubeOrigin : "off",
       proxies: config.youtubeProxyUrls.length,
     });
-    if (demoKey !== undefined) {
-      process.stdout.write(
-        `\nServing the demo dataset at ${url}\nDemo API key (plan pro, replaced at every start):\n\n  ${demoKey}\n\n` +
-          `Try: curl -H "X-API-Key: ${demoKey}" "${url}/v1/search?q=river"\n\n`,
-      );
-    }
+    if (demoKey !== undefined) process.stdout.write(demoKeyBanner(url, demoKey));
   });
 
   onStopSignal = (signal) => {

@@ -30,7 +30,7 @@ import { startServer, type ServerProcess } from "./server-process.js";
 import { measureServing, type ServingRow } from "./serving.js";
 import { soak, type SoakResult } from "./soak.js";
 import { dropFromPageCache } from "./page-cache.js";
-import { compareConfigs, measureAblation, type AblationRow } from "./ablation.js";
+import { compareConfigs, measureAblation, type AblationConfig, type AblationRow } from "./ablation.js";
 
 export interface SearchFigures {
   queries: number;
@@ -214,12 +214,13 @@ export async function runBench(options: BenchOptions, command: string, log: (lin
     }
   }
 
-  if (has("ablation")) {
-    // Every configuration starts on the verified path: a set not verified on this machine yet is hashed by one unmeasured start first.
+  // Ablation and compare: server configurations one after another, each on the verified path (a set not verified
+  // on this machine yet is hashed by one unmeasured start first), on the same set and query set.
+  const configurations = async (configs?: AblationConfig[]) => {
     if (!existsSync(dataDirLayout(layout.dataDir).verified)) await (await start()).stop();
-    mark("ablation");
-    results.ablation = await measureAblation({
+    return measureAblation({
       start,
+      configs,
       paths: queries.map(searchPath),
       apiKey,
       concurrency: CONCURRENCY,
@@ -227,25 +228,17 @@ export async function runBench(options: BenchOptions, command: string, log: (lin
       dropCachePath: options.dropCache ? databasePath : undefined,
       log,
     });
+  };
+  if (has("ablation")) {
+    mark("ablation");
+    results.ablation = await configurations();
     await save();
   }
-
   if (has("compare") && options.compareTree !== undefined) {
     const tree = resolve(options.compareTree);
     const label = `${tree} at ${gitCommitOf(tree)}`;
-    if (!existsSync(dataDirLayout(layout.dataDir).verified)) await (await start()).stop();
     mark("compare");
-    const rows = await measureAblation({
-      start,
-      configs: compareConfigs(tree, label),
-      paths: queries.map(searchPath),
-      apiKey,
-      concurrency: CONCURRENCY,
-      budgetSeconds: Math.max(60, options.peerBudgetSeconds),
-      dropCachePath: options.dropCache ? databasePath : undefined,
-      log,
-    });
-    results.compare = { tree, label, rows };
+    results.compare = { tree, label, rows: await configurations(compareConfigs(tree, label)) };
     await save();
   }
 

@@ -8,7 +8,7 @@
  * every worker gracefully before it exits.
  */
 import cluster, { type Worker } from "node:cluster";
-import { ensureServableSet, isDemoSet, issueDemoKey, NoArtifactSetError, revokeDemoKeys } from "../demo.js";
+import { demoKeyBanner, ensureServableSet, isDemoSet, issueDemoKey, NoArtifactSetError, revokeDemoKeys } from "../demo.js";
 import { openKeyStore } from "../auth/key-store.js";
 import type { Config } from "../config.js";
 import { errorFields, type Logger } from "../log.js";
@@ -134,12 +134,7 @@ export async function runPrimary(config: Config, workers: number, log: Logger): 
       liveFetch: config.liveFetch ? config.youtubeOrigin : "off",
       proxies: config.youtubeProxyUrls.length,
     });
-    if (demoKey !== undefined) {
-      process.stdout.write(
-        `\nServing the demo dataset at ${url}\nDemo API key (plan pro, replaced at every start):\n\n  ${demoKey}\n\n` +
-          `Try: curl -H "X-API-Key: ${demoKey}" "${url}/v1/search?q=river"\n\n`,
-      );
-    }
+    if (demoKey !== undefined) process.stdout.write(demoKeyBanner(url, demoKey));
   };
 
   /** SIGTERM to every worker (each stops gracefully), then exit once all are gone. */
