@@ -186,7 +186,7 @@ async function buildCommand(dataDir: string, inputs: string[], dataset: string, 
     };
     const imported = await importRecords(state, inputRecords(inputs), onInvalid, controller.signal);
     log(`imported ${imported.records} records into the pipeline state (${imported.invalid} invalid)`);
-    const built = await buildAndPublish({ dataDir, state, log, dataset, force, signal: controller.signal });
+    const built = await buildAndPublish({ dataDir, state, log, dataset, force, signal: controller.signal, ...(databaseUrl !== undefined ? { databaseUrl } : {}) });
     if (!built) {
       log("nothing to build: no record in the input, the pipeline state or the live store");
       return EXIT.ok;

@@ -27,7 +27,8 @@ import { connectWorker } from "./cluster/worker-link.js";
 import { connectRedis, untilReady } from "./coordination/redis-client.js";
 import { createRedisRateLimiter } from "./rate-limit/redis-rate-limiter.js";
 import { createRedisNegativeCache } from "./coordination/redis-negative-cache.js";
-import { localClaims } from "./coordination/fetch-coordination.js";
+import { createRedisFetchClaims } from "./coordination/redis-fetch-claims.js";
+import { openSharedLiveStore } from "./coordination/pg-live-store.js";
 
 /** How often a worker looks for live records other workers stored (one cheap pragma when none). */
 const LIVE_SYNC_MS = 250;
@@ -92,7 +93,13 @@ async function main(): Promise<void> {
   const negative = redis
     ? createRedisNegativeCache({ redis, prefix: config.redisKeyPrefix, ttlMs: config.negativeCacheSeconds * 1000, log })
     : undefined;
-  const coordination = negative ? { claims: link?.coordination.claims ?? localClaims, negative } : link?.coordination;
+  // With Redis, claims are taken there by every worker of every replica, so one of them fetches a miss.
+  const claims = redis
+    ? createRedisFetchClaims({ redis, prefix: config.redisKeyPrefix, ttlMs: config.liveClaimSeconds * 1000, log })
+    : undefined;
+  const coordination = negative && claims ? { claims, negative } : link?.coordination;
+  // DATABASE_URL: live fetches are committed to PostgreSQL and mirrored into live.db by every replica.
+  const sharedLive = config.databaseUrl === undefined ? undefined : await openSharedLiveStore({ url: config.databaseUrl, log });
   const runtime = await openRuntime(config, {
     log,
     // Synchronously after the swap: no request is served by the new set with the demo key still valid.
@@ -101,6 +108,7 @@ async function main(): Promise<void> {
     },
     ...(coordination ? { coordination } : {}),
     ...(link ? { liveSyncMs: LIVE_SYNC_MS } : {}),
+    ...(sharedLive ? { sharedLive } : {}),
   });
   const closeOpened = async () => {
     await runtime.close();

@@ -57,8 +57,8 @@ export function lookupStored(catalog: Pick<Catalog, "getTranscript">, videoId: s
 
 /** Fetches (and so stores) a miss. Throws an `HttpError` for every outcome that is not a transcript. */
 export async function fetchLive(source: TranscriptSource, videoId: string, lang: string, options: TranscriptFetchOptions): Promise<ResolvedTranscript> {
-  const { stored, method, usedProxy } = await source.fetch(videoId, lang, options);
-  return { stored, cached: false, method, usedProxy };
+  const { stored, method, usedProxy, cached = false } = await source.fetch(videoId, lang, options);
+  return { stored, cached, method, usedProxy };
 }
 
 export interface ResolveOptions {

@@ -26,6 +26,7 @@ import { LiveStore } from "./data/live-store.js";
 import { memoryOptions } from "./search/memory/budget.js";
 import { createLiveFetcher, type LiveFetcher } from "./live/live-fetcher.js";
 import type { FetchCoordination } from "./coordination/fetch-coordination.js";
+import type { SharedLiveStore } from "./coordination/pg-live-store.js";
 import { errorFields, type Logger } from "./log.js";
 import { ServiceState } from "./service-state.js";
 
@@ -46,6 +47,8 @@ export interface RuntimeOptions {
   coordination?: FetchCoordination;
   /** Other processes write the live store too: look for their commits this often, in ms (0: never, the default). */
   liveSyncMs?: number;
+  /** The live store shared by every replica (DATABASE_URL): this one's `live.db` becomes its mirror; closed with the runtime. */
+  sharedLive?: SharedLiveStore;
 }
 
 export interface Runtime {
@@ -68,7 +71,10 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
   // Before the live store is opened: a set is verified before anything is reconciled with it.
   const { servedDir, failedDir } = await chooseStartSet(config.dataDir, state, log);
   const live = LiveStore.open(dataDirLayout(config.dataDir).liveStore);
+  const shared = options.sharedLive;
   try {
+    // Before the set is opened: it is reconciled (trimmed) against the shared store's id and numbers.
+    await shared?.adopt(live);
     const open = (dir: string): ArtifactCatalog =>
       openCatalog({ dir, live, liveTrimThrough: trimmableThrough(config.dataDir, live.storeId, [readManifest(dir)]), ...catalogSettings(config) });
     // A set switched to while serving warms its index in the background; the first one is warmed before listening (main.ts).
@@ -119,6 +125,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
           negativeCacheSize: config.negativeCacheSize,
           ...(options.clock ? { clock: options.clock } : {}),
           ...(options.coordination ? { coordination: options.coordination } : {}),
+          ...(shared ? { shared } : {}),
           log,
         })
       : undefined;
@@ -134,6 +141,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
           }, options.liveSyncMs)
         : undefined;
     liveSync?.unref();
+    shared?.mirror(catalogs, live);
     return {
       live,
       catalogs,
@@ -147,12 +155,14 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
         artifactSwitch.close();
         await fetcher?.close();
         await client?.close();
+        await shared?.close();
         catalogs.close();
         live.close();
       },
     };
   } catch (error) {
     live.close();
+    await shared?.close();
     throw error;
   }
 }

@@ -12,6 +12,8 @@ export interface TranscriptSourceResult {
   /** Retrieval method, reported as `debug.method`. */
   method: string;
   usedProxy: boolean;
+  /** Found stored after all (another replica stored it moments ago): answered `cached: true`. */
+  cached?: boolean;
 }
 
 export interface TranscriptFetchOptions {

@@ -48,7 +48,7 @@ export const ROWS = {
     kind: optionalUrl(["redis", "rediss"], "must be a redis:// or rediss:// URL"),
     default: "",
     readBy: ["server"],
-    help: "Redis shared by replicas: with it, the rate-limit windows are counted there (exactly, across every replica); unset: in this machine's memory. Unreachable: requests get 503 rate_limit_unavailable.",
+    help: "Redis shared by replicas: with it, the rate-limit windows are counted there (exactly, across every replica), and the live-fetch claims and negative cache are kept there; unset: in this machine's memory. Unreachable: requests get 503 rate_limit_unavailable.",
   }),
   // May hold credentials: never log the value.
   databaseUrl: setting({
@@ -56,7 +56,7 @@ export const ROWS = {
     kind: optionalUrl(["postgres", "postgresql"], "must be a postgres:// or postgresql:// URL"),
     default: "",
     readBy: ["server", "pipeline", "keys"],
-    help: "PostgreSQL shared by replicas: with it, API keys live there (`npm run keys` writes there; every replica follows within seconds) and one pipeline run at a time holds its advisory lock across machines (exit 3 otherwise); unset: `DATA_DIR/keys.db` and the DATA_DIR's run lock.",
+    help: "PostgreSQL shared by replicas: with it, API keys live there (`npm run keys` writes there; every replica follows within seconds), so does the live store (every replica mirrors it; the pipeline folds and trims it), and one pipeline run at a time holds its advisory lock across machines (exit 3 otherwise); unset: `DATA_DIR/keys.db`, `DATA_DIR/live.db` and the DATA_DIR's run lock.",
   }),
   redisKeyPrefix: setting({
     name: "REDIS_KEY_PREFIX",
@@ -289,6 +289,13 @@ export const ROWS = {
     default: "3600",
     readBy: ["server"],
     help: "How long a \"no transcript\" answer (unavailable, disabled, language missing, unplayable, age restricted) is remembered, 0 to 604800; 0 disables.",
+  }),
+  liveClaimSeconds: setting({
+    name: "LIVE_CLAIM_SECONDS",
+    kind: wholeNumber(1, 600),
+    default: "10",
+    readBy: ["server"],
+    help: "With REDIS_URL: how long a replica's claim on a live fetch outlives its last renewal (1 to 600); a replica killed mid-fetch frees the video after this long.",
   }),
   negativeCacheSize: setting({
     name: "NEGATIVE_CACHE_SIZE",

@@ -4,6 +4,11 @@
  * is built into a new artifact set, checked against the served one, and
  * published atomically (`current` swapped by a rename). Records stream from
  * SQLite one at a time, so memory does not grow with the dataset.
+ *
+ * With DATABASE_URL the shared live store in PostgreSQL is folded in too
+ * (the set's watermark is then that store's id and highest number read), and
+ * once the set is published its rows that every set in `builds/` holds are
+ * deleted there.
  */
 import { realpathSync } from "node:fs";
 import { rm } from "node:fs/promises";
@@ -11,7 +16,8 @@ import { basename } from "node:path";
 import { buildArtifacts } from "../build.js";
 import type { Manifest } from "../artifact/contract.js";
 import { dataDirLayout } from "../artifact/layout.js";
-import { openLiveSnapshot } from "../artifact/live-records.js";
+import { openLiveSnapshot, trimmableThrough } from "../artifact/live-records.js";
+import { connectSharedLiveStore, sharedMaxSeq, sharedRecords, trimSharedRecords } from "../artifact/pg-live-records.js";
 import { readManifest } from "../artifact/manifest.js";
 import { newBuildDir, publishBuild } from "../publish.js";
 import type { PipelineState } from "./open-state.js";
@@ -29,6 +35,8 @@ export interface BuildAndPublishOptions {
   force?: boolean;
   /** Aborting stops the build: nothing is published, BuildInterrupted is thrown. */
   signal?: AbortSignal;
+  /** PostgreSQL holding the shared live store: folded in, and trimmed after the publish. */
+  databaseUrl?: string;
 }
 
 export interface PublishedBuild {
@@ -39,12 +47,26 @@ export interface PublishedBuild {
   stateRecords: number;
   /** Live-store records folded into the state for this build. */
   liveRecords: number;
+  /** Rows of the shared live store deleted after the publish (DATABASE_URL). */
+  sharedTrimmed: number;
   invalidRecords: number;
   seconds: number;
 }
 
 /** Builds and publishes; undefined when there is nothing to build (no record in the state or the live store). */
 export async function buildAndPublish(options: BuildAndPublishOptions): Promise<PublishedBuild | undefined> {
+  if (options.databaseUrl === undefined) return buildAndPublishFrom(options, undefined);
+  const shared = await connectSharedLiveStore(options.databaseUrl, `transcript-pipeline pid ${process.pid}`);
+  try {
+    return await buildAndPublishFrom(options, shared);
+  } finally {
+    await shared.client.end().catch(() => undefined);
+  }
+}
+
+type SharedConnection = Awaited<ReturnType<typeof connectSharedLiveStore>>;
+
+async function buildAndPublishFrom(options: BuildAndPublishOptions, shared: SharedConnection | undefined): Promise<PublishedBuild | undefined> {
   const { state, log } = options;
   // Folded first and durably: once the server trims its live store, the state is where these records live.
   const live = openLiveSnapshot(options.dataDir);
@@ -60,6 +82,21 @@ export async function buildAndPublish(options: BuildAndPublishOptions): Promise<
     }
   } finally {
     live?.close();
+  }
+  if (shared) {
+    // Read through one high mark: rows committed meanwhile wait for the next build (the watermark says so).
+    const through = await sharedMaxSeq(shared.client);
+    let folded = 0;
+    for (let after = 0; ; ) {
+      const rows = await sharedRecords(shared.client, after, through);
+      if (rows.length === 0) break;
+      folded += state.absorb(rows);
+      after = rows.at(-1)!.seq;
+    }
+    if (folded > 0) log(`folded ${folded} records of the shared live store (through #${through}) into the pipeline state`);
+    liveRecords += folded;
+    liveSeq = through;
+    liveStoreId = shared.storeId;
   }
   if (state.recordCount() === 0) return undefined;
   // After the fold: the next run compares the state with this to find out whether anything is new.
@@ -96,12 +133,19 @@ export async function buildAndPublish(options: BuildAndPublishOptions): Promise<
   }
   await publishBuild(options.dataDir, dir);
   state.markPublished({ build: basename(dir), generation });
+  let sharedTrimmed = 0;
+  if (shared) {
+    // Only what every set kept here holds: a switch back to the previous set still finds the rest mirrored.
+    sharedTrimmed = await trimSharedRecords(shared.client, trimmableThrough(options.dataDir, shared.storeId));
+    if (sharedTrimmed > 0) log(`trimmed ${sharedTrimmed} records every published set holds from the shared live store`);
+  }
   return {
     dir,
     counts: result.manifest.counts,
     liveSeq,
     stateRecords,
     liveRecords,
+    sharedTrimmed,
     invalidRecords: invalid,
     seconds: result.seconds,
   };
@@ -134,4 +178,21 @@ export function unchangedPublishedSet(dataDir: string, state: PipelineState): st
     live?.close();
   }
   return published.build;
+}
+
+/** Whether the shared live store holds rows past the served set's watermark (then a build has something new). */
+export async function sharedRecordsPending(databaseUrl: string, dataDir: string): Promise<boolean> {
+  let manifest: Manifest;
+  try {
+    manifest = readManifest(realpathSync(dataDirLayout(dataDir).current));
+  } catch {
+    return true;
+  }
+  const shared = await connectSharedLiveStore(databaseUrl, `transcript-pipeline pid ${process.pid}`);
+  try {
+    const max = await sharedMaxSeq(shared.client);
+    return max > 0 && (manifest.liveStoreId !== shared.storeId || max > manifest.liveSeq);
+  } finally {
+    await shared.client.end().catch(() => undefined);
+  }
 }

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { createYouTubeClient, type YouTubeClient } from "../youtube/index.js";
 import { acquireLock, type RunLock } from "./acquire-lock.js";
 import { acquireSharedLock, type SharedLock } from "./shared-lock.js";
-import { buildAndPublish, unchangedPublishedSet, type PublishedBuild } from "./build-and-publish.js";
+import { buildAndPublish, sharedRecordsPending, unchangedPublishedSet, type PublishedBuild } from "./build-and-publish.js";
 import type { VideoRecord } from "../artifact/contract.js";
 import { crawlAndFetch } from "./crawl-and-fetch.js";
 import { crawlChannels, type ChannelFailure } from "./crawl-channels.js";
@@ -217,13 +217,21 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
     }
 
     if (!signal.aborted && !dryRun && state && (options.build ?? true)) {
-      const unchanged = options.force ? undefined : unchangedPublishedSet(options.dataDir, state);
+      const pending = options.databaseUrl !== undefined && (await sharedRecordsPending(options.databaseUrl, options.dataDir));
+      const unchanged = options.force || pending ? undefined : unchangedPublishedSet(options.dataDir, state);
       if (unchanged !== undefined) {
         summary.unchangedSince = unchanged;
         log(`nothing new since the published set ${unchanged} (no new or changed transcripts, no live-fetched records): build and publish skipped; --force rebuilds`);
       } else {
         log("building the artifact set");
-        const built = await buildAndPublish({ dataDir: options.dataDir, state, log, force: options.force ?? false, signal });
+        const built = await buildAndPublish({
+          dataDir: options.dataDir,
+          state,
+          log,
+          force: options.force ?? false,
+          signal,
+          ...(options.databaseUrl !== undefined ? { databaseUrl: options.databaseUrl } : {}),
+        });
         if (!built) log("no fetched transcripts yet: nothing to build");
         else {
           summary.build = built;

@@ -23,7 +23,10 @@ export interface SharedYouTubeError {
 }
 
 /** How the one fetch of a claim ended. `abandoned`: the fetcher stopped or died; a waiter claims again. */
-export type FetchOutcome = { kind: "stored"; method: string; usedProxy: boolean } | { kind: "failed"; error: SharedYouTubeError } | { kind: "abandoned" };
+export type FetchOutcome =
+  /** `seq`: the record's number in the shared live store (DATABASE_URL), for a waiter to read it once mirrored. */
+  | { kind: "stored"; method: string; usedProxy: boolean; seq?: number }
+  | { kind: "failed"; error: SharedYouTubeError } | { kind: "abandoned" };
 
 export type Claim =
   /** This process fetches; it must settle the claim once, whatever happens. */

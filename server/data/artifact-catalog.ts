@@ -200,10 +200,10 @@ export class ArtifactCatalog implements Catalog {
     };
   }
 
-  /** Stores a live-fetched record; it is served and searchable as soon as this returns. */
-  storeLive(record: VideoRecord): void {
+  /** Stores a live-fetched record (with the shared store's `seq`, when it has one); it is served and searchable as soon as this returns. */
+  storeLive(record: VideoRecord, stored: { seq?: number; fetchedAt?: Date } = {}): void {
     if (!this.#live) throw new Error("this catalog has no live store");
-    this.#live.put(record, this.placement(record));
+    this.#live.put(record, { ...this.placement(record), ...stored });
   }
 
   /** Brings the live store's memory up to what other processes sharing it committed (WORKERS > 1). */

@@ -54,8 +54,8 @@ export class LiveStore {
   readonly db: Database.Database;
   /** Titles and channel names of the stored videos, for the same title boost as the artifact set's index. */
   readonly titles: TitleIndex = createTitleIndex();
-  /** Random id of this store (manifest `liveStoreId` of the sets built from it). */
-  readonly storeId: string;
+  /** Random id of this store (manifest `liveStoreId` of the sets built from it); the shared store's, once adopted. */
+  #storeId: string;
   #generation = 0;
   #counts: LiveCounts;
   /** Highest sequence number whose title this process's memory holds. */
@@ -129,7 +129,7 @@ export class LiveStore {
            transcript_count = (SELECT count(*) FROM videos v WHERE v.channel = channels.id AND v.transcript IS NOT NULL)
          WHERE id = ?`,
       ),
-      record: db.prepare("SELECT record, in_artifacts, searchable FROM live_records WHERE video_id = ?"),
+      record: db.prepare("SELECT record, in_artifacts, searchable, seq FROM live_records WHERE video_id = ?"),
       putRecord: db.prepare(
         `INSERT INTO live_records (video_id, record, fetched_at, seq, in_artifacts, searchable)
          VALUES (?, ?, ?, ?, ?, ?)
@@ -160,7 +160,7 @@ export class LiveStore {
       channelTitle: db.prepare("SELECT title FROM channels WHERE channel_id = ?").pluck(),
       newChannel: db.prepare("SELECT count(*) FROM live_records WHERE in_artifacts = 0 AND json_extract(record, '$.channelId') = ?").pluck(),
     };
-    this.storeId = this.#sql.storeId.get() as string;
+    this.#storeId = this.#sql.storeId.get() as string;
     this.#counts = this.#reloadMemory();
   }
 
@@ -340,6 +340,40 @@ export class LiveStore {
       this.#counts = this.#reloadMemory();
       this.#generation++;
     }
+  }
+
+  get storeId(): string {
+    return this.#storeId;
+  }
+
+  /** The sequence number of the record held for `videoId`, if any. */
+  heldSeq(videoId: string): number | undefined {
+    return (this.#sql.record.get(videoId) as { seq?: number } | undefined)?.seq;
+  }
+
+  /**
+   * Makes this store a mirror of the shared store `storeId` (DATABASE_URL):
+   * its records leave it and it takes that id, so the shared store's sequence
+   * numbers and the manifests' watermarks apply here unchanged. The caller has
+   * copied every record to the shared store first. One IMMEDIATE transaction;
+   * a store that has the id already (another worker adopted it) is left alone.
+   */
+  adopt(storeId: string): void {
+    if (this.#storeId === storeId) return;
+    this.db.transaction(() => {
+      if ((this.#sql.storeId.get() as string) === storeId) return;
+      this.db.exec(`
+        INSERT INTO transcript_fts (transcript_fts) VALUES ('delete-all');
+        DELETE FROM live_records; DELETE FROM transcripts; DELETE FROM videos; DELETE FROM channels;
+      `);
+      this.#sql.putMeta.run(JSON.stringify({ videos: 0, transcripts: 0, totalWords: 0, channels: 0 }));
+      this.db.prepare("UPDATE meta SET value = ? WHERE key = ?").run(storeId, LIVE_META.storeId);
+      this.#sql.setSeq.run("1");
+      this.#sql.putEpoch.run(randomUUID());
+    }).immediate();
+    this.#storeId = storeId;
+    this.#counts = this.#reloadMemory();
+    this.#generation++;
   }
 
   maxSeq(): number {

@@ -17,7 +17,9 @@
  * Where several processes serve one service (WORKERS, replicas), the fetch in
  * a slot first claims its (video, language) through `coordination`: one
  * process fetches, the others wait for its outcome and read the record back
- * from the shared live store; the negative cache is shared the same way.
+ * from the shared live store; the negative cache is shared the same way. A
+ * waiter that cannot read the record back (a replica with its own live store)
+ * claims again and fetches it itself once the first fetch is over.
  */
 import PQueue from "p-queue";
 import { languageKey } from "../../pipeline/artifact/language.js";
@@ -41,7 +43,7 @@ import {
 /** What the fetcher needs of the served catalog: read back, and store into the live store. */
 export interface LiveCatalog {
   getTranscript(videoId: string, languageCode: string): TranscriptLookup;
-  storeLive(record: VideoRecord): void;
+  storeLive(record: VideoRecord, stored?: { seq?: number; fetchedAt?: Date }): void;
   /** Brings the live store's memory up to what other processes committed (before reading their record back). */
   refreshLive?(): void;
 }
@@ -60,6 +62,17 @@ export interface LiveFetcherOptions {
   negativeCacheSize: number;
   /** Claims and negative cache shared with other processes; default: this process's own (negativeCacheMs, negativeCacheSize). */
   coordination?: FetchCoordination;
+  /**
+   * The shared live store (DATABASE_URL): a fetched record is committed there
+   * before it is stored here and answered; a waiter reads a record another
+   * replica stored once the mirror has it.
+   */
+  shared?: {
+    commit(record: VideoRecord, fetchedAt: Date): Promise<number>;
+    mirroredThrough(seq: number): Promise<boolean>;
+    /** Mirrors every row committed so far (false when PostgreSQL cannot say). */
+    catchUp(): Promise<boolean>;
+  };
   /** Retry-After of a 503 `upstream_busy`, in seconds. Default 5. */
   busyRetryAfterSeconds?: number;
   /** Milliseconds since the epoch (negative-cache expiry). Default Date.now. */
@@ -91,6 +104,9 @@ export interface LiveFetcherStats {
 /** Queue priorities: a single request's fetch takes the next free slot before a bulk request's. */
 const SINGLE_PRIORITY = 1;
 const BULK_PRIORITY = 0;
+
+/** Times a waiter claims again after an outcome `stored` it cannot read back (one per other replica, in practice). */
+const UNREADABLE_RECLAIMS = 8;
 
 /** A fetch in the pool: its queue id and priority, and whether it has left the queue for a slot. */
 interface Slot {
@@ -168,6 +184,7 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
 
   /** The fetch in a slot: this process's, or another's that holds the claim (then its outcome, read back here). */
   const fetchAndStore = async (videoId: string, lang: string, key: string): Promise<TranscriptSourceResult> => {
+    let unreadable = 0;
     for (;;) {
       if (shutdown.signal.aborted) throw shuttingDownError();
       const claim = await untilClosed(coordination.claims.claim(key));
@@ -175,12 +192,20 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
       const outcome = await untilClosed(claim.outcome);
       if (outcome.kind === "failed") throw upstreamHttpError(youTubeErrorFrom(outcome.error));
       if (outcome.kind === "abandoned") continue;
-      stats.joinedElsewhere++;
+      if (outcome.seq !== undefined && options.shared) await untilClosed(options.shared.mirroredThrough(outcome.seq));
       const catalog = catalogs.current;
       catalog.refreshLive?.();
       const lookup = catalog.getTranscript(videoId, lang);
-      if (lookup.kind !== "found") throw new Error(`another process stored ${videoId} (${lang}) but it cannot be read back (${lookup.kind})`);
-      return { stored: lookup.stored, method: outcome.method, usedProxy: outcome.usedProxy };
+      if (lookup.kind === "found") {
+        stats.joinedElsewhere++;
+        return { stored: lookup.stored, method: outcome.method, usedProxy: outcome.usedProxy };
+      }
+      // Stored by a replica whose live store this process cannot read (no shared store): claim
+      // again and fetch here, once the other fetch is over. Bounded, in case the store is broken.
+      if (++unreadable > UNREADABLE_RECLAIMS) {
+        throw new Error(`another process stored ${videoId} (${lang}) but it cannot be read back (${lookup.kind})`);
+      }
+      log?.debug("live fetch stored elsewhere, not readable here; claiming again", { videoId, lang });
     }
   };
 
@@ -188,8 +213,13 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
   const lead = async (videoId: string, lang: string, claim: Extract<Claim, { role: "leader" }>): Promise<TranscriptSourceResult> => {
     log?.debug("live fetch claimed", { videoId, lang });
     try {
-      const result = await fetchUpstream(videoId, lang);
-      claim.settle({ kind: "stored", method: result.method, usedProxy: result.usedProxy });
+      const stored = await storedElsewhere(videoId, lang);
+      if (stored) {
+        claim.settle({ kind: "stored", method: stored.method, usedProxy: false });
+        return stored;
+      }
+      const { result, seq } = await fetchUpstream(videoId, lang);
+      claim.settle({ kind: "stored", method: result.method, usedProxy: result.usedProxy, ...(seq === undefined ? {} : { seq }) });
       return result;
     } catch (error) {
       const youTube = error instanceof UpstreamFailure ? error.youTube : undefined;
@@ -198,7 +228,14 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
     }
   };
 
-  const fetchUpstream = async (videoId: string, lang: string): Promise<TranscriptSourceResult> => {
+  /** With a shared store: the record another replica committed before this miss was asked (not yet mirrored), if any. */
+  const storedElsewhere = async (videoId: string, lang: string): Promise<TranscriptSourceResult | undefined> => {
+    if (!options.shared || !(await untilClosed(options.shared.catchUp()))) return undefined;
+    const lookup = catalogs.current.getTranscript(videoId, lang);
+    return lookup.kind === "found" ? { stored: lookup.stored, method: "storage", usedProxy: false, cached: true } : undefined;
+  };
+
+  const fetchUpstream = async (videoId: string, lang: string): Promise<{ result: TranscriptSourceResult; seq: number | undefined }> => {
     if (shutdown.signal.aborted) throw shuttingDownError();
     stats.upstreamFetches++;
     let fetched;
@@ -222,15 +259,18 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
       emit({ outcome: "upstream_error", kind: "empty_transcript" });
       throw new UpstreamFailure(new YouTubeError("empty_transcript", "The chosen track has no text", { usedProxy: fetched.usedProxy }));
     }
+    // Shared store first: nothing is answered as stored that another replica (or the next build) could miss.
+    const fetchedAt = new Date();
+    const seq = options.shared ? await options.shared.commit(fetched.record, fetchedAt) : undefined;
     // Store and read back in one synchronous step: no hot switch can fall between them.
     const catalog = catalogs.current;
-    catalog.storeLive(fetched.record);
+    catalog.storeLive(fetched.record, seq === undefined ? {} : { seq, fetchedAt });
     stats.stored++;
     emit({ outcome: "stored" });
     const lookup = catalog.getTranscript(videoId, lang);
     if (lookup.kind !== "found") throw new Error(`stored ${videoId} (${lang}) but cannot read it back (${lookup.kind})`);
     log?.info("live fetch stored", { videoId, lang: track.languageCode, isGenerated: track.isGenerated, usedProxy: fetched.usedProxy });
-    return { stored: lookup.stored, method: fetched.method, usedProxy: fetched.usedProxy };
+    return { result: { stored: lookup.stored, method: fetched.method, usedProxy: fetched.usedProxy }, seq };
   };
 
   const admit = (key: string, videoId: string, lang: string, priority: number): Run<TranscriptSourceResult> => {

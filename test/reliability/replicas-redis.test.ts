@@ -5,7 +5,11 @@
  * YouTube refuses, asked of both, is fetched once (the negative cache). With Redis
  * unreachable, an authenticated request is refused with 503
  * `rate_limit_unavailable` (never counted by one replica alone) while
- * /healthz still answers. Real Redis on 127.0.0.1:6379, a random key prefix.
+ * /healthz still answers. Live-fetch claims: a miss asked of both at once is
+ * fetched once when YouTube refuses it; a stored one is fetched by the second
+ * replica only after the first's fetch ended (without DATABASE_URL it cannot
+ * read the other's live store); a replica killed mid-fetch frees the claim
+ * when it expires. Real Redis on 127.0.0.1:6379, a random key prefix.
  */
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { randomBytes } from "node:crypto";
@@ -15,10 +19,11 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startStandin, type Standin } from "../../scripts/youtube-standin/server.js";
 import { openKeyStore } from "../../server/auth/key-store.js";
-import { artifactRecords, upstreamCorpus } from "../live/helpers/live-corpus.js";
+import { artifactRecords, fresh, upstreamCorpus } from "../live/helpers/live-corpus.js";
 import { publishRecords } from "../live/helpers/live-server.js";
 import { call } from "../server/helpers/http.js";
 import { REDIS_URL, redisAvailable } from "../helpers/services.js";
+import { until } from "./helpers/child.js";
 import { startServerProcess, type ServerProcess } from "./helpers/server-process.js";
 
 const available = await redisAvailable("replicas sharing Redis");
@@ -102,4 +107,69 @@ describe.skipIf(!available)("replicas with REDIS_URL", () => {
     expect((await call(server.baseUrl, "/healthz")).status).toBe(200);
     expect(server.child.stdout()).toContain("redis not reachable at start");
   }, 60_000);
+
+  test("live-fetch claims: one fetch of a refused miss over both; a stored one fetched again only after", async () => {
+    const { a, b, key } = await twoDataDirs();
+    const env = { REDIS_URL, REDIS_KEY_PREFIX: prefix, YOUTUBE_ORIGIN: standin!.origin };
+    const [ra, rb] = await Promise.all([startServerProcess(a, env), startServerProcess(b, env)]);
+    servers.push(ra, rb);
+    standin!.setFault({ kind: "slow", delayMs: 800, endpoint: "watch" });
+    try {
+      // Refused by YouTube: the outcome reaches the waiters on both replicas; one upstream fetch.
+      const gone = "gone0000003";
+      const refused = await Promise.all(Array.from({ length: 6 }, (_, i) => call((i % 2 === 0 ? ra : rb).baseUrl, `/v1/transcript/${gone}`, { key })));
+      expect(refused.map((x) => x.status)).toEqual(Array(6).fill(404));
+      expect(new Set(refused.map((x) => x.body.code)).size).toBe(1);
+      expect(standin!.stats.byVideo[gone]?.watch).toBe(1);
+
+      // Stored by A: B cannot read A's live.db, so it fetches itself once A's fetch is over (serialised, not at once).
+      const id = fresh(1).videoId;
+      const timed = async (replica: ServerProcess) => {
+        const res = await call(replica.baseUrl, `/v1/transcript/${id}`, { key });
+        return { res, end: Date.now() };
+      };
+      const first = timed(ra);
+      await until(() => (standin!.stats.byVideo[id]?.watch ?? 0) >= 1, 10_000, "A's fetch to start");
+      const [fromA, fromB] = await Promise.all([first, timed(rb)]);
+      expect(fromA.res.status).toBe(200);
+      expect(fromB.res.status).toBe(200);
+      expect(standin!.stats.byVideo[id]?.watch).toBe(2);
+      // B's own fetch started only after A's ended: B answers at least one slow watch page (800 ms) after A.
+      expect(fromB.end - fromA.end).toBeGreaterThanOrEqual(700);
+      expect((await call(ra.baseUrl, `/v1/transcript/${id}`, { key })).body.cached).toBe(true);
+    } finally {
+      standin!.setFault(null);
+    }
+  }, 120_000);
+
+  test("a replica killed with -9 mid-fetch: its claim expires and the other replica fetches", async () => {
+    const { a, b, key } = await twoDataDirs();
+    const env = { REDIS_URL, REDIS_KEY_PREFIX: prefix, YOUTUBE_ORIGIN: standin!.origin, LIVE_CLAIM_SECONDS: "2" };
+    const [ra, rb] = await Promise.all([startServerProcess(a, env), startServerProcess(b, env)]);
+    servers.push(ra, rb);
+    const id = fresh(2).videoId;
+    standin!.setFault({ kind: "slow", delayMs: 30_000, endpoint: "watch", times: 1 });
+    try {
+      void call(ra.baseUrl, `/v1/transcript/${id}`, { key }).catch(() => undefined);
+      await until(() => (standin!.stats.byVideo[id]?.watch ?? 0) >= 1, 10_000, "A's fetch to start");
+      // The claim is A's now: B waits for it.
+      const redis = new Redis(REDIS_URL);
+      try {
+        expect(await redis.keys(`${prefix}claim:${id}:*`)).toHaveLength(1);
+      } finally {
+        redis.disconnect();
+      }
+      ra.child.process.kill("SIGKILL");
+      await ra.child.exited;
+      const at = Date.now();
+      const res = await call(rb.baseUrl, `/v1/transcript/${id}`, { key });
+      expect(res.status).toBe(200);
+      expect(res.body.cached).toBe(false);
+      expect(standin!.stats.byVideo[id]?.watch).toBe(2);
+      // It waited for the expiry (no renewal since the kill), not for A's 30 s fetch.
+      expect(Date.now() - at).toBeLessThan(10_000);
+    } finally {
+      standin!.setFault(null);
+    }
+  }, 120_000);
 });

@@ -1,0 +1,228 @@
+/**
+ * A replica's side of the shared live store in PostgreSQL (DATABASE_URL).
+ * A live fetch is committed there before it is answered as stored; every
+ * replica mirrors the rows into its own `live.db` (with the shared store's
+ * id and sequence numbers), so one search code path serves them and the
+ * manifests' watermarks trim both alike.
+ *
+ * The mirror reads rows after the last one it took, when PostgreSQL notifies
+ * a commit (LISTEN) and every `pollMs` in any case (a notification lost
+ * while the connection was down). A row the served set holds already (at or
+ * below its watermark), or older than the record this store holds for the
+ * video, is skipped. PostgreSQL unreachable: the mirror retries at its next
+ * tick; a live fetch cannot commit and is answered 503 (nothing is answered
+ * as stored that is not in PostgreSQL).
+ */
+import pg from "pg";
+import type { VideoRecord } from "../../pipeline/artifact/contract.js";
+import { ensureSharedLiveStore, insertSharedRecord, LIVE_CHANNEL_NAME, sharedMaxSeq, sharedRecords } from "../../pipeline/artifact/pg-live-records.js";
+import type { LiveStore } from "../data/live-store.js";
+import type { Manifest } from "../../pipeline/artifact/contract.js";
+import { HttpError } from "../http/http-error.js";
+import { errorFields, type Logger } from "../log.js";
+
+/** What the mirror needs of the served catalog. */
+export interface MirrorCatalog {
+  readonly manifest: Pick<Manifest, "liveSeq" | "liveStoreId">;
+  storeLive(record: VideoRecord, stored: { seq: number; fetchedAt: Date }): void;
+}
+
+export interface SharedLiveStore {
+  readonly storeId: string;
+  /** Commits a fetched record durably; resolves with its sequence number. Throws a 503 HttpError when PostgreSQL cannot. */
+  commit(record: VideoRecord, fetchedAt: Date): Promise<number>;
+  /** Copies this replica's records of another store to PostgreSQL, then makes `live` a mirror of the shared store. */
+  adopt(live: LiveStore): Promise<void>;
+  /** Starts mirroring new rows into the served catalog's live store. */
+  mirror(catalogs: { readonly current: MirrorCatalog }, live: LiveStore): void;
+  /** Resolves true once every row through `seq` is mirrored here, false after `timeoutMs`. */
+  mirroredThrough(seq: number, timeoutMs?: number): Promise<boolean>;
+  /** Mirrors every row committed so far; false when PostgreSQL cannot say (or the mirror lags past `timeoutMs`). */
+  catchUp(timeoutMs?: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface SharedLiveStoreOptions {
+  url: string;
+  log: Logger;
+  /** Read new rows at least this often, in ms. Default 1000. */
+  pollMs?: number;
+}
+
+const BATCH = 500;
+
+export async function openSharedLiveStore(options: SharedLiveStoreOptions): Promise<SharedLiveStore> {
+  const { url, log } = options;
+  const pollMs = options.pollMs ?? 1_000;
+  const pool = new pg.Pool({ connectionString: url, application_name: "transcript-server live", connectionTimeoutMillis: 2_000, query_timeout: 5_000, max: 4 });
+  pool.on("error", (error) => log.warn("postgresql live store connection lost", errorFields(error)));
+  const setup = await pool.connect();
+  let storeId: string;
+  try {
+    storeId = await ensureSharedLiveStore(setup);
+  } finally {
+    setup.release();
+  }
+
+  let cursor = 0;
+  let closed = false;
+  let running: Promise<void> | undefined;
+  let again = false;
+  let listener: pg.Client | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const waiters = new Set<{ seq: number; resolve: (ok: boolean) => void }>();
+  let target: { catalogs: { readonly current: MirrorCatalog }; live: LiveStore } | undefined;
+
+  const pull = async (): Promise<void> => {
+    if (target === undefined) return;
+    const { catalogs, live } = target;
+    for (;;) {
+      const rows = await sharedRecords(pool, cursor, Number.MAX_SAFE_INTEGER, BATCH);
+      for (const row of rows) {
+        const catalog = catalogs.current;
+        const covered = catalog.manifest.liveStoreId === storeId ? catalog.manifest.liveSeq : 0;
+        const held = live.heldSeq(row.record.videoId);
+        if (row.seq > covered && (held === undefined || held < row.seq)) {
+          catalog.storeLive(row.record, { seq: row.seq, fetchedAt: new Date(row.fetchedAt) });
+        }
+        cursor = row.seq;
+      }
+      if (rows.length < BATCH) break;
+    }
+    for (const waiter of waiters) {
+      if (waiter.seq <= cursor) {
+        waiters.delete(waiter);
+        waiter.resolve(true);
+      }
+    }
+  };
+
+  /** One pull at a time; a request during one runs another after it. */
+  const sync = (): Promise<void> => {
+    if (closed) return Promise.resolve();
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = pull()
+      .catch((error: unknown) => log.warn("live store mirror failed; retrying", errorFields(error)))
+      .finally(() => {
+        running = undefined;
+        if (again) {
+          again = false;
+          void sync();
+        }
+      });
+    return running;
+  };
+
+  const listen = async (): Promise<void> => {
+    if (closed || listener !== undefined) return;
+    const client = new pg.Client({ connectionString: url, application_name: "transcript-server live listen", connectionTimeoutMillis: 2_000 });
+    listener = client;
+    client.on("error", () => {
+      if (listener === client) listener = undefined;
+      client.end().catch(() => undefined);
+    });
+    client.on("notification", () => void sync());
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${LIVE_CHANNEL_NAME}`);
+    } catch {
+      if (listener === client) listener = undefined;
+      await client.end().catch(() => undefined);
+    }
+  };
+
+  const mirroredThrough = (seq: number, timeoutMs = 5_000): Promise<boolean> => {
+    if (seq <= cursor) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const waiter = {
+        seq,
+        resolve: (ok: boolean) => {
+          clearTimeout(timeout);
+          resolve(ok);
+        },
+      };
+      const timeout = setTimeout(() => {
+        waiters.delete(waiter);
+        resolve(false);
+      }, timeoutMs);
+      waiters.add(waiter);
+      void sync();
+    });
+  };
+
+  return {
+    storeId,
+    async commit(record, fetchedAt) {
+      const client = await pool.connect().catch((error: unknown) => {
+        throw unavailable(error);
+      });
+      try {
+        const seq = await insertSharedRecord(client, record, fetchedAt);
+        client.release();
+        return seq;
+      } catch (error) {
+        // Dropped, not reused: a timed-out query may leave the connection mid-transaction.
+        client.release(error instanceof Error ? error : true);
+        throw unavailable(error);
+      }
+    },
+    async adopt(live) {
+      if (live.storeId === storeId) return;
+      let copied = 0;
+      const client = await pool.connect();
+      try {
+        // Copied first: a crash before `adopt` copies them again next time (a fold merges repeats).
+        // Read whole first: the store's statement must not stay open across the awaits.
+        for (const record of [...live.records()]) {
+          await insertSharedRecord(client, record, new Date());
+          copied++;
+        }
+      } finally {
+        client.release();
+      }
+      live.adopt(storeId);
+      log.info("live store now mirrors the shared store", { storeId, copied });
+    },
+    mirror(catalogs, live) {
+      const covered = catalogs.current.manifest;
+      cursor = covered.liveStoreId === storeId ? covered.liveSeq : 0;
+      target = { catalogs, live };
+      void listen().then(sync);
+      timer = setInterval(() => {
+        void listen();
+        void sync();
+      }, pollMs);
+      timer.unref();
+    },
+    async catchUp(timeoutMs = 5_000) {
+      let max: number;
+      try {
+        max = await sharedMaxSeq(pool);
+      } catch (error) {
+        log.warn("shared live store unreadable; fetching", errorFields(error));
+        return false;
+      }
+      return mirroredThrough(max, timeoutMs);
+    },
+    mirroredThrough,
+    async close() {
+      closed = true;
+      if (timer) clearInterval(timer);
+      for (const waiter of waiters) waiter.resolve(false);
+      waiters.clear();
+      await running;
+      await listener?.end().catch(() => undefined);
+      await pool.end().catch(() => undefined);
+    },
+  };
+}
+
+function unavailable(error: unknown): HttpError {
+  return new HttpError(503, "live_store_unavailable", "The transcript was fetched but cannot be stored right now; try again shortly.", {
+    headers: { "Retry-After": "5" },
+    cause: error,
+  });
+}
