@@ -37,8 +37,8 @@ export class ShardTexts {
         `SELECT t.word_count AS words, v.view_count AS views
          FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?`,
       ),
-      script: db.prepare("SELECT t.script FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?").pluck(),
-      timings: db.prepare("SELECT t.timings FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?").pluck(),
+      // One statement for both: timings follow the text in the row, so reading them walks the text's overflow pages anyway.
+      text: db.prepare("SELECT t.script, t.timings FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?"),
       // Reads the text's pages without making a string of it (the read-ahead's probe).
       textLength: db.prepare("SELECT length(CAST(t.script AS BLOB)) FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?").pluck(),
     };
@@ -54,14 +54,11 @@ export class ShardTexts {
     return this.#hot?.get(id) ?? (this.#sql.withoutText.get(id) as { words: number; views: number });
   }
 
-  /** The transcript's segment timings blob (pipeline/artifact/segments.ts), for the matched moment. */
-  timings(id: number): Buffer {
-    return this.#hot?.get(id)?.timings ?? (this.#sql.timings.get(id) as Buffer);
-  }
-
-  /** The transcript's text as a string. */
-  script(id: number): string {
-    return this.#hot?.get(id)?.bytes.toString("utf8") ?? (this.#sql.script.get(id) as string);
+  /** The transcript's text as a string and its segment timings blob (pipeline/artifact/segments.ts), for the snippet and the matched moment. */
+  text(id: number): { script: string; timings: Buffer } {
+    const hot = this.#hot?.get(id);
+    if (hot) return { script: hot.bytes.toString("utf8"), timings: hot.timings };
+    return this.#sql.text.get(id) as { script: string; timings: Buffer };
   }
 
   /**
