@@ -9,6 +9,7 @@
 import type Database from "better-sqlite3";
 import type { HotTranscripts } from "./memory/hot-transcripts.js";
 import { MIN_PREFETCH, type TextPrefetch } from "./memory/text-prefetch.js";
+import { indexFromCompact, indexFromTimings, type SegmentIndex } from "./snippet/segment-index.js";
 
 /** What scoring reads of a transcript: its length in words, its views and its text's UTF-8 bytes. */
 export type ScoringRow = { words: number; views: number; bytes: Buffer };
@@ -54,11 +55,12 @@ export class ShardTexts {
     return this.#hot?.get(id) ?? (this.#sql.withoutText.get(id) as { words: number; views: number });
   }
 
-  /** The transcript's text as a string and its segment timings blob (pipeline/artifact/segments.ts), for the snippet and the matched moment. */
-  text(id: number): { script: string; timings: Buffer } {
+  /** The transcript's text as a string and where its segments lie in it and in time, for the snippet and the matched moment. */
+  text(id: number): { script: string; segments: SegmentIndex } {
     const hot = this.#hot?.get(id);
-    if (hot) return { script: hot.bytes.toString("utf8"), timings: hot.timings };
-    return this.#sql.text.get(id) as { script: string; timings: Buffer };
+    if (hot) return { script: hot.bytes.toString("utf8"), segments: indexFromCompact(hot.starts) };
+    const row = this.#sql.text.get(id) as { script: string; timings: Buffer | null };
+    return { script: row.script, segments: indexFromTimings(row.timings ?? new Uint8Array(0)) };
   }
 
   /**

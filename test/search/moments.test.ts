@@ -10,7 +10,7 @@ import type { SegmentRecord } from "../../pipeline/artifact/contract.js";
 import { encodeSegments } from "../../pipeline/artifact/segments.js";
 import { openCatalog, type ArtifactCatalog } from "../../server/data/artifact-catalog.js";
 import type { SearchHit } from "../../server/data/catalog.js";
-import { indexFromTimings, segmentAt } from "../../server/search/snippet/segment-index.js";
+import { compactTimings, indexFromCompact, indexFromTimings, segmentAt } from "../../server/search/snippet/segment-index.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
 import { makeVideo, videoId } from "../helpers/records.js";
 
@@ -149,5 +149,35 @@ describe("the segment index", () => {
       }),
       { numRuns: 50 },
     );
+  });
+
+  it("is the same from the compact form held in memory as from the stored timings, in a fraction of the bytes", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            start: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+            duration: fc.integer({ min: 0, max: 100_000 }),
+            length: fc.integer({ min: 0, max: 5000 }),
+          }),
+          { maxLength: 60 },
+        ),
+        (segments) => {
+          const timings = new Uint8Array(segments.length * 12);
+          const view = new DataView(timings.buffer);
+          segments.forEach((s, i) => {
+            view.setInt32(i * 12, s.start, true);
+            view.setInt32(i * 12 + 4, s.duration, true);
+            view.setInt32(i * 12 + 8, s.length, true);
+          });
+          expect(indexFromCompact(compactTimings(timings))).toEqual(indexFromTimings(timings));
+        },
+      ),
+      { numRuns: 200 },
+    );
+    // Typical captions: a few seconds apart, a few dozen characters each.
+    const { timings } = encodeSegments(Array.from({ length: 400 }, (_, i) => seg(i * 3.2, "x".repeat(30 + (i % 40)))));
+    expect(indexFromCompact(compactTimings(timings))).toEqual(indexFromTimings(timings));
+    expect(compactTimings(timings).byteLength).toBeLessThan(timings.byteLength / 3);
   });
 });

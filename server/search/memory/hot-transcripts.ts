@@ -14,14 +14,15 @@
  */
 import type Database from "better-sqlite3";
 import type { Warmth, WarmOptions } from "./index-memory.js";
+import { compactTimings } from "../snippet/segment-index.js";
 
 export interface HotRow {
   words: number;
   views: number;
   /** The transcript's text (`script`) as UTF-8. */
   bytes: Buffer;
-  /** Its segment timings (pipeline/artifact/segments.ts), for the matched moment of a search hit. */
-  timings: Buffer;
+  /** Its segments' starts and lengths (snippet/segment-index.ts compactTimings), for the matched moment of a search hit. */
+  starts: Buffer;
 }
 
 export interface HotWarmth extends Warmth {
@@ -67,11 +68,12 @@ export class HotTranscripts {
     for (;;) {
       await pause();
       if (!db.open) return done("closed");
-      const rows = slice.all(after, sliceRows) as (HotRow & { id: number })[];
+      const rows = slice.all(after, sliceRows) as { id: number; words: number; views: number; bytes: Buffer; timings: Buffer }[];
       for (const { id, words, views, bytes, timings } of rows) {
-        const cost = bytes.length + timings.length + ROW_OVERHEAD;
+        const starts = compactTimings(timings);
+        const cost = bytes.length + starts.length + ROW_OVERHEAD;
         if (this.#bytes + cost > budgetBytes) return done("budget");
-        this.#rows[id] = { words, views, bytes, timings };
+        this.#rows[id] = { words, views, bytes, starts };
         this.#bytes += cost;
         this.#count++;
       }

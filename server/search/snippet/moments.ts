@@ -14,7 +14,7 @@
 import { TOKEN_CHARACTER } from "../../../pipeline/artifact/text.js";
 import { findOccurrences } from "./occurrences.js";
 import type { ParsedQuery } from "../query.js";
-import { indexFromTimings, segmentAt, type SegmentIndex } from "./segment-index.js";
+import { segmentAt, type SegmentIndex } from "./segment-index.js";
 import { makeSnippet, renderSnippet, snippetWindow } from "./snippet.js";
 
 /** Other matching segments given with a hit. */
@@ -48,12 +48,11 @@ export interface HitTextOptions {
   maxSpans: number;
 }
 
-/** The snippet, the moment and the other moments of one hit. `timings` is the stored blob (undefined: no timings, moment 0). */
-export function hitText(script: string, timings: Uint8Array | undefined, parsed: ParsedQuery, options: HitTextOptions): HitText {
+/** The snippet, the moment and the other moments of one hit. `index`: its segments (without any, moment 0). */
+export function hitText(script: string, index: SegmentIndex, parsed: ParsedQuery, options: HitTextOptions): HitText {
   const occurrences = findOccurrences(script, parsed.terms, options.maxSpans);
   const window = snippetWindow(script, occurrences, { maxChars: options.maxChars });
   const snippet = renderSnippet(script, window);
-  const index = indexFromTimings(timings ?? new Uint8Array(0));
   const matches = queryMatches(script, occurrences.spans, parsed);
   const inWindow = (m: QueryMatch) => m.start >= window.start && m.end <= window.end;
   const first = matches.find((m) => m.group === -1 && inWindow(m)) ?? matches.find(inWindow);

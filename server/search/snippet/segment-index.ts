@@ -32,6 +32,61 @@ export function indexFromTimings(timings: Uint8Array): SegmentIndex {
   return index;
 }
 
+/**
+ * The part of a timings blob a segment index needs (each segment's start and
+ * text length), in a quarter or less of its size, for transcripts held in
+ * memory: the count, then per segment the start's change from the one
+ * before (zigzag) and the length, as LEB128 varints.
+ */
+export function compactTimings(timings: Uint8Array): Buffer {
+  const count = Math.floor(timings.byteLength / 12);
+  const view = new DataView(timings.buffer, timings.byteOffset, timings.byteLength);
+  const out: number[] = [];
+  const push = (value: number) => {
+    for (; value >= 0x80; value = Math.floor(value / 0x80)) out.push((value % 0x80) | 0x80);
+    out.push(value);
+  };
+  push(count);
+  let previous = 0;
+  for (let i = 0; i < count; i++) {
+    const start = view.getInt32(i * 12, true);
+    const delta = start - previous;
+    push(delta >= 0 ? delta * 2 : -delta * 2 - 1);
+    push(Math.max(0, view.getInt32(i * 12 + 8, true)));
+    previous = start;
+  }
+  return Buffer.from(out);
+}
+
+/** From compactTimings' form: the same index as indexFromTimings on the blob it was made from. */
+export function indexFromCompact(compact: Uint8Array): SegmentIndex {
+  let at = 0;
+  const next = () => {
+    let value = 0;
+    let scale = 1;
+    for (;;) {
+      const byte = compact[at++]!;
+      value += (byte & 0x7f) * scale;
+      if (byte < 0x80) return value;
+      scale *= 0x80;
+    }
+  };
+  const count = compact.byteLength === 0 ? 0 : next();
+  const index = emptyIndex(count);
+  let position = 0;
+  let start = 0;
+  for (let i = 0; i < count; i++) {
+    const zigzag = next();
+    start += zigzag % 2 === 0 ? zigzag / 2 : -(zigzag + 1) / 2;
+    const length = next();
+    index.startMs[i] = start;
+    index.offsets[i] = position;
+    index.lengths[i] = length;
+    position += length + 1;
+  }
+  return index;
+}
+
 /** From decoded segments (a transcript as served), whose texts joined by spaces are its `script`. */
 export function indexFromSubs(subs: readonly Sub[]): SegmentIndex {
   const index = emptyIndex(subs.length);
