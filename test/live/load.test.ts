@@ -37,10 +37,12 @@ describe("single-flight", () => {
       expect(responses.map((r) => r.status)).toEqual(Array(100).fill(200));
       expect(new Set(responses.map((r) => r.body.transcript.script)).size).toBe(1);
       expect(standin.stats.byVideo[id]).toEqual({ watch: 1, player: 1, timedtext: 1 });
-      // On a busy machine a few requests may arrive after the fetch was stored; those are served from storage.
+      // On a busy machine some requests arrive after the fetch was stored and are served from storage;
+      // every other one joined the single fetch, and at least one did.
       const fromStorage = responses.filter((r) => r.body.cached === true).length;
-      expect(fromStorage).toBeLessThan(50);
-      expect(server.runtime.fetcher?.stats.joined).toBe(99 - fromStorage);
+      const joined = server.runtime.fetcher?.stats.joined ?? 0;
+      expect(joined).toBeGreaterThan(0);
+      expect(joined).toBe(99 - fromStorage);
       console.log(`100 concurrent misses for one id: ${Math.round(ms)} ms, upstream player calls: ${standin.stats.byVideo[id]?.player}`);
     } finally {
       standin.setFault(null);
