@@ -4,7 +4,7 @@
  * stored stays stored (served `cached: true`, counted by /v1/stats) across
  * publishes and restarts, and is never fetched from YouTube twice.
  */
-import { spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -126,8 +126,14 @@ describe("a transcript fetched live", () => {
 });
 
 describe("build --input", () => {
-  const cli = (args: string[]) =>
-    spawnSync(process.execPath, ["--import", "tsx", "pipeline/cli.ts", ...args], { cwd: REPO, env: { ...process.env, DATA_DIR: dataDir }, encoding: "utf8" });
+  // Not spawnSync: the server runs in this process, and a blocked event loop lets its keep-alive
+  // timer and the client's fire late and race, resetting the next request's connection.
+  const cli = (args: string[]): Promise<{ status: number | null; stderr: string }> =>
+    new Promise((resolve) => {
+      execFile(process.execPath, ["--import", "tsx", "pipeline/cli.ts", ...args], { cwd: REPO, env: { ...process.env, DATA_DIR: dataDir } }, (error, _stdout, stderr) => {
+        resolve({ status: error ? (typeof error.code === "number" ? error.code : null) : 0, stderr });
+      });
+    });
 
   it("keeps everything served: an empty input rebuilds the state and the live store, a set that drops most of the served one is refused", async () => {
     dataDir = await pipelineDataDir();
@@ -138,7 +144,7 @@ describe("build --input", () => {
     const empty = join(dataDir, "empty.jsonl");
     writeFileSync(empty, "");
 
-    const rebuilt = cli(["build", "--input", empty]);
+    const rebuilt = await cli(["build", "--input", empty]);
     expect(rebuilt.status, rebuilt.stderr).toBe(EXIT.ok);
     expect(await server!.runtime.reload("sighup", true)).toBe("switched");
     expect(await transcripts()).toBe(served);
@@ -147,7 +153,7 @@ describe("build --input", () => {
     // The state lost (an operator's mistake): the next set would hold the live store's records only.
     const before = realpathSync(dataDirLayout(dataDir).current);
     rmSync(join(dataDir, "pipeline"), { recursive: true, force: true });
-    const refused = cli(["build", "--input", empty]);
+    const refused = await cli(["build", "--input", empty]);
     expect(refused.status).toBe(EXIT.refused);
     // Only the live-fetched transcript is left to build: 1 of the served 3.
     expect(refused.stderr).toMatch(
@@ -156,7 +162,7 @@ describe("build --input", () => {
     expect(realpathSync(dataDirLayout(dataDir).current)).toBe(before);
     expect(readdirSync(join(dataDir, "builds")).filter((name) => !name.startsWith(".")).length).toBe(2);
 
-    const forced = cli(["build", "--input", empty, "--force"]);
+    const forced = await cli(["build", "--input", empty, "--force"]);
     expect(forced.status, forced.stderr).toBe(EXIT.ok);
     expect(realpathSync(dataDirLayout(dataDir).current)).not.toBe(before);
   });
@@ -168,14 +174,14 @@ describe("build --input", () => {
     writeFileSync(input, `${JSON.stringify(fresh(6))}\n`);
     const lock = acquireLock(join(dataDir, "pipeline", "run.lock"));
     try {
-      const locked = cli(["build", "--input", input]);
+      const locked = await cli(["build", "--input", input]);
       expect(locked.status).toBe(EXIT.locked);
       expect(locked.stderr).toMatch(/Another pipeline run holds .*run\.lock \(pid \d+/);
       expect(realpathSync(dataDirLayout(dataDir).current)).toBe(before);
     } finally {
       lock.release();
     }
-    const built = cli(["build", "--input", input]);
+    const built = await cli(["build", "--input", input]);
     expect(built.status, built.stderr).toBe(EXIT.ok);
     expect(readManifest(dataDirLayout(dataDir).current).counts.transcripts).toBe(readManifest(before).counts.transcripts + 1);
   });

@@ -25,6 +25,7 @@ import { call } from "../server/helpers/http.js";
 import { REDIS_URL, redisAvailable } from "../helpers/services.js";
 import { until } from "./helpers/child.js";
 import { startServerProcess, type ServerProcess } from "./helpers/server-process.js";
+import { roomInThisMinute } from "../helpers/rate-window.js";
 
 const available = await redisAvailable("replicas sharing Redis");
 const prefix = `t_${randomBytes(6).toString("hex")}:`;
@@ -68,9 +69,7 @@ describe.skipIf(!available)("replicas with REDIS_URL", () => {
     const env = { REDIS_URL, REDIS_KEY_PREFIX: prefix, RATE_LIMIT_PER_MINUTE: "100", YOUTUBE_ORIGIN: standin!.origin };
     const [ra, rb] = await Promise.all([startServerProcess(a, env), startServerProcess(b, env)]);
     servers.push(ra, rb);
-    // Within one clock minute (the fixed window).
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 50_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 200));
+    await roomInThisMinute(10);
     const answers = await Promise.all(
       Array.from({ length: 250 }, (_, i) => {
         const replica = i % 2 === 0 ? ra : rb;

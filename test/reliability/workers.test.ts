@@ -20,6 +20,7 @@ import { call, type ApiResponse } from "../server/helpers/http.js";
 import { until } from "./helpers/child.js";
 import { startServerProcess, type ServerProcess } from "./helpers/server-process.js";
 import { makeVideo, transcript } from "../youtube/helpers/records.js";
+import { roomInThisMinute } from "../helpers/rate-window.js";
 
 let standin: Standin;
 const dirs: string[] = [];
@@ -89,12 +90,6 @@ function workerPids(workers: Workers): number[] {
   const lines = workers.logs();
   const exited = new Set(lines.filter((l) => l.msg === "worker exited; starting another").map((l) => l.pid as number));
   return lines.filter((l) => l.msg === "worker listening" && !exited.has(l.pid)).map((l) => l.pid as number);
-}
-
-/** Waits, if needed, so the next ~10 s fall within one clock minute (the rate limit's fixed window). */
-async function startOfAWindow(): Promise<void> {
-  const intoMinute = Date.now() % 60_000;
-  if (intoMinute > 48_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 200));
 }
 
 describe("WORKERS=2", () => {
@@ -295,7 +290,7 @@ describe("WORKERS=2", () => {
 
 describe("WORKERS=2, RATE_LIMIT_PER_MINUTE=100", () => {
   test("one key, 250 concurrent requests over both workers: exactly 100 pass, then 429", async () => {
-    await startOfAWindow();
+    await roomInThisMinute();
     const w = await startWorkers({ RATE_LIMIT_PER_MINUTE: "100" });
     const answers = await Promise.all(Array.from({ length: 250 }, () => w.get("/v1/stats")));
     const byStatus = (status: number) => answers.filter((a) => a.status === status);

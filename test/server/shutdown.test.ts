@@ -31,26 +31,31 @@ async function start(delayMs: number) {
   const catalog = openCatalog({ dir: artifacts.dir });
   const keyStore = openKeyStore({ dataDir });
   const { key } = keyStore.create({ plan: "pro" });
+  const source = createStandInSource({ delayMs });
   const server = createApp({
     config,
     catalog,
     keyStore,
     rateLimiter: createMemoryRateLimiter({ limit: 100 }),
-    transcriptSource: createStandInSource({ delayMs }),
+    transcriptSource: source,
     log: createLogger({ level: "silent" }),
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { server, baseUrl, key, close: () => (catalog.close(), keyStore.close()) };
+  /** Resolves once the request for `videoId` is being answered: a request still on its way would be an idle connection to close. */
+  const inFlight = async (videoId: string): Promise<void> => {
+    while (!source.calls.includes(videoId)) await new Promise((resolve) => setTimeout(resolve, 10));
+  };
+  return { server, baseUrl, key, inFlight, close: () => (catalog.close(), keyStore.close()) };
 }
 
 describe("closeGracefully", () => {
   test("lets an in-flight request finish, then refuses new connections", async () => {
-    const { server, baseUrl, key, close } = await start(300);
-    const inFlight = fetch(`${baseUrl}/v1/transcript/slowvideo01`, { headers: { "X-API-Key": key } });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const { server, baseUrl, key, inFlight, close } = await start(300);
+    const request = fetch(`${baseUrl}/v1/transcript/slowvideo01`, { headers: { "X-API-Key": key } });
+    await inFlight("slowvideo01");
     const closed = closeGracefully(server, { graceMs: 5_000 });
-    const res = await inFlight;
+    const res = await request;
     expect(res.status).toBe(200);
     expect(((await res.json()) as { videoId: string }).videoId).toBe("slowvideo01");
     expect(await closed).toBe(true);
@@ -59,16 +64,16 @@ describe("closeGracefully", () => {
   });
 
   test("cuts requests that outlast the grace period", async () => {
-    const { server, baseUrl, key, close } = await start(2_000);
-    const inFlight = fetch(`${baseUrl}/v1/transcript/slowvideo02`, { headers: { "X-API-Key": key } }).then(
+    const { server, baseUrl, key, inFlight, close } = await start(2_000);
+    const request = fetch(`${baseUrl}/v1/transcript/slowvideo02`, { headers: { "X-API-Key": key } }).then(
       (r) => r.status,
       () => "cut",
     );
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await inFlight("slowvideo02");
     const started = Date.now();
     expect(await closeGracefully(server, { graceMs: 200 })).toBe(false);
     expect(Date.now() - started).toBeLessThan(1_500);
-    expect(await inFlight).toBe("cut");
+    expect(await request).toBe("cut");
     close();
   });
 });
