@@ -197,7 +197,7 @@ async function chooseStartSet(dataDir: string, state: ServiceState, log: Logger)
 /** The memory (one budget, split by search/memory/budget.ts), phrase-pair and word-bitmap settings of an artifact set's catalog, as the server opens it. */
 export function catalogSettings(
   config: Config,
-): Pick<CatalogOptions, "cacheBytes" | "indexBytes" | "pairBytes" | "hotTextBytes" | "readThreads" | "primeThreads" | "touchVideos" | "warmSearches" | "search" | "wordBitmaps"> {
+): Pick<CatalogOptions, "cacheBytes" | "indexBytes" | "pairBytes" | "hotTextBytes" | "readThreads" | "touchVideos" | "warmSearches" | "search" | "wordBitmaps"> {
   return {
     search: { phrasePairs: config.searchPhrasePairs },
     wordBitmaps: config.searchWordBitmaps,

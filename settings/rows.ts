@@ -13,7 +13,7 @@ export const DEMO_MODES = ["auto", "off"] as const;
 export type DemoMode = (typeof DEMO_MODES)[number];
 
 /** Search's memory helpers (server/search/memory/budget.ts says what each one does). */
-export const MEMORY_HELPERS = ["index", "pairs", "texts", "prime", "prefetch", "videos", "warmup"] as const;
+export const MEMORY_HELPERS = ["index", "pairs", "texts", "prefetch", "videos", "warmup"] as const;
 export type MemoryHelper = (typeof MEMORY_HELPERS)[number];
 
 export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
@@ -210,7 +210,7 @@ export const ROWS = {
     kind: switches(MEMORY_HELPERS),
     default: "all",
     readBy: ["server"],
-    help: `For measuring: which of search's memory helpers run (${MEMORY_HELPERS.join(", ")}): all, none, a list (index,texts) or a list to leave out (-prefetch,-prime). Answers are the same either way, only slower.`,
+    help: `For measuring: which of search's memory helpers run (${MEMORY_HELPERS.join(", ")}): all, none, a list (index,texts) or a list to leave out (-prefetch,-videos). Answers are the same either way, only slower.`,
   }),
   searchPhrasePairs: setting({
     name: "SEARCH_PHRASE_PAIRS",

@@ -25,7 +25,7 @@ describe("the ablation", () => {
   it("runs all, none, each helper off and the word bitmaps off", () => {
     const configs = ablationConfigs();
     expect(configs.map((c) => c.name)).toEqual(["all", "none", ...MEMORY_HELPERS.map((h) => `-${h}`), "-bitmaps"]);
-    expect(configs.find((c) => c.name === "-prime")!.env).toEqual({ SEARCH_MEMORY_HELPERS: "-prime" });
+    expect(configs.find((c) => c.name === "-prefetch")!.env).toEqual({ SEARCH_MEMORY_HELPERS: "-prefetch" });
     expect(configs.find((c) => c.name === "-bitmaps")!.env).toEqual({ SEARCH_MEMORY_HELPERS: "all", SEARCH_WORD_BITMAPS: "off" });
   });
 

@@ -4,7 +4,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ftsPageBytes, leafRowid, longestLists, openIndexConnection, warmLists, type ListPages } from "../../server/search/memory/index-memory.js";
-import { listPrimeJobs } from "../../server/search/memory/prime.js";
 
 /**
  * An FTS5 table whose common words have lists of many leaf pages (small
@@ -148,21 +147,4 @@ describe("the longest term lists of an FTS5 index, held in memory", () => {
     }
   });
 
-  it("reads ahead the same lists' pages in worker jobs, longest first, as far as the budget", () => {
-    const db = new Database(file, { readonly: true });
-    try {
-      const lists = longestLists(db, "words", 4);
-      const rowsOf = (args: number[]) => db.prepare("SELECT id FROM words_data WHERE id BETWEEN ? AND ?").pluck().all(...args) as number[];
-      const all = listPrimeJobs("words", lists, 1e9, 128, 3);
-      expect(all.every((job) => job.sql === "SELECT length(block) FROM words_data WHERE id BETWEEN ? AND ?")).toBe(true);
-      const expected = lists.flatMap((list) => Array.from({ length: pagesOf(list) }, (_, i) => leafRowid(list.segid, list.first + i)));
-      expect(all.flatMap((job) => rowsOf(job.args))).toEqual(expected);
-      expect(all.every((job) => job.args[1]! - job.args[0]! < 3)).toBe(true);
-      // A budget of the first list's pages reads that list and nothing else.
-      const first = listPrimeJobs("words", lists, 128 * pagesOf(lists[0]!), 128, 3);
-      expect(first.flatMap((job) => rowsOf(job.args))).toEqual(expected.slice(0, pagesOf(lists[0]!)));
-    } finally {
-      db.close();
-    }
-  });
 });

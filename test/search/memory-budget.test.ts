@@ -21,7 +21,7 @@ describe("SEARCH_MEMORY_HELPERS", () => {
     expect(loadSettings("server", {}).searchMemoryHelpers).toEqual([...MEMORY_HELPERS]);
     expect(helpers("NONE")).toEqual([]);
     expect(helpers("texts,index")).toEqual(["index", "texts"]);
-    expect(helpers("-prefetch, -prime")).toEqual(MEMORY_HELPERS.filter((h) => h !== "prefetch" && h !== "prime"));
+    expect(helpers("-prefetch, -videos")).toEqual(MEMORY_HELPERS.filter((h) => h !== "prefetch" && h !== "videos"));
   });
 
   it("refuses unknown helpers and mixed lists, naming the setting", () => {
@@ -38,7 +38,6 @@ describe("SEARCH_MEMORY_MB", () => {
       pairBytes: 256 * MiB,
       hotTextBytes: 1024 * MiB,
       readThreads: READ_THREADS,
-      primeThreads: READ_THREADS,
       touchVideos: true,
       warmSearches: true,
     });
@@ -51,7 +50,7 @@ describe("SEARCH_MEMORY_MB", () => {
   });
 
   it("gives a helper that is off nothing, and the pair lists nothing without the index", () => {
-    expect(memoryOptions(5376 * MiB, [])).toEqual({ indexBytes: 0, pairBytes: 0, hotTextBytes: 0, readThreads: 0, primeThreads: 0, touchVideos: false, warmSearches: false });
+    expect(memoryOptions(5376 * MiB, [])).toEqual({ indexBytes: 0, pairBytes: 0, hotTextBytes: 0, readThreads: 0, touchVideos: false, warmSearches: false });
     const noIndex = memoryOptions(5376 * MiB, MEMORY_HELPERS.filter((h) => h !== "index"));
     expect(noIndex).toMatchObject({ indexBytes: 0, pairBytes: 0, hotTextBytes: 1024 * MiB });
     const settings = catalogSettings(loadSettings("server", { SEARCH_MEMORY_MB: "2100", SEARCH_MEMORY_HELPERS: "-texts,-warmup" }));

@@ -7,7 +7,6 @@ import { openCatalog } from "../../server/data/artifact-catalog.js";
 import type { SearchParams } from "../../server/data/catalog.js";
 import { HotTranscripts } from "../../server/search/memory/hot-transcripts.js";
 import { openIndexConnection, warmIndex } from "../../server/search/memory/index-memory.js";
-import { indexPrimeJobs, primeInWorkers, textPrimeJobs } from "../../server/search/memory/prime.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
 
 const VIDEOS = 300;
@@ -66,28 +65,6 @@ describe("search memory: the full-text index and the most viewed transcripts", (
     });
     expect(warmth.outcome).toBe("closed");
     expect(warmth.bytes).toBeLessThan(indexBytes);
-  });
-
-  it("reads ahead in worker threads exactly the index's leaf pages, in disjoint ranges, and the most viewed transcripts", async () => {
-    const file = join(set.dir, ARTIFACT_FILES.database);
-    const db = new Database(file, { readonly: true });
-    try {
-      const jobs = indexPrimeJobs(db, 4);
-      expect(jobs.length).toBeGreaterThanOrEqual(4);
-      const covered: number[] = [];
-      for (const job of jobs) covered.push(...(db.prepare(job.sql.replace("length(block)", "id")).pluck().all(...job.args) as number[]));
-      const leaves = (db.prepare("SELECT id FROM transcript_fts_data ORDER BY id").pluck().all() as number[]).filter(
-        (id) => id >= 2 ** 37 && Math.floor(id / 2 ** 36) % 2 === 0,
-      );
-      expect(leaves.length).toBeGreaterThan(16);
-      expect(covered.sort((a, b) => a - b)).toEqual(leaves);
-
-      expect(textPrimeJobs(10, 4).map((job) => job.args)).toEqual([[1, 3], [4, 6], [7, 9], [10, 10]]);
-      // Runs every job to its end; a job that fails is only a missed hint.
-      await primeInWorkers(file, [...jobs, ...textPrimeJobs(50, 2), { sql: "SELECT * FROM no_such_table", args: [] }], 3);
-    } finally {
-      db.close();
-    }
   });
 
   it("holds the most viewed transcripts' rows as the database has them, in rank order, up to the budget", async () => {

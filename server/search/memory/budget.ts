@@ -10,7 +10,6 @@
  * - `index`: the full-text index in its own page cache (index-memory.ts);
  * - `pairs`: the phrase-pair index's longest lists in that cache too;
  * - `texts`: the most viewed transcripts' text (hot-transcripts.ts);
- * - `prime`: worker threads reading ahead what the warm-up reads (prime.ts);
  * - `prefetch`: worker threads reading ahead a query's texts (text-prefetch.ts);
  * - `videos`: the videos table touched once, so its mapped pages stay mapped;
  * - `warmup`: searches run once at start (search-warmup.ts).
@@ -26,7 +25,7 @@ import type { MemoryHelper } from "../../../settings/rows.js";
 const SHARES = { index: 16, pairs: 1, texts: 4 } as const;
 const SHARE_PARTS = SHARES.index + SHARES.pairs + SHARES.texts;
 
-/** Worker threads of `prefetch` and of `prime`: the reads are I/O-bound, so more than the cores. */
+/** Worker threads of `prefetch`: the reads are I/O-bound, so more than the cores. */
 export const READ_THREADS = 4;
 
 /** What the catalog is given (server/data/artifact-catalog.ts, CatalogOptions). */
@@ -35,7 +34,6 @@ export interface MemoryOptions {
   pairBytes: number;
   hotTextBytes: number;
   readThreads: number;
-  primeThreads: number;
   touchVideos: boolean;
   warmSearches: boolean;
 }
@@ -50,7 +48,6 @@ export function memoryOptions(budgetBytes: number, helpers: readonly MemoryHelpe
     pairBytes: on.has("index") ? share("pairs") : 0,
     hotTextBytes: share("texts"),
     readThreads: on.has("prefetch") ? READ_THREADS : 0,
-    primeThreads: on.has("prime") ? READ_THREADS : 0,
     touchVideos: on.has("videos"),
     warmSearches: on.has("warmup"),
   };

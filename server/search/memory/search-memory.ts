@@ -1,13 +1,12 @@
 /**
  * Search's memory for one artifact set: what it holds (the full-text index's
- * own connection, the most viewed texts, the word bitmaps), the read-ahead
- * threads, and `warm()`, which fills them at start. Every part is optional
+ * own connection, the most viewed texts, the word bitmaps), the text
+ * read-ahead threads, and `warm()`, which fills them at start. Every part is optional
  * and only makes search faster: the answers are the same without it.
  */
 import type Database from "better-sqlite3";
 import { HotTranscripts, type HotWarmth } from "./hot-transcripts.js";
-import { ftsPageBytes, longestLists, openIndexConnection, warmIndex, warmLists, type IndexWarmth, type ListWarmth } from "./index-memory.js";
-import { indexPrimeJobs, listPrimeJobs, primeInWorkers, textPrimeJobs } from "./prime.js";
+import { longestLists, openIndexConnection, warmIndex, warmLists, type IndexWarmth, type ListWarmth } from "./index-memory.js";
 import { TextPrefetch } from "./text-prefetch.js";
 import { WordBitmaps, type BitmapWarmth } from "../match/word-bitmaps.js";
 
@@ -23,8 +22,6 @@ export interface SearchMemoryOptions {
   wordBitmaps?: boolean;
   /** Threads reading ahead a query's texts (text-prefetch.ts; default 0: none). */
   readThreads?: number;
-  /** Threads reading ahead what `warm()` reads (prime.ts; default 4; 0: none). */
-  primeThreads?: number;
   /** Touch the videos table in `warm()` (default true). */
   touchVideos?: boolean;
 }
@@ -45,21 +42,17 @@ export interface MemoryWarmth {
  */
 const PAIR_LIST_MIN_PAGES = 4;
 
-const DEFAULT_PRIME_THREADS = 4;
-
 export class SearchMemory {
   /** The connection holding the full-text index in memory, when there is one. */
   readonly index: Database.Database | undefined;
   readonly hot: HotTranscripts | undefined;
   readonly prefetch: TextPrefetch | undefined;
   readonly bitmaps = new WordBitmaps();
-  readonly #file: string;
   readonly #options: SearchMemoryOptions;
   #pairBytes = 0;
 
   /** Opens what holds memory for the database `file`; nothing is read until `warm()`. */
   constructor(file: string, options: SearchMemoryOptions) {
-    this.#file = file;
     this.#options = options;
     const indexBytes = options.indexBytes ?? 0;
     this.index = indexBytes > 0 ? openIndexConnection(file, indexBytes + (options.pairBytes ?? 0)) : undefined;
@@ -81,42 +74,21 @@ export class SearchMemory {
    * Reads into memory the word bitmaps, the full-text index, then the
    * longest lists of the phrase-pair index, then the text of the most viewed
    * transcripts, then touches the videos table, a slice per turn of the
-   * event loop, and waits for the text read-ahead threads to start. Worker
-   * threads read ahead meanwhile what these steps read one page at a time.
+   * event loop, and waits for the text read-ahead threads to start.
    * Searches answer meanwhile, reading from storage what is not in memory
    * yet, with the same results.
    */
   async warm(db: Database.Database): Promise<MemoryWarmth> {
     const warmth: MemoryWarmth = {};
     const index = this.index;
-    const threads = this.#options.primeThreads ?? DEFAULT_PRIME_THREADS;
     const pairLists = index && this.#pairBytes > 0 ? longestLists(index, "phrase_pairs", PAIR_LIST_MIN_PAGES) : [];
-    const jobs =
-      threads > 0
-        ? [
-            ...(index ? indexPrimeJobs(index, threads) : []),
-            ...(pairLists.length > 0 ? listPrimeJobs("phrase_pairs", pairLists, this.#pairBytes, ftsPageBytes(db, "phrase_pairs")) : []),
-            ...(this.hot ? textPrimeJobs(this.#hotRanksEstimate(db), threads) : []),
-          ]
-        : [];
-    const readAhead = jobs.length > 0 ? primeInWorkers(this.#file, jobs, threads) : Promise.resolve();
     if (this.#options.wordBitmaps ?? true) warmth.bitmaps = await this.bitmaps.load(db);
     if (index) warmth.index = await warmIndex(index, { budgetBytes: this.#options.indexBytes ?? 0 });
     if (index && this.#pairBytes > 0) warmth.pairs = await warmLists(index, "phrase_pairs", pairLists, { budgetBytes: this.#pairBytes });
     if (this.hot && db.open) warmth.texts = await this.hot.load(db, { budgetBytes: this.#options.hotTextBytes ?? 0 });
     if ((index || this.hot) && (this.#options.touchVideos ?? true)) await touchVideos(db);
-    await readAhead;
     await this.prefetch?.ready();
     return warmth;
-  }
-
-  /** How many of the most viewed transcripts the text memory holds, from the mean size of the first 200. */
-  #hotRanksEstimate(db: Database.Database): number {
-    const mean = db
-      .prepare("SELECT avg(length(CAST(t.script AS BLOB))) FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id <= 200")
-      .pluck()
-      .get() as number | null;
-    return Math.ceil((this.#options.hotTextBytes ?? 0) / Math.max(1024, mean ?? 0));
   }
 
   close(): void {

@@ -19,7 +19,13 @@
  */
 import type { Worker } from "node:worker_threads";
 import { tsWorker } from "../../../pipeline/artifact/ts-worker.js";
-import { roundRobin } from "./prime.js";
+
+/** `items` dealt round robin into `parts` lists (at least one). */
+function roundRobin<T>(items: readonly T[], parts: number): T[][] {
+  const shares = Array.from({ length: Math.max(1, parts) }, (): T[] => []);
+  items.forEach((item, i) => shares[i % shares.length]!.push(item));
+  return shares;
+}
 
 /** Below this many texts to read, the hand-off to the workers costs more than it saves. */
 export const MIN_PREFETCH = 4;
