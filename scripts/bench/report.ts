@@ -276,6 +276,22 @@ What the rows measure:
   server's catalog (fresh, empty cache), plain FTS5 (\`ORDER BY rank\` + \`snippet()\`; minViews as a
   rowid bound, which favours it), and FlexSearch holding the most-viewed transcripts it can hold in
   memory (stop words filtered; snippets by the server's snippet code; filters applied after the search).
+- **7 MCP vs REST** (\`--phases mcp\`): the search queries as \`search_transcripts\` over POST /mcp
+  (plain JSON-RPC POSTs with the headers the SDK's client sends, so no client-side parsing is
+  timed) and as GET /v1/search, sequentially, on one server, alternated twice after one unmeasured
+  REST pass (both read a warm result cache).
+- **8 workers** (\`--phases workers\`): WORKERS=1, then WORKERS=2, each a fresh server given the
+  query set three times at concurrency 8: the first pass (empty caches) on its own, throughput =
+  requests of passes 2-3 ÷ their wall time.
+- **9 serving with Redis** (\`--phases redis\`): GET /v1/transcript as in 5, the server counting its
+  rate limit in Redis (REDIS_URL, a key prefix of the run's own); skipped when Redis does not answer.
+- **10 dataset** (\`--phases dataset\`): \`npm run pipeline -- export\` as Parquet and as JSON Lines, and
+  \`build --input\` of the Parquet export into a scratch DATA_DIR, each a child process: wall time,
+  peak RSS (getrusage maxrss, worker threads included); the scratch folders are removed after.
+- **11 PostgreSQL peer** (\`--phases pg-peer\`): the transcripts (all, or \`--pg-max-docs\` most viewed)
+  in a scratch database, a stored \`tsvector\` (\`simple\` configuration, title weighted) with a GIN
+  index; per query \`websearch_to_tsquery\`, filters, \`ts_rank\` order, \`ts_headline\` for the page,
+  over one loopback connection, beside our catalog in-process; the database is dropped after.
 
 `;
 
