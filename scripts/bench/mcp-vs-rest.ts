@@ -22,7 +22,7 @@ export interface McpComparison {
   client: string;
 }
 
-export const MCP_CLIENT = "plain JSON-RPC POSTs with the SDK client's headers (undici keep-alive pool)";
+export const MCP_CLIENT = "plain JSON-RPC POSTs with the SDK client's headers, over an undici keep-alive pool like REST's";
 
 /** The JSON-RPC request the SDK's client sends for `search_transcripts` with this query's arguments. */
 export function mcpSearchRequest(query: BenchQuery, id: number): TimedRequest {
