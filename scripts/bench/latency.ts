@@ -52,8 +52,28 @@ export async function timePaths(
   paths: readonly string[],
   options: { concurrency: number; apiKey: string; budgetSeconds: number },
 ): Promise<HttpPass> {
+  return timeRequests(origin, paths.map((path) => ({ method: "GET", path })), options);
+}
+
+export interface TimedRequest {
+  method: "GET" | "POST";
+  path: string;
+  body?: string;
+  headers?: Record<string, string>;
+}
+
+/**
+ * Like timePaths, for any request; `failed` looks at an answer's status and
+ * body after its time is taken (e.g. a JSON-RPC error answered 200).
+ */
+export async function timeRequests(
+  origin: string,
+  requests: readonly TimedRequest[],
+  options: { concurrency: number; apiKey: string; budgetSeconds: number; failed?: (status: number, body: Buffer) => boolean },
+): Promise<HttpPass> {
   const pool = new Pool(origin, { connections: options.concurrency, pipelining: 1 });
-  const samples = new Array<number>(paths.length).fill(Number.NaN);
+  const samples = new Array<number>(requests.length).fill(Number.NaN);
+  const failed = options.failed ?? ((status: number) => status !== 200);
   let errors = 0;
   let next = 0;
   let truncated = false;
@@ -62,20 +82,22 @@ export async function timePaths(
   const worker = async () => {
     for (;;) {
       const i = next++;
-      if (i >= paths.length) return;
+      if (i >= requests.length) return;
       if (performance.now() > deadline) {
         truncated = true;
         return;
       }
+      const r = requests[i]!;
       const t0 = performance.now();
       try {
-        const res = await pool.request({ method: "GET", path: paths[i]!, headers: { "x-api-key": options.apiKey } });
-        await res.body.arrayBuffer();
-        if (res.statusCode !== 200) errors++;
+        const res = await pool.request({ method: r.method, path: r.path, headers: { "x-api-key": options.apiKey, ...r.headers }, ...(r.body !== undefined ? { body: r.body } : {}) });
+        const body = await res.body.arrayBuffer();
+        samples[i] = performance.now() - t0;
+        if (failed(res.statusCode, Buffer.from(body))) errors++;
       } catch {
+        samples[i] = performance.now() - t0;
         errors++;
       }
-      samples[i] = performance.now() - t0;
     }
   };
   try {

@@ -4,11 +4,14 @@
  */
 import { parseArgs } from "node:util";
 
-export const PHASES = ["corpus", "server", "search", "recall", "serving", "soak", "peers", "ablation", "compare"] as const;
+export const PHASES = ["corpus", "server", "search", "recall", "serving", "soak", "peers", "ablation", "compare", "mcp", "workers", "redis", "dataset", "pg-peer"] as const;
 export type Phase = (typeof PHASES)[number];
 
-/** The phases run without `--phases`: all but the ablation, which starts the server twenty times (ablation.ts). */
-export const DEFAULT_PHASES: readonly Phase[] = PHASES.filter((phase) => phase !== "ablation" && phase !== "compare");
+/** Phases run only when listed: each starts servers of its own, writes GBs of scratch files, or needs Redis or PostgreSQL. */
+const OPT_IN: readonly Phase[] = ["ablation", "compare", "mcp", "workers", "redis", "dataset", "pg-peer"];
+
+/** The phases run without `--phases`: all but the opt-in ones (the ablation alone starts the server twenty times, ablation.ts). */
+export const DEFAULT_PHASES: readonly Phase[] = PHASES.filter((phase) => !OPT_IN.includes(phase));
 
 export interface BenchOptions {
   /** Videos in the synthetic corpus. */
@@ -49,6 +52,12 @@ export interface BenchOptions {
   dropCache: boolean;
   /** Another checkout of this repository whose server the `compare` phase runs beside this one's. */
   compareTree: string | undefined;
+  /** Redis the `redis` phase's server counts its rate limit in. */
+  redisUrl: string;
+  /** PostgreSQL database the `pg-peer` phase connects to to create (and drop) its scratch database. */
+  pgUrl: string;
+  /** Most transcripts the `pg-peer` phase loads into PostgreSQL (most viewed first); undefined for all. */
+  pgMaxDocs: number | undefined;
 }
 
 interface OptionSpec {
@@ -65,7 +74,7 @@ export const OPTION_TABLE: readonly OptionSpec[] = [
   { name: "pipeline", default: "on", help: "The full path (the default): stand-in + `npm run pipeline -- run`." },
   { name: "skip-pipeline", default: "off", help: "Use the artifact set already in --out." },
   { name: "drop-cache", default: "off", help: "Drop the database file from the operating system's page cache (GNU dd iflag=nocache) before the server's first start." },
-  { name: "phases", default: DEFAULT_PHASES.join(","), help: `Comma-separated phases to run, out of ${PHASES.join(", ")}; ablation: search's memory helpers one by one (docs/search.md); compare: this checkout beside --compare-tree.` },
+  { name: "phases", default: DEFAULT_PHASES.join(","), help: `Comma-separated phases to run, out of ${PHASES.join(", ")}; opt-in: ${OPT_IN.join(", ")} (BENCHMARKS.md says what each measures).` },
   { name: "queries", default: "240", help: "Queries in the fixed search set." },
   { name: "known-items", default: "500", help: "Transcripts sampled for known-item recall@10." },
   { name: "soak-seconds", default: "600", help: "Seconds of mixed load between the two RSS samples." },
@@ -73,6 +82,9 @@ export const OPTION_TABLE: readonly OptionSpec[] = [
   { name: "connections", default: "64", help: "autocannon connections." },
   { name: "flex-max-docs", default: "20000", help: "Most transcripts the in-memory FlexSearch peer indexes." },
   { name: "peer-budget", default: "600", help: "Seconds each peer may spend on the query set." },
+  { name: "redis-url", default: "redis://127.0.0.1:6379", help: "Redis for the redis phase (the server's REDIS_URL, keys under a prefix of the bench's own); the phase is skipped when it does not answer." },
+  { name: "pg-url", default: "postgres://postgres@127.0.0.1:5432/postgres", help: "PostgreSQL the pg-peer phase creates its scratch database on (and drops it at the end); skipped when it does not answer." },
+  { name: "pg-max-docs", default: "all", help: "Most transcripts the pg-peer phase loads into PostgreSQL, most viewed first." },
   { name: "report", default: "BENCHMARKS.md", help: "Markdown file to update (\"\" for none)." },
   { name: "jobs", default: "<cores>", help: "Corpus generator processes; on the pipeline path, the stand-in's worker processes." },
   { name: "quiet", default: "off", help: "No progress lines." },
@@ -89,6 +101,20 @@ function integer(raw: string | undefined, fallback: number, name: string, min: n
   const value = Number(raw);
   if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min) {
     throw new BenchUsageError(`Expected the "--${name}" option to be an integer of at least ${min}`);
+  }
+  return value;
+}
+
+function url(raw: string | undefined, fallback: string, name: string, protocols: readonly string[]): string {
+  const value = raw ?? fallback;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(value);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || !protocols.includes(parsed.protocol)) {
+    throw new BenchUsageError(`Expected the "--${name}" option to be a ${protocols.map((p) => `${p}//`).join(" or ")} URL`);
   }
   return value;
 }
@@ -125,6 +151,9 @@ export function parseBenchArgs(argv: string[], cores: number): BenchOptions {
         quiet: { type: "boolean" },
         "report-only": { type: "boolean" },
         "compare-tree": { type: "string" },
+        "redis-url": { type: "string" },
+        "pg-url": { type: "string" },
+        "pg-max-docs": { type: "string" },
       },
     }));
   } catch (error) {
@@ -162,5 +191,8 @@ export function parseBenchArgs(argv: string[], cores: number): BenchOptions {
     reportOnly: values["report-only"] ?? false,
     dropCache: values["drop-cache"] ?? false,
     compareTree: values["compare-tree"],
+    redisUrl: url(values["redis-url"], "redis://127.0.0.1:6379", "redis-url", ["redis:", "rediss:"]),
+    pgUrl: url(values["pg-url"], "postgres://postgres@127.0.0.1:5432/postgres", "pg-url", ["postgres:", "postgresql:"]),
+    pgMaxDocs: values["pg-max-docs"] === undefined || values["pg-max-docs"] === "all" ? undefined : integer(values["pg-max-docs"], 0, "pg-max-docs", 1),
   };
 }

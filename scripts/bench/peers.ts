@@ -45,13 +45,13 @@ export interface PeerComparison {
 
 type Engine = (query: BenchQuery) => number;
 
-interface Timed {
+export interface Timed {
   samples: number[];
   results: number[];
   summary: LatencySummary;
 }
 
-function timeEngine(engine: Engine, queries: readonly BenchQuery[], budgetSeconds: number): Timed {
+export function timeEngine(engine: Engine, queries: readonly BenchQuery[], budgetSeconds: number): Timed {
   const samples: number[] = [];
   const results: number[] = [];
   const started = performance.now();
@@ -82,22 +82,10 @@ export async function comparePeers(options: {
   const timings: Timed[] = [];
 
   // Ours, in-process, fresh catalog, as the server opens it (server/runtime.ts, server/main.ts).
-  const config = loadConfig({ ...process.env, DATA_DIR: options.artifactsDir });
-  const catalog = openCatalog({ dir: options.artifactsDir, ...catalogSettings(config) });
-  const transcripts = catalog.manifest.counts.transcripts;
-  try {
-    await catalog.warm();
-    const ours = timeEngine(
-      (q) => catalog.search({ q: q.q, limit: q.limit, offset: q.offset, channel: q.channel, minViews: q.minViews }).results.length,
-      queries,
-      budgetSeconds,
-    );
-    timings.push(ours);
-    runs.push({ name: "ours (in-process)", holds: `${transcripts} transcripts`, summary: ours.summary, meanResults: mean(ours.results) });
-    log(`peers: ours p99 ${ours.summary.p99.toFixed(1)} ms`);
-  } finally {
-    catalog.close();
-  }
+  const { timed: oursTimed, transcripts } = await timeOurs(options.artifactsDir, queries, budgetSeconds);
+  timings.push(oursTimed);
+  runs.push({ name: "ours (in-process)", holds: `${transcripts} transcripts`, summary: oursTimed.summary, meanResults: mean(oursTimed.results) });
+  log(`peers: ours p99 ${oursTimed.summary.p99.toFixed(1)} ms`);
 
   const db = new Database(databasePath, { readonly: true, fileMustExist: true });
   try {
@@ -197,6 +185,23 @@ export async function comparePeers(options: {
   return { runs, common, ratios };
 }
 
-function mean(values: number[]): number {
+/** Our catalog in-process, opened fresh as the server opens it (its settings from the environment, memory filled first), over the queries. */
+export async function timeOurs(artifactsDir: string, queries: readonly BenchQuery[], budgetSeconds: number): Promise<{ timed: Timed; transcripts: number }> {
+  const config = loadConfig({ ...process.env, DATA_DIR: artifactsDir });
+  const catalog = openCatalog({ dir: artifactsDir, ...catalogSettings(config) });
+  try {
+    await catalog.warm();
+    const timed = timeEngine(
+      (q) => catalog.search({ q: q.q, limit: q.limit, offset: q.offset, channel: q.channel, minViews: q.minViews }).results.length,
+      queries,
+      budgetSeconds,
+    );
+    return { timed, transcripts: catalog.manifest.counts.transcripts };
+  } finally {
+    catalog.close();
+  }
+}
+
+export function mean(values: number[]): number {
   return values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
 }

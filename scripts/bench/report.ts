@@ -121,6 +121,79 @@ export function resultRows(r: BenchResults): Row[] {
       });
     }
   }
+  rows.push(...optInRows(r, load));
+  return rows;
+}
+
+/** Rows of the opt-in phases (mcp, workers, redis, dataset, pg-peer). */
+function optInRows(r: BenchResults, load: (phase: keyof BenchResults["load"]) => string): Row[] {
+  const rows: Row[] = [];
+  if (r.mcp) {
+    const m = r.mcp;
+    const s = `7 MCP vs REST, ${m.queries} queries, sequential, ${m.rounds} passes each, alternated${load("mcp")}`;
+    rows.push({ section: s, metric: "GET /v1/search (after one unmeasured pass: both read a warm result cache)", value: latencyValue(m.rest), target: "", verdict: "" });
+    rows.push({ section: s, metric: `search_transcripts over POST /mcp (${m.client})`, value: latencyValue(m.mcp), target: "", verdict: "" });
+    rows.push({
+      section: s,
+      metric: "MCP p50 ÷ REST p50",
+      value: `${m.p50Ratio.toFixed(2)}× (${ms(m.mcp.p50)} vs ${ms(m.rest.p50)}); p99 ${(m.mcp.p99 / m.rest.p99).toFixed(2)}×`,
+      target: "≤ 1.15",
+      verdict: check(m.p50Ratio <= 1.15 && m.mcp.errors === 0 && m.rest.errors === 0),
+    });
+  }
+  if (r.workers) {
+    const w = r.workers;
+    const s = `8 workers (node:cluster), concurrency ${w.concurrency}, ${w.queries} queries × 3 passes per fresh server${load("workers")}`;
+    for (const run of w.runs) {
+      rows.push({ section: s, metric: `WORKERS=${run.workers}, first pass (empty result caches)`, value: `${num(run.firstRequestsPerSecond)} req/s; ${latencyValue(run.first)}`, target: "", verdict: "" });
+      rows.push({ section: s, metric: `WORKERS=${run.workers}, passes 2-3`, value: `${num(run.requestsPerSecond)} req/s; ${latencyValue(run.repeat)}; RSS of all processes ${num(run.rssMiB)} MiB`, target: "", verdict: "" });
+    }
+    const one = w.runs.find((run) => run.workers === 1);
+    const two = w.runs.find((run) => run.workers === 2);
+    if (one && two) {
+      const errors = one.repeat.errors + two.repeat.errors + one.first.errors + two.first.errors;
+      rows.push({ section: s, metric: "throughput WORKERS=2 ÷ WORKERS=1 (passes 2-3)", value: `${w.ratio.toFixed(2)}× (first pass ${(two.firstRequestsPerSecond / one.firstRequestsPerSecond).toFixed(2)}×)`, target: "≥ 1.7×", verdict: check(w.ratio >= 1.7 && errors === 0) });
+      rows.push({ section: s, metric: "WORKERS=2, first pass p99", value: ms(two.first.p99), target: "≤ 30 ms", verdict: check(two.first.p99 <= 30 && two.first.errors === 0) });
+    }
+  }
+  if (r.redis) {
+    const s = `9 serving with the Redis rate limiter (REDIS_URL), autocannon${load("redis")}`;
+    if ("skipped" in r.redis) {
+      rows.push({ section: s, metric: "GET /v1/transcript/:id", value: `not run: ${r.redis.skipped}`, target: "≥ 70% of bare", verdict: "" });
+    } else {
+      for (const row of r.redis.rows) {
+        rows.push({
+          section: s,
+          metric: `${row.name}, REDIS_URL=${r.redis.url}`,
+          value: `${num(row.server.requestsPerSecond)} req/s (p99 ${row.server.p99Ms} ms${row.server.non2xx ? `, ${row.server.non2xx} non-2xx` : ""}) vs bare node:http ${num(row.bare.requestsPerSecond)} req/s = ${(row.ratio * 100).toFixed(0)}%`,
+          target: "≥ 70% of bare",
+          verdict: check(row.ratio >= 0.7 && row.server.non2xx === 0),
+        });
+      }
+    }
+  }
+  if (r.dataset) {
+    const d = r.dataset;
+    const s = `10 dataset export and rebuild (child processes; peak RSS = getrusage maxrss)${load("dataset")}`;
+    const run = (c: { seconds: number; peakRssBytes: number }) => `${c.seconds.toFixed(1)} s, peak RSS ${Number.isFinite(c.peakRssBytes) ? mib(c.peakRssBytes) : "n/a"}`;
+    rows.push({ section: s, metric: "export --format parquet", value: `${run(d.parquet)}; ${d.parquet.files} .parquet files, ${mib(d.parquet.bytes)}`, target: "", verdict: "" });
+    rows.push({ section: s, metric: "export --format jsonl", value: `${run(d.jsonl)}; ${d.jsonl.files} .jsonl.gz files, ${mib(d.jsonl.bytes)}`, target: "", verdict: "" });
+    rows.push({ section: s, metric: "build --input <the Parquet export> (scratch DATA_DIR)", value: `${run(d.build)}; transcripts.db ${mib(d.build.databaseBytes)}`, target: "", verdict: "" });
+    rows.push({ section: s, metric: "sizes", value: `Parquet ${mib(d.parquet.bytes)} · JSON Lines (gzip) ${mib(d.jsonl.bytes)} · SQLite transcripts.db ${mib(d.sourceDatabaseBytes)} (served set)`, target: "", verdict: "" });
+  }
+  if (r.pgPeer) {
+    const s = `11 peer: PostgreSQL full-text search${load("pg-peer")}`;
+    if ("skipped" in r.pgPeer) {
+      rows.push({ section: s, metric: "PostgreSQL", value: `not run: ${r.pgPeer.skipped}`, target: "", verdict: "" });
+    } else {
+      const p = r.pgPeer;
+      const holds = p.capped ? `the ${num(p.docs)} most-viewed transcripts (--pg-max-docs)` : `${num(p.docs)} transcripts (all)`;
+      rows.push({ section: s, metric: `load + index, PostgreSQL ${p.serverVersion}: ${holds}`, value: `${(p.loadSeconds + p.indexSeconds).toFixed(1)} s (INSERT with stored tsvector ${p.loadSeconds.toFixed(1)} s, GIN index + ANALYZE ${p.indexSeconds.toFixed(1)} s); database ${mib(p.databaseBytes)}`, target: "", verdict: "" });
+      rows.push({ section: s, metric: "websearch_to_tsquery + ts_rank order + ts_headline for the page (simple config), one loopback connection", value: `${latencyValue(p.pg)}, ${p.meanResults.toFixed(1)} results/query`, target: "", verdict: "" });
+      rows.push({ section: s, metric: "ours (in-process, fresh catalog)", value: `${latencyValue(p.ours)}, ${p.ourMeanResults.toFixed(1)} results/query`, target: "", verdict: "" });
+      rows.push({ section: s, metric: `ratio PostgreSQL ÷ ours, same ${p.common} queries`, value: `p99 ${p.p99Ratio.toFixed(1)}×, p50 ${p.p50Ratio.toFixed(1)}×`, target: "", verdict: "" });
+    }
+  }
   return rows;
 }
 
@@ -160,6 +233,7 @@ export function markdownSection(r: BenchResults, rows: readonly Row[]): string {
     `- machine: ${m.cpu}, ${m.cores} cores, ${m.ramGiB} GiB RAM, Node ${m.node}; 1-min load average at each phase start: ${Object.entries(r.load).map(([k, v]) => `${k} ${v}`).join(", ")}`,
     `- commit: ${m.commit} at the start${r.server?.commit && r.server.commit !== m.commit ? `, ${r.server.commit} when the server started (phases 2-5 and the peers' code as loaded at the start)` : ""}`,
     `- command: \`${r.command}\``,
+    ...(r.phaseSeconds && Object.keys(r.phaseSeconds).length > 0 ? [`- phase wall time: ${Object.entries(r.phaseSeconds).map(([k, v]) => `${k} ${v} s`).join(", ")}`] : []),
     "",
     "| Section | Metric | Value | Target | |",
     "|---|---|---|---|---|",
@@ -202,6 +276,22 @@ What the rows measure:
   server's catalog (fresh, empty cache), plain FTS5 (\`ORDER BY rank\` + \`snippet()\`; minViews as a
   rowid bound, which favours it), and FlexSearch holding the most-viewed transcripts it can hold in
   memory (stop words filtered; snippets by the server's snippet code; filters applied after the search).
+- **7 MCP vs REST** (\`--phases mcp\`): the search queries as \`search_transcripts\` over POST /mcp
+  (plain JSON-RPC POSTs with the headers the SDK's client sends, so no client-side parsing is
+  timed) and as GET /v1/search, sequentially, on one server, alternated twice after one unmeasured
+  REST pass (both read a warm result cache).
+- **8 workers** (\`--phases workers\`): WORKERS=1, then WORKERS=2, each a fresh server given the
+  query set three times at concurrency 8: the first pass (empty caches) on its own, throughput =
+  requests of passes 2-3 ÷ their wall time.
+- **9 serving with Redis** (\`--phases redis\`): GET /v1/transcript as in 5, the server counting its
+  rate limit in Redis (REDIS_URL, a key prefix of the run's own); skipped when Redis does not answer.
+- **10 dataset** (\`--phases dataset\`): \`npm run pipeline -- export\` as Parquet and as JSON Lines, and
+  \`build --input\` of the Parquet export into a scratch DATA_DIR, each a child process: wall time,
+  peak RSS (getrusage maxrss, worker threads included); the scratch folders are removed after.
+- **11 PostgreSQL peer** (\`--phases pg-peer\`): the transcripts (all, or \`--pg-max-docs\` most viewed)
+  in a scratch database, a stored \`tsvector\` (\`simple\` configuration, title weighted) with a GIN
+  index; per query \`websearch_to_tsquery\`, filters, \`ts_rank\` order, \`ts_headline\` for the page,
+  over one loopback connection, beside our catalog in-process; the database is dropped after.
 
 `;
 
@@ -209,7 +299,8 @@ What the rows measure:
 export function sectionHeading(r: BenchResults): string {
   const mode = r.build?.mode === "pipeline" ? "full pipeline" : r.build?.mode === "direct" ? "direct build" : "artifact set reused";
   // An ablation run on its own has a section of its own, beside the full run's.
-  const only = !r.server && !r.search ? (r.ablation ? ", memory helpers ablation" : r.compare ? ", side by side" : "") : "";
+  const optIn = r.mcp || r.workers || r.redis || r.dataset || r.pgPeer;
+  const only = !r.server && !r.search ? (r.ablation ? ", memory helpers ablation" : r.compare ? ", side by side" : optIn ? ", opt-in phases" : "") : "";
   return `## ${r.size.toLocaleString("en-US")} videos, ${mode}${only}`;
 }
 

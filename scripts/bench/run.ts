@@ -31,6 +31,11 @@ import { measureServing, type ServingRow } from "./serving.js";
 import { soak, type SoakResult } from "./soak.js";
 import { dropFromPageCache } from "./page-cache.js";
 import { compareConfigs, measureAblation, type AblationConfig, type AblationRow } from "./ablation.js";
+import { compareMcpWithRest, type McpComparison } from "./mcp-vs-rest.js";
+import { compareWorkers, waitForWorkers, type WorkersComparison } from "./workers.js";
+import { measureDataset, type DatasetFigures } from "./dataset.js";
+import { comparePostgres, type PgPeerFigures } from "./pg-peer.js";
+import { reachable, withoutCredentials } from "./reachable.js";
 
 export interface SearchFigures {
   queries: number;
@@ -67,6 +72,18 @@ export interface BenchResults {
   ablation?: AblationRow[];
   /** This checkout's server and `--compare-tree`'s, alternated (ablation.ts compareConfigs). */
   compare?: { tree: string; label: string; rows: AblationRow[] };
+  /** search_transcripts over /mcp beside GET /v1/search, alternated on one server (mcp-vs-rest.ts). */
+  mcp?: McpComparison;
+  /** Search throughput with WORKERS=1 and 2 (workers.ts). */
+  workers?: WorkersComparison;
+  /** GET /v1/transcript with the Redis rate limiter vs bare node:http; `skipped` when Redis did not answer. */
+  redis?: { url: string; rows: ServingRow[] } | { url: string; skipped: string };
+  /** Export as Parquet and JSON Lines, and a build from the Parquet export (dataset.ts). */
+  dataset?: DatasetFigures;
+  /** PostgreSQL full-text search beside ours (pg-peer.ts); `skipped` when PostgreSQL did not answer. */
+  pgPeer?: PgPeerFigures | { url: string; skipped: string };
+  /** Wall time of each phase, seconds. */
+  phaseSeconds?: Partial<Record<Phase, number>>;
 }
 
 const CONCURRENCY = 8;
@@ -83,8 +100,14 @@ export async function runBench(options: BenchOptions, command: string, log: (lin
     load: {},
   };
   const has = (phase: Phase) => options.phases.includes(phase);
+  const phaseStarted: Partial<Record<Phase, number>> = {};
   const mark = (phase: Phase | "end") => {
     results.load[phase] = loadAverage();
+    if (phase !== "end") phaseStarted[phase] = performance.now();
+  };
+  const took = (phase: Phase) => {
+    const started = phaseStarted[phase];
+    if (started !== undefined) results.phaseSeconds = { ...results.phaseSeconds, [phase]: Math.round((performance.now() - started) / 100) / 10 };
   };
   const save = () => writeFile(layout.results, JSON.stringify(results, null, 2) + "\n");
 
@@ -96,15 +119,16 @@ export async function runBench(options: BenchOptions, command: string, log: (lin
   const databasePath = join(artifactsDir, ARTIFACT_FILES.database);
 
   const needServer = (["server", "search", "recall", "serving", "soak"] as const).some(has);
-  const queries = needServer || has("peers") || has("ablation") || has("compare") ? buildQuerySet(databasePath, options.queries, options.seed) : [];
+  const ownServers = (["ablation", "compare", "mcp", "workers", "redis"] as const).some(has);
+  const queries = needServer || ownServers || has("peers") || has("pg-peer") ? buildQuerySet(databasePath, options.queries, options.seed) : [];
   await writeFile(join(layout.root, "queries.json"), JSON.stringify(queries, null, 1) + "\n");
 
-  const apiKey = needServer || has("ablation") || has("compare") ? benchKey(layout.dataDir) : "";
+  const apiKey = needServer || ownServers ? benchKey(layout.dataDir) : "";
   const start = (env: Record<string, string> = {}, repoRoot?: string) =>
     startServer({ dataDir: layout.dataDir, logPath: join(layout.logs, "server.log"), probePath: "/healthz", env, repoRoot });
 
+  const sample = needServer || has("redis") ? sampleStored(databasePath, 500, options.seed) : { videoIds: [], channelIds: [] };
   if (needServer) {
-    const sample = sampleStored(databasePath, 500, options.seed);
 
     mark("server");
     // The first start hashes the whole set (this machine's record of verified sets removed), as on a
@@ -242,6 +266,72 @@ export async function runBench(options: BenchOptions, command: string, log: (lin
     await save();
   }
 
+  if (has("mcp")) {
+    mark("mcp");
+    const server = await start();
+    try {
+      results.mcp = await compareMcpWithRest({ origin: server.origin, apiKey, queries, budgetSeconds: Math.max(60, options.peerBudgetSeconds), log });
+    } finally {
+      await server.stop();
+    }
+    took("mcp");
+    await save();
+  }
+  if (has("workers")) {
+    mark("workers");
+    const logPath = join(layout.logs, "server.log");
+    results.workers = await compareWorkers({
+      start: async (workers) => {
+        const offset = existsSync(logPath) ? statSync(logPath).size : 0;
+        const server = await start({ WORKERS: String(workers), LOG_LEVEL: "info" });
+        // /healthz answers once one worker serves; the primary logs `listening` once they all do.
+        if (workers > 1) await waitForWorkers(logPath, offset, workers);
+        return server;
+      },
+      paths: queries.map(searchPath),
+      apiKey,
+      concurrency: CONCURRENCY,
+      budgetSeconds: Math.max(60, options.peerBudgetSeconds),
+      log,
+    });
+    took("workers");
+    await save();
+  }
+  if (has("redis")) {
+    mark("redis");
+    const url = withoutCredentials(options.redisUrl);
+    if (!(await reachable(options.redisUrl, 6379))) {
+      results.redis = { url, skipped: `no Redis answered at ${url}` };
+      log(`skipped the redis phase: no Redis answered at ${url}`);
+    } else {
+      // A prefix of this run's own, so the windows it counts meet no one else's (they expire by themselves).
+      const server = await start({ REDIS_URL: options.redisUrl, REDIS_KEY_PREFIX: `bench-${process.pid}-${Date.now().toString(36)}:` });
+      try {
+        const rows = await measureServing({
+          origin: server.origin,
+          apiKey,
+          videoIds: sample.videoIds.slice(0, 200),
+          seconds: options.servingSeconds,
+          connections: options.servingConnections,
+          responsesPath: join(layout.root, "serving-responses-redis.json"),
+          log,
+          only: "get",
+        });
+        results.redis = { url, rows };
+      } finally {
+        await server.stop();
+      }
+    }
+    took("redis");
+    await save();
+  }
+  if (has("dataset")) {
+    mark("dataset");
+    results.dataset = await measureDataset({ dataDir: layout.dataDir, scratch: join(layout.root, "dataset-scratch"), logsDir: layout.logs, log });
+    took("dataset");
+    await save();
+  }
+
   if (has("peers")) {
     mark("peers");
     results.peers = await comparePeers({
@@ -251,6 +341,18 @@ export async function runBench(options: BenchOptions, command: string, log: (lin
       budgetSeconds: options.peerBudgetSeconds,
       log,
     });
+  }
+  if (has("pg-peer")) {
+    mark("pg-peer");
+    const url = withoutCredentials(options.pgUrl);
+    if (!(await reachable(options.pgUrl, 5432))) {
+      results.pgPeer = { url, skipped: `no PostgreSQL answered at ${url}` };
+      log(`skipped the pg-peer phase: no PostgreSQL answered at ${url}`);
+    } else {
+      results.pgPeer = await comparePostgres({ artifactsDir, queries, adminUrl: options.pgUrl, maxDocs: options.pgMaxDocs, budgetSeconds: options.peerBudgetSeconds, log });
+    }
+    took("pg-peer");
+    await save();
   }
   mark("end");
   results.finishedAt = new Date().toISOString();

@@ -43,6 +43,8 @@ export async function measureServing(options: {
   connections: number;
   responsesPath: string;
   log: (line: string) => void;
+  /** Which of the two rows to measure (default both). */
+  only?: "get";
 }): Promise<ServingRow[]> {
   const gets: Target[] = options.videoIds.map((id) => ({ method: "GET", path: `/v1/transcript/${id}` }));
   const bulks: Target[] = [];
@@ -74,10 +76,11 @@ export async function measureServing(options: {
     const [line] = (await once(createInterface({ input: bare.stdout! }), "line")) as [string];
     const bareOrigin = `http://127.0.0.1:${line.trim()}`;
     const rows: ServingRow[] = [];
-    for (const [name, targets] of [
+    const measured = [
       ["GET /v1/transcript/:id", gets],
       ["POST /v1/transcripts/bulk (100 ids)", bulks],
-    ] as const) {
+    ] as const;
+    for (const [name, targets] of options.only === "get" ? measured.slice(0, 1) : measured) {
       const runs = { server: [] as CannonFigures[], bare: [] as CannonFigures[] };
       for (let round = 0; round < 2; round++) {
         runs.server.push(await cannon(options.origin, targets, options));

@@ -1,0 +1,82 @@
+/**
+ * Phase `mcp`: the same queries as `search_transcripts` over POST /mcp and
+ * as GET /v1/search, against one started server, alternated (REST, MCP,
+ * REST, MCP) so a burst of load from elsewhere hits both alike. Both are sent
+ * as plain HTTP requests over the same kind of keep-alive pool: MCP as the
+ * JSON-RPC `tools/call` message and headers the SDK's Streamable HTTP client
+ * sends once initialized (the server is stateless, so no session is needed),
+ * so the figures are the server's and not the SDK client's parsing.
+ */
+import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
+import { summarize, timeRequests, type LatencySummary, type TimedRequest } from "./latency.js";
+import { searchPath, type BenchQuery } from "./query-set.js";
+
+export interface McpComparison {
+  queries: number;
+  /** Passes of each protocol, alternated. */
+  rounds: number;
+  rest: LatencySummary;
+  mcp: LatencySummary;
+  /** MCP p50 ÷ REST p50. */
+  p50Ratio: number;
+  client: string;
+}
+
+export const MCP_CLIENT = "plain JSON-RPC POSTs with the SDK client's headers, over an undici keep-alive pool like REST's";
+
+/** The JSON-RPC request the SDK's client sends for `search_transcripts` with this query's arguments. */
+export function mcpSearchRequest(query: BenchQuery, id: number): TimedRequest {
+  const args: Record<string, unknown> = { q: query.q, limit: query.limit, offset: query.offset };
+  if (query.channel !== undefined) args.channel = query.channel;
+  if (query.minViews !== undefined) args.minViews = query.minViews;
+  return {
+    method: "POST",
+    path: "/mcp",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": LATEST_PROTOCOL_VERSION },
+    body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "search_transcripts", arguments: args } }),
+  };
+}
+
+/** A JSON-RPC error or a tool result marked isError counts as an error, as a non-200 does. */
+export function mcpFailed(status: number, body: Buffer): boolean {
+  if (status !== 200) return true;
+  const text = body.toString("utf8");
+  return text.includes('"error":{') || text.includes('"isError":true');
+}
+
+export async function compareMcpWithRest(options: {
+  origin: string;
+  apiKey: string;
+  queries: readonly BenchQuery[];
+  rounds?: number;
+  budgetSeconds: number;
+  log: (line: string) => void;
+}): Promise<McpComparison> {
+  const rounds = options.rounds ?? 2;
+  const rest: TimedRequest[] = options.queries.map((q) => ({ method: "GET", path: searchPath(q) }));
+  const mcp = options.queries.map((q, i) => mcpSearchRequest(q, i + 1));
+  const pass = (requests: TimedRequest[], failed?: (status: number, body: Buffer) => boolean) =>
+    timeRequests(options.origin, requests, { concurrency: 1, apiKey: options.apiKey, budgetSeconds: options.budgetSeconds, ...(failed ? { failed } : {}) });
+  // One unmeasured pass first: both protocols then read the same warm result cache, so the difference is the protocol's.
+  await pass(rest);
+  const samples = { rest: [] as number[], mcp: [] as number[] };
+  const errors = { rest: 0, mcp: 0 };
+  const seconds = { rest: 0, mcp: 0 };
+  let truncated = false;
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, requests, failed] of [
+      ["rest", rest, undefined],
+      ["mcp", mcp, mcpFailed],
+    ] as const) {
+      const timed = await pass(requests, failed);
+      samples[name].push(...timed.samples.filter((s) => !Number.isNaN(s)));
+      errors[name] += timed.summary.errors;
+      seconds[name] += timed.summary.seconds;
+      truncated ||= timed.summary.truncated;
+    }
+  }
+  const restSummary = summarize(samples.rest, errors.rest, seconds.rest, truncated);
+  const mcpSummary = summarize(samples.mcp, errors.mcp, seconds.mcp, truncated);
+  options.log(`mcp: p50 ${mcpSummary.p50.toFixed(2)} ms vs REST ${restSummary.p50.toFixed(2)} ms`);
+  return { queries: options.queries.length, rounds, rest: restSummary, mcp: mcpSummary, p50Ratio: mcpSummary.p50 / restSummary.p50, client: MCP_CLIENT };
+}

@@ -1,0 +1,226 @@
+/**
+ * The bench's opt-in phases (mcp, workers, redis, dataset, pg-peer): their
+ * options, their rows and verdicts in the report, and each phase's runner
+ * against the real server, pipeline, Redis and PostgreSQL on a small
+ * published set.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildArtifacts } from "../../pipeline/build.js";
+import { newBuildDir, publishBuild } from "../../pipeline/publish.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout.js";
+import { openKeyStore } from "../../server/auth/key-store.js";
+import { measureDataset, timePipelineCommand } from "../../scripts/bench/dataset.js";
+import { compareMcpWithRest } from "../../scripts/bench/mcp-vs-rest.js";
+import { BenchUsageError, DEFAULT_PHASES, parseBenchArgs } from "../../scripts/bench/options.js";
+import { comparePostgres } from "../../scripts/bench/pg-peer.js";
+import type { BenchQuery } from "../../scripts/bench/query-set.js";
+import { resultRows, sectionHeading } from "../../scripts/bench/report.js";
+import type { BenchResults } from "../../scripts/bench/run.js";
+import { startServer, type ServerProcess } from "../../scripts/bench/server-process.js";
+import { measureServing } from "../../scripts/bench/serving.js";
+import { compareWorkers, waitForWorkers } from "../../scripts/bench/workers.js";
+import { CHANNEL_B, sampleRecords, videoId } from "../helpers/records.js";
+import { POSTGRES_URL, postgresAvailable, REDIS_URL, redisAvailable } from "../helpers/services.js";
+
+const OPT_IN = ["mcp", "workers", "redis", "dataset", "pg-peer"] as const;
+const summary = (p50: number, p99: number, errors = 0) => ({ count: 10, errors, p50, p95: p99, p99, max: p99, mean: p50, seconds: 1, truncated: false });
+const base: BenchResults = { size: 2000, seed: 1, command: "test", machine: { cpu: "X", cores: 2, ramGiB: 8, node: "v20", commit: "abc" }, startedAt: "2026-01-01T00:00:00Z", load: {} };
+const verdict = (r: BenchResults, metric: string) => resultRows(r).find((row) => row.metric.startsWith(metric));
+
+describe("the opt-in phases' options", () => {
+  it("are not run by default, and run when listed", () => {
+    for (const phase of OPT_IN) expect(DEFAULT_PHASES).not.toContain(phase);
+    expect(parseBenchArgs(["--phases", OPT_IN.join(",")], 2).phases).toEqual(["mcp", "workers", "redis", "dataset", "pg-peer"]);
+  });
+
+  it("take Redis and PostgreSQL URLs and a cap on PostgreSQL's transcripts (all by default)", () => {
+    expect(parseBenchArgs([], 2)).toMatchObject({ redisUrl: "redis://127.0.0.1:6379", pgUrl: "postgres://postgres@127.0.0.1:5432/postgres", pgMaxDocs: undefined });
+    expect(parseBenchArgs(["--pg-max-docs", "all"], 2).pgMaxDocs).toBeUndefined();
+    expect(parseBenchArgs(["--pg-max-docs", "50000", "--redis-url", "redis://10.0.0.2:6380"], 2)).toMatchObject({ pgMaxDocs: 50_000, redisUrl: "redis://10.0.0.2:6380" });
+    expect(() => parseBenchArgs(["--redis-url", "http://x"], 2)).toThrow(new BenchUsageError('Expected the "--redis-url" option to be a redis:// or rediss:// URL'));
+    expect(() => parseBenchArgs(["--pg-url", "nope"], 2)).toThrow(new BenchUsageError('Expected the "--pg-url" option to be a postgres:// or postgresql:// URL'));
+    expect(() => parseBenchArgs(["--pg-max-docs", "0"], 2)).toThrow(new BenchUsageError('Expected the "--pg-max-docs" option to be an integer of at least 1'));
+  });
+});
+
+describe("the opt-in phases' rows", () => {
+  it("MCP passes within 15% of REST at p50 and misses beyond it or with errors", () => {
+    const mcp = (restP50: number, mcpP50: number, errors = 0) => ({ ...base, mcp: { queries: 10, rounds: 2, rest: summary(restP50, 9), mcp: summary(mcpP50, 9, errors), p50Ratio: mcpP50 / restP50, client: "plain" } });
+    expect(verdict(mcp(2, 2.2), "MCP p50 ÷ REST p50")).toMatchObject({ target: "≤ 1.15", verdict: "PASS", value: expect.stringMatching(/^1\.10× /) });
+    expect(verdict(mcp(2, 2.4), "MCP p50 ÷ REST p50")?.verdict).toBe("MISS");
+    expect(verdict(mcp(2, 2.1, 1), "MCP p50 ÷ REST p50")?.verdict).toBe("MISS");
+  });
+
+  it("two workers pass at 1.7 times one worker's throughput, and their first pass at p99 30 ms", () => {
+    const run = (workers: number, rps: number, firstP99: number) => ({ workers, first: summary(2, firstP99), repeat: summary(1, 5), requestsPerSecond: rps, firstRequestsPerSecond: rps / 2, rssMiB: 100 });
+    const r = (rps2: number, firstP99: number): BenchResults => ({ ...base, workers: { concurrency: 8, queries: 10, runs: [run(1, 1000, 40), run(2, rps2, firstP99)], ratio: rps2 / 1000 } });
+    expect(verdict(r(1800, 25), "throughput WORKERS=2 ÷ WORKERS=1")).toMatchObject({ target: "≥ 1.7×", verdict: "PASS" });
+    expect(verdict(r(1800, 25), "WORKERS=2, first pass p99")).toMatchObject({ target: "≤ 30 ms", verdict: "PASS" });
+    expect(verdict(r(1500, 31), "throughput WORKERS=2 ÷ WORKERS=1")?.verdict).toBe("MISS");
+    expect(verdict(r(1500, 31), "WORKERS=2, first pass p99")?.verdict).toBe("MISS");
+  });
+
+  it("serving with Redis is held to 70% of bare, and a run without Redis says so in one row without a verdict", () => {
+    const figures = (rps: number) => ({ requestsPerSecond: rps, megabytesPerSecond: 1, p99Ms: 5, non2xx: 0, errors: 0 });
+    const row = (ratio: number) => ({ name: "GET /v1/transcript/:id", server: figures(ratio * 1000), bare: figures(1000), ratio });
+    const withRedis = (ratio: number): BenchResults => ({ ...base, redis: { url: "redis://127.0.0.1:6379", rows: [row(ratio)] } });
+    expect(verdict(withRedis(0.75), "GET /v1/transcript/:id")).toMatchObject({ target: "≥ 70% of bare", verdict: "PASS" });
+    expect(verdict(withRedis(0.65), "GET /v1/transcript/:id")?.verdict).toBe("MISS");
+    const skipped = resultRows({ ...base, redis: { url: "redis://127.0.0.1:6379", skipped: "no Redis answered at redis://127.0.0.1:6379" } });
+    expect(skipped).toEqual([expect.objectContaining({ value: "not run: no Redis answered at redis://127.0.0.1:6379", verdict: "" })]);
+  });
+
+  it("a run of opt-in phases alone has a section of its own, so it never replaces the full run's", () => {
+    expect(sectionHeading({ ...base, build: undefined, pgPeer: { url: "postgres://h/", skipped: "x" } })).toBe("## 2,000 videos, artifact set reused, opt-in phases");
+  });
+});
+
+describe("the opt-in phases on a published set of a few videos", () => {
+  const work = mkdtempSync(join(tmpdir(), "bench-opt-in-"));
+  const dataDir = join(work, "data");
+  const logPath = join(work, "server.log");
+  let apiKey = "";
+  let server: ServerProcess | undefined;
+  const queries: BenchQuery[] = [
+    { q: "photosynthesis", limit: 10, offset: 0, kind: "1w" },
+    { q: "energy", limit: 10, offset: 0, channel: CHANNEL_B, kind: "1w +channel" },
+    { q: "\"green plants\"", limit: 10, offset: 0, kind: "phrase" },
+    { q: "zzzzunknown", limit: 10, offset: 0, kind: "none" },
+  ];
+
+  beforeAll(async () => {
+    mkdirSync(dataDir);
+    const dir = newBuildDir(dataDir);
+    await buildArtifacts({ records: sampleRecords(), outDir: dir, dataset: "bench-test" });
+    await publishBuild(dataDir, dir);
+    const keys = openKeyStore({ dataDir });
+    apiKey = keys.create({ plan: "pro", name: "bench" }).key;
+    keys.close();
+  }, 120_000);
+  afterAll(async () => {
+    await server?.stop();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it("mcp: times every query over both protocols, and counts a tool's refusal as an error", async () => {
+    server = await startServer({ dataDir, logPath, probePath: "/healthz" });
+    const both = await compareMcpWithRest({ origin: server.origin, apiKey, queries, rounds: 2, budgetSeconds: 60, log: () => {} });
+    expect(both.rest).toMatchObject({ count: 8, errors: 0 });
+    expect(both.mcp).toMatchObject({ count: 8, errors: 0 });
+    expect(both.p50Ratio).toBeCloseTo(both.mcp.p50 / both.rest.p50, 6);
+    // Not a channel id: REST answers 400, the tool a result marked isError.
+    const refused = await compareMcpWithRest({ origin: server.origin, apiKey, queries: [{ ...queries[0]!, channel: "not a channel" }], rounds: 1, budgetSeconds: 60, log: () => {} });
+    expect(refused.rest.errors).toBe(1);
+    expect(refused.mcp.errors).toBe(1);
+  }, 120_000);
+
+  it("redis: serves GET /v1/transcript with the Redis rate limiter beside the bare server", async (context) => {
+    if (!(await redisAvailable("the bench's redis phase"))) return context.skip();
+    const withRedis = await startServer({ dataDir, logPath, probePath: "/healthz", env: { REDIS_URL, REDIS_KEY_PREFIX: `bench-test-${process.pid}:` } });
+    try {
+      const rows = await measureServing({
+        origin: withRedis.origin,
+        apiKey,
+        videoIds: [videoId(1), videoId(2), videoId(3)],
+        seconds: 1,
+        connections: 4,
+        responsesPath: join(work, "responses.json"),
+        log: () => {},
+        only: "get",
+      });
+      expect(rows.map((r) => r.name)).toEqual(["GET /v1/transcript/:id"]);
+      expect(rows[0]!.server.requestsPerSecond).toBeGreaterThan(0);
+      expect(rows[0]!.server.non2xx).toBe(0);
+      expect(rows[0]!.ratio).toBeCloseTo(rows[0]!.server.requestsPerSecond / rows[0]!.bare.requestsPerSecond, 6);
+    } finally {
+      await withRedis.stop();
+    }
+  }, 120_000);
+
+  it("workers: waits for the primary's line that every worker listens, and times three passes with 1 and 2 workers", async () => {
+    await server?.stop();
+    server = undefined;
+    const started: number[] = [];
+    const paths = queries.map((q) => `/v1/search?q=${encodeURIComponent(q.q)}`);
+    const result = await compareWorkers({
+      start: async (workers) => {
+        started.push(workers);
+        const offset = existsSync(logPath) ? statSync(logPath).size : 0;
+        const s = await startServer({ dataDir, logPath, probePath: "/healthz", env: { WORKERS: String(workers), LOG_LEVEL: "info" } });
+        if (workers > 1) await waitForWorkers(logPath, offset, workers, 120_000);
+        return s;
+      },
+      paths,
+      apiKey,
+      concurrency: 2,
+      budgetSeconds: 60,
+      log: () => {},
+    });
+    expect(started).toEqual([1, 2]);
+    for (const run of result.runs) {
+      expect(run.first).toMatchObject({ count: 4, errors: 0 });
+      expect(run.repeat).toMatchObject({ count: 8, errors: 0 });
+      expect(run.rssMiB).toBeGreaterThan(20);
+    }
+    // The primary and its two workers hold more than one server process does.
+    expect(result.runs[1]!.rssMiB).toBeGreaterThan(result.runs[0]!.rssMiB);
+    expect(result.ratio).toBeCloseTo(result.runs[1]!.requestsPerSecond / result.runs[0]!.requestsPerSecond, 6);
+  }, 240_000);
+
+  it("waitForWorkers gives up with the log's path when no such line comes", async () => {
+    const log = join(work, "quiet.log");
+    writeFileSync(log, JSON.stringify({ msg: "listening", workers: 1 }) + "\n");
+    await expect(waitForWorkers(log, 0, 2, 300)).rejects.toThrow(`the server did not log that its 2 workers listen within 300 ms; see ${log}`);
+    await expect(waitForWorkers(log, 0, 1, 300)).resolves.toBeUndefined();
+  });
+
+  it("dataset: exports both formats and rebuilds from Parquet in a scratch folder it removes, with the children's peak RSS", async () => {
+    const scratch = join(work, "scratch");
+    const d = await measureDataset({ dataDir, scratch, logsDir: work, log: () => {} });
+    expect(d.parquet.files).toBe(2);
+    expect(d.jsonl.files).toBe(2);
+    expect(d.parquet.bytes).toBeGreaterThan(0);
+    expect(d.jsonl.bytes).toBeGreaterThan(0);
+    expect(d.build.databaseBytes).toBeGreaterThan(0);
+    expect(d.sourceDatabaseBytes).toBeGreaterThan(0);
+    for (const c of [d.parquet, d.jsonl, d.build]) {
+      expect(c.seconds).toBeGreaterThan(0);
+      expect(c.peakRssBytes).toBeGreaterThan(20 * 2 ** 20);
+    }
+    expect(existsSync(scratch)).toBe(false);
+    // The bench's own set is untouched: still the one published.
+    expect(existsSync(join(dataDirLayout(dataDir).current, "transcripts.db"))).toBe(true);
+  }, 240_000);
+
+  it("a pipeline command that fails names its log", async () => {
+    const peakFile = join(work, "peak");
+    await expect(timePipelineCommand(["export", "--format", "xml", "--out", join(work, "x")], { dataDir, logPath: join(work, "bad.log"), peakFile })).rejects.toThrow(
+      `npm run pipeline -- export --format xml --out ${join(work, "x")} exited 2; see ${join(work, "bad.log")}`,
+    );
+  }, 60_000);
+
+  it("pg-peer: loads the transcripts, answers the queries with their filters as ours does, and drops its database", async (context) => {
+    if (!(await postgresAvailable("the bench's pg-peer phase"))) return context.skip();
+    const admin = new URL(POSTGRES_URL);
+    const p = await comparePostgres({ artifactsDir: dataDirLayout(dataDir).current, queries, adminUrl: admin.toString(), maxDocs: undefined, budgetSeconds: 60, log: () => {} });
+    // Every video of the sample with a transcript (video 5 has none); one result each for the first three queries, none for the last.
+    expect(p).toMatchObject({ docs: sampleRecords().filter((r) => r.transcripts.length > 0).length, capped: false, common: 4 });
+    expect(p.pg).toMatchObject({ count: 4, errors: 0 });
+    expect(p.meanResults).toBe(3 / 4);
+    expect(p.ourMeanResults).toBe(3 / 4);
+    const capped = await comparePostgres({ artifactsDir: dataDirLayout(dataDir).current, queries, adminUrl: admin.toString(), maxDocs: 2, budgetSeconds: 60, log: () => {} });
+    expect(capped).toMatchObject({ docs: 2, capped: true });
+    const client = new pg.Client({ connectionString: admin.toString() });
+    await client.connect();
+    try {
+      const left = await client.query("SELECT datname FROM pg_database WHERE datname LIKE $1", [`bench_${process.pid}_%`]);
+      expect(left.rows).toEqual([]);
+    } finally {
+      await client.end();
+    }
+  }, 120_000);
+});
