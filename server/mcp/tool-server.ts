@@ -7,6 +7,7 @@
  * protocol's invalid-params error.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool as ListedTool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { problemBody, toHttpError } from "../http/problem.js";
@@ -46,8 +47,14 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, u
   return rest;
 }
 
+/**
+ * One JSON Schema validator for every request's server: by default each
+ * `Server` builds its own Ajv instance, which costs more than a search.
+ */
+const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
+
 export function createToolServer(tools: readonly Tool[], call: ToolCall): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: SCHEMA_VALIDATOR });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolListing(tools) }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const tool = tools.find((t) => t.name === request.params.name);
