@@ -12,7 +12,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { SETTINGS } from "../../settings/settings.js";
 import { call, expectProblem } from "../server/helpers/http.js";
-import { until } from "../reliability/helpers/child.js";
+import { REPO_ROOT, until } from "../reliability/helpers/child.js";
 import { checkConfig, HAPROXY_CONFIG, haproxyAvailable, renderConfig, startHaproxy } from "../reliability/helpers/haproxy.js";
 
 const available = haproxyAvailable("deploy/haproxy checked with haproxy -c");
@@ -52,6 +52,13 @@ describe("deploy/haproxy", () => {
     // Within the connections a replica accepts from one address (HAProxy's).
     const maxconn = Number(/^\s*default-server .*\bmaxconn (\d+)/m.exec(shipped)?.[1]);
     expect(maxconn).toBeLessThanOrEqual(settingDefault("MAX_CONNECTIONS_PER_CLIENT"));
+  });
+
+  it("answers with error codes docs/api.md lists", () => {
+    const codes = [...shipped.matchAll(/"code":"([a-z_]+)"/g)].map((m) => m[1]!);
+    expect(codes).toEqual(["request_timeout", "replica_failed", "no_replica_ready", "replica_timeout"]);
+    const api = readFileSync(path.join(REPO_ROOT, "docs/api.md"), "utf8");
+    for (const code of codes) expect(api).toContain(`\`${code}\``);
   });
 
   it("is rendered for a test by changing its addresses only", () => {
