@@ -22,7 +22,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** Seconds of a `timeout <name> <n>s` line. */
 function timeoutSeconds(name: string): number {
-  const match = new RegExp(`^\\s*timeout ${name} (\\d+)s$`, "m").exec(shipped);
+  const match = new RegExp(`^\\s*timeout ${name} (\\d+)s(\\s+#.*)?$`, "m").exec(shipped);
   if (!match) throw new Error(`no timeout ${name} in ${HAPROXY_CONFIG}`);
   return Number(match[1]);
 }
@@ -62,7 +62,7 @@ describe("deploy/haproxy", () => {
   });
 
   it("is rendered for a test by changing its addresses only", () => {
-    const rendered = renderConfig(shipped, "127.0.0.1:1234", ["127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3"]);
+    const rendered = renderConfig(shipped, "127.0.0.1:1234", ["127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3"], true);
     const before = shipped.split("\n");
     const after = rendered.split("\n");
     expect(after).toHaveLength(before.length);
@@ -73,6 +73,10 @@ describe("deploy/haproxy", () => {
       ["    server replica2 10.0.0.12:3000", "    server replica2 127.0.0.1:2"],
       ["    server replica3 10.0.0.13:3000", "    server replica3 127.0.0.1:3"],
     ]);
+    // Not as root: without the lines that switch user and root directory, and nothing else.
+    const unprivileged = renderConfig(shipped, "127.0.0.1:1234", ["127.0.0.1:1"], false).split("\n");
+    const dropped = after.filter((line) => !unprivileged.includes(line));
+    expect(dropped).toEqual(["    user haproxy", "    group haproxy", "    chroot /var/lib/haproxy", "    server replica2 127.0.0.1:2", "    server replica3 127.0.0.1:3"]);
   });
 
   it.skipIf(!available)("with no replica ready: 503 no_replica_ready as problem JSON, with the client's request id or HAProxy's", async () => {

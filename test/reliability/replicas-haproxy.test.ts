@@ -32,7 +32,7 @@ let standin: Standin | undefined;
 let database: { url: string; drop(): Promise<void> } | undefined;
 let haproxy: Haproxy | undefined;
 /** A, B and C. */
-let replicas: ServerProcess[] = [];
+const replicas: ServerProcess[] = [];
 /** One key per part, so no part spends another's 100 requests a minute. */
 let keys: Record<"rate" | "miss" | "a" | "b" | "c" | "load" | "afterB" | "afterC", string>;
 
@@ -53,7 +53,8 @@ beforeAll(async () => {
     ACCESS_LOG: "on",
   };
   const dataDirs = await Promise.all(["a", "b", "c"].map((name) => replicaDataDir(dirs, `replica-haproxy-${name}`)));
-  replicas = await Promise.all(dataDirs.map((dir) => startServerProcess(dir, env)));
+  // One after the other, each kept as soon as it listens, so afterAll stops every one that started.
+  for (const dir of dataDirs) replicas.push(await startServerProcess(dir, env));
   haproxy = await startHaproxy(replicas.map((replica) => new URL(replica.baseUrl).host));
 }, 180_000);
 

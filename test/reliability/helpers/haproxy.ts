@@ -30,14 +30,21 @@ export function checkConfig(file: string): { status: number | null; output: stri
 const BIND = /^(\s*bind\s+)\S+/m;
 const SERVER = /^(\s*server\s+)(\S+)(\s+)(\S+)(.*)$/;
 
+const PRIVILEGES = /^\s*(user|group|chroot)\s/;
+
 /**
  * The shipped file with `bind` on `listen` and the backend's `server` lines
  * replaced by one per address (named as the shipped lines are, numbered from 1,
- * with the first line's options). Nothing else changes.
+ * with the first line's options). Nothing else changes, except that a test
+ * not running as root drops `user`, `group` and `chroot`: only root may
+ * switch to them, and such a process holds no privileges to give up.
  */
-export function renderConfig(text: string, listen: string, servers: string[]): string {
+export function renderConfig(text: string, listen: string, servers: string[], asRoot = process.getuid?.() === 0): string {
   if (!BIND.test(text)) throw new Error("no bind line in the HAProxy configuration");
-  const lines = text.replace(BIND, `$1${listen}`).split("\n");
+  const lines = text
+    .replace(BIND, `$1${listen}`)
+    .split("\n")
+    .filter((line) => asRoot || !PRIVILEGES.test(line));
   const first = lines.findIndex((line) => SERVER.test(line));
   if (first < 0) throw new Error("no server line in the HAProxy configuration");
   let count = 0;
