@@ -245,7 +245,7 @@ describe.skipIf(!available)("three replicas behind HAProxy (REDIS_URL, DATABASE_
     const failed = [...answers].filter(([, x]) => x.res?.status !== 200);
     // Only requests A had in hand when it died fail, and only as HAProxy fails them: 502 replica_failed, or,
     // for a request that was not the first on its client connection, the connection closed with no answer
-    // (HTTP/1.1 lets a client retry that). The rest went to B and C.
+    // (RFC 9110 lets a client retry an idempotent request then). The rest went to B and C.
     expect(inFlightAtKill).toBeGreaterThanOrEqual(0);
     expect(failed.length).toBeLessThanOrEqual(inFlightAtKill);
     for (const [, x] of failed) {
