@@ -11,10 +11,8 @@
  * own) and Redis (a random key prefix) on 127.0.0.1.
  */
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { randomBytes } from "node:crypto";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Redis } from "ioredis";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { dataDirLayout } from "../../pipeline/artifact/layout.js";
@@ -25,14 +23,14 @@ import { PipelineState } from "../../pipeline/run/open-state.js";
 import { startStandin, type Standin } from "../../scripts/youtube-standin/server.js";
 import { openKeyStore } from "../../server/auth/key-store.js";
 import { artifactRecords, fresh, upstreamCorpus } from "../live/helpers/live-corpus.js";
-import { publishRecords } from "../live/helpers/live-server.js";
 import { call } from "../server/helpers/http.js";
 import { freshDatabase, postgresAvailable, REDIS_URL, redisAvailable } from "../helpers/services.js";
-import { startChild, until } from "./helpers/child.js";
+import { until } from "./helpers/child.js";
+import { createKey, dropRedisKeys, redisPrefix, replicaDataDir } from "./helpers/replicas.js";
 import { startServerProcess, type ServerProcess } from "./helpers/server-process.js";
 
 const available = (await redisAvailable("replicas sharing the live store")) && (await postgresAvailable("replicas sharing the live store"));
-const prefix = `t_${randomBytes(6).toString("hex")}:`;
+const prefix = redisPrefix();
 const dirs: string[] = [];
 const servers: ServerProcess[] = [];
 let standin: Standin | undefined;
@@ -49,18 +47,11 @@ afterAll(async () => {
   await standin?.close();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   await database?.drop();
-  if (!available) return;
-  const redis = new Redis(REDIS_URL);
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length > 0) await redis.del(...keys);
-  redis.disconnect();
+  if (available) await dropRedisKeys(prefix);
 });
 
 async function makeKey(): Promise<string> {
-  const child = startChild("scripts/keys.ts", ["create", "--plan", "pro", "--name", "live"], { DATABASE_URL: database!.url });
-  const { code } = await child.exited;
-  expect(code).toBe(0);
-  return child.stdout().trim().split("\n").at(-1) as string;
+  return (await createKey(database!.url, "live")).key;
 }
 
 /** A DATA_DIR whose set the pipeline built from its state (the artifact records imported), as a replica running the pipeline has. */
@@ -103,9 +94,7 @@ describe.skipIf(!available)("replicas with DATABASE_URL and REDIS_URL: the share
   test("fetched on A: served and found on B; one fetch per miss; kill -9 mid-fetch; fold, trim, restarts", async () => {
     const key = await makeKey();
     const a = await pipelineDataDir();
-    const b = mkdtempSync(path.join(tmpdir(), "replica-live-b-"));
-    dirs.push(b);
-    await publishRecords(b, artifactRecords());
+    const b = await replicaDataDir(dirs, "replica-live-b");
     const env = { REDIS_URL, REDIS_KEY_PREFIX: prefix, DATABASE_URL: database!.url, YOUTUBE_ORIGIN: standin!.origin, LIVE_CLAIM_SECONDS: "2" };
     let [ra, rb] = await Promise.all([startServerProcess(a, env), startServerProcess(b, env)]);
     servers.push(ra, rb);
@@ -190,9 +179,7 @@ describe.skipIf(!available)("replicas with DATABASE_URL and REDIS_URL: the share
 
   test("a replica's own live.db at its first start with DATABASE_URL: copied to PostgreSQL, then mirrored", async () => {
     const key = await makeKey();
-    const dir = mkdtempSync(path.join(tmpdir(), "replica-live-c-"));
-    dirs.push(dir);
-    await publishRecords(dir, artifactRecords());
+    const dir = await replicaDataDir(dirs, "replica-live-c");
     const own = fresh(7);
     // Without DATABASE_URL (a keys.db of its own): the record lands in this DATA_DIR's live.db only.
     const local = openKeyStore({ dataDir: dir });

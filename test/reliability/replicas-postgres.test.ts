@@ -4,15 +4,12 @@
  * against the database, and both refuse it within 5 s of its revocation with
  * the CLI. Real PostgreSQL on 127.0.0.1:5432, a database of this file's own.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { artifactRecords } from "../live/helpers/live-corpus.js";
-import { publishRecords } from "../live/helpers/live-server.js";
 import { call } from "../server/helpers/http.js";
 import { freshDatabase, postgresAvailable } from "../helpers/services.js";
-import { startChild, until } from "./helpers/child.js";
+import { until } from "./helpers/child.js";
+import { keysCli as runKeys, replicaDataDir } from "./helpers/replicas.js";
 import { startServerProcess, type ServerProcess } from "./helpers/server-process.js";
 
 const available = await postgresAvailable("replicas sharing PostgreSQL");
@@ -29,17 +26,10 @@ afterAll(async () => {
   await database?.drop();
 });
 
-async function keysCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = startChild("scripts/keys.ts", args, { DATABASE_URL: database!.url });
-  const { code } = await child.exited;
-  return { code, stdout: child.stdout(), stderr: child.stderr() };
-}
+const keysCli = (args: string[]) => runKeys(database!.url, args);
 
 async function replica(): Promise<ServerProcess> {
-  const dir = mkdtempSync(path.join(tmpdir(), "replica-pg-"));
-  dirs.push(dir);
-  await publishRecords(dir, artifactRecords());
-  const server = await startServerProcess(dir, { DATABASE_URL: database!.url });
+  const server = await startServerProcess(await replicaDataDir(dirs, "replica-pg"), { DATABASE_URL: database!.url });
   servers.push(server);
   return server;
 }

@@ -11,24 +11,22 @@
  * read the other's live store); a replica killed mid-fetch frees the claim
  * when it expires. Real Redis on 127.0.0.1:6379, a random key prefix.
  */
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
-import { randomBytes } from "node:crypto";
-import { tmpdir } from "node:os";
+import { copyFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startStandin, type Standin } from "../../scripts/youtube-standin/server.js";
 import { openKeyStore } from "../../server/auth/key-store.js";
-import { artifactRecords, fresh, upstreamCorpus } from "../live/helpers/live-corpus.js";
-import { publishRecords } from "../live/helpers/live-server.js";
+import { fresh, upstreamCorpus } from "../live/helpers/live-corpus.js";
 import { call } from "../server/helpers/http.js";
 import { REDIS_URL, redisAvailable } from "../helpers/services.js";
 import { until } from "./helpers/child.js";
+import { dropRedisKeys, redisPrefix, replicaDataDir } from "./helpers/replicas.js";
 import { startServerProcess, type ServerProcess } from "./helpers/server-process.js";
 import { roomInThisMinute } from "../helpers/rate-window.js";
 
 const available = await redisAvailable("replicas sharing Redis");
-const prefix = `t_${randomBytes(6).toString("hex")}:`;
+const prefix = redisPrefix();
 const dirs: string[] = [];
 const servers: ServerProcess[] = [];
 let standin: Standin | undefined;
@@ -41,20 +39,13 @@ afterAll(async () => {
   for (const server of servers) await server.stop();
   await standin?.close();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  if (!available) return;
-  const redis = new Redis(REDIS_URL);
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length > 0) await redis.del(...keys);
-  redis.disconnect();
+  if (available) await dropRedisKeys(prefix);
 });
 
 /** Two DATA_DIRs with the same set and the same keys.db; returns the dirs and the key. */
 async function twoDataDirs(): Promise<{ a: string; b: string; key: string; other: string }> {
-  const a = mkdtempSync(path.join(tmpdir(), "replica-a-"));
-  const b = mkdtempSync(path.join(tmpdir(), "replica-b-"));
-  dirs.push(a, b);
-  await publishRecords(a, artifactRecords());
-  await publishRecords(b, artifactRecords());
+  const a = await replicaDataDir(dirs, "replica-a");
+  const b = await replicaDataDir(dirs, "replica-b");
   const keys = openKeyStore({ dataDir: a });
   const { key } = keys.create({ plan: "pro", name: "replicas" });
   const other = keys.create({ plan: "pro", name: "second" }).key;
