@@ -13,7 +13,6 @@
  * log, by the request id HAProxy forwarded.
  */
 import { rmSync } from "node:fs";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startStandin, type Standin } from "../../scripts/youtube-standin/server.js";
 import { fresh, upstreamCorpus } from "../live/helpers/live-corpus.js";
@@ -23,6 +22,7 @@ import { until } from "./helpers/child.js";
 import { haproxyAvailable, startHaproxy, type Haproxy } from "./helpers/haproxy.js";
 import { createKey, dropRedisKeys, keysCli, redisPrefix, replicaDataDir } from "./helpers/replicas.js";
 import { startServerProcess, type ServerProcess } from "./helpers/server-process.js";
+import { roomInThisMinute } from "../helpers/rate-window.js";
 
 const what = "three replicas behind HAProxy";
 const available = haproxyAvailable(what) && (await redisAvailable(what)) && (await postgresAvailable(what));
@@ -112,9 +112,7 @@ describe.skipIf(!available)("three replicas behind HAProxy (REDIS_URL, DATABASE_
   });
 
   test("one key, 300 concurrent requests over the three: exactly 100 answered 200 and 200 answered 429, with one count's headers", async () => {
-    // The limit is per clock minute: start the burst with enough of the minute left to finish in it.
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 40_000) await sleep(60_000 - intoMinute + 200);
+    await roomInThisMinute(20);
     const requestIds = Array.from({ length: 300 }, (_, i) => `rate-${i}`);
     const sent = Date.now();
     const answers = await Promise.all(requestIds.map((id) => viaHaproxy("/v1/stats", keys.rate, id)));
