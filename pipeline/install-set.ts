@@ -73,7 +73,7 @@ export async function installSet(options: InstallSetOptions): Promise<InstalledS
   // Sizes, schema version and options hash first: a set this code cannot serve is refused before anything is copied.
   const manifest = readManifest(source);
   for (const name of Object.keys(manifest.files)) {
-    if (!BUILD_ID.test(name)) throw new ArtifactError(`${join(source, ARTIFACT_FILES.manifest)} names a file ${JSON.stringify(name)} outside the set's folder`);
+    if (!BUILD_ID.test(name) || name === ARTIFACT_FILES.manifest) throw new ArtifactError(`${join(source, ARTIFACT_FILES.manifest)} names a file ${JSON.stringify(name)} outside the set's folder`);
   }
   const bytes = Object.values(manifest.files).reduce((sum, file) => sum + file.bytes, 0);
   const layout = dataDirLayout(dataDir);
