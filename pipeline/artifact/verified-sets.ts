@@ -4,8 +4,9 @@
  * so an unchanged set is not hashed again at every start or switch. A set is
  * unchanged while each file keeps its size, mtime (ns), inode and device and
  * the manifest still names the hashes that were checked. The pipeline (after
- * a build, before it publishes) and the server (before it serves a set) both
- * read and write the record through this module.
+ * a build, before it publishes; `install-set`, after it hashed a copied set)
+ * and the server (before it serves a set) both read and write the record
+ * through this module.
  */
 import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
