@@ -101,14 +101,17 @@ async function searchIds(server: LiveServer, q: string): Promise<string[]> {
   return (res.body.results as { videoId: string }[]).map((r) => r.videoId);
 }
 
-async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 120_000): Promise<void> {
   await until(condition, timeoutMs, "the condition");
 }
+
+/** Each test runs several child processes (tsx compiles each at start): generous on a busy machine. */
+const SLOW = { timeout: 300_000 };
 
 /** builds/ of `dataDir`: the names, partial folders included. */
 const buildsOf = (dataDir: string) => readdirSync(dataDirLayout(dataDir).builds).sort();
 
-describe("install-set: a set published on A, copied, installed on B", () => {
+describe("install-set: a set published on A, copied, installed on B", SLOW, () => {
   it("switches B's running server to it with no failed request and no second hashing", async () => {
     const server = await serverOnB();
     const copy = await shipFromA([...artifactRecords(), ...Array.from({ length: 30 }, (_, i) => shipped(i))]);
@@ -257,7 +260,7 @@ describe("install-set: a set published on A, copied, installed on B", () => {
   });
 });
 
-describe("install-set and B's live store", () => {
+describe("install-set and B's live store", SLOW, () => {
   it("keeps a transcript B fetched live served as stored (cached: true) after installing a set from A that lacks it", async () => {
     const server = await serverOnB();
     const id = fresh(11).videoId;
@@ -310,7 +313,7 @@ describe("install-set and B's live store", () => {
   });
 });
 
-describe("install-set stopped midway", () => {
+describe("install-set stopped midway", SLOW, () => {
   /** A shipped set whose database is padded by `mib` MiB, so copying and hashing it take a while. */
   const bigCopy = (mib: number) =>
     shipFromA([...artifactRecords(), shipped(1)], async (dir) => {
@@ -324,7 +327,7 @@ describe("install-set stopped midway", () => {
     const old = served(b);
     const copy = await bigCopy(256);
     const child = install(b, [copy]);
-    await until(() => child.stderr().includes(`copying ${ARTIFACT_FILES.database}`), 60_000, "the copy to start");
+    await until(() => child.stderr().includes(`copying ${ARTIFACT_FILES.database}`), 120_000, "the copy to start");
     child.process.kill("SIGTERM");
     const { code } = await child.exited;
     expect(code, child.stderr()).toBe(EXIT.interrupted);
@@ -339,7 +342,7 @@ describe("install-set stopped midway", () => {
     const old = served(b);
     const copy = await bigCopy(256);
     const child = install(b, [copy]);
-    await until(() => child.stderr().includes(`copying ${ARTIFACT_FILES.database}`), 60_000, "the copy to start");
+    await until(() => child.stderr().includes(`copying ${ARTIFACT_FILES.database}`), 120_000, "the copy to start");
     child.process.kill("SIGKILL");
     await child.exited;
     expect(served(b)).toBe(old);
