@@ -12,6 +12,10 @@
  *       card and a manifest; or checks such a folder (export/export-command.ts).
  *   demo
  *       Builds and publishes the generated demo dataset if DATA_DIR has none.
+ *   install-set DIR [--force]
+ *       Publishes a set built on another machine: its copied builds/<id>
+ *       folder is copied in, checked against its manifest and published
+ *       under the same lock and guard as `run` (install-set.ts).
  *   run --channels FILE [--dry-run] [--limit N] [--concurrency N] [--rate N/s] [--no-build] …
  *       The scheduled ingestion run: crawl the channels, fetch missing
  *       transcripts, build and publish (see pipeline/README.md and RUN_USAGE).
@@ -28,6 +32,9 @@ import { ConfigError, loadSettings } from "../settings/settings.js";
 import { dataDirLayout } from "./artifact/layout.js";
 import { BuildInterrupted } from "./build/interrupt.js";
 import { ensureDemoArtifacts } from "./demo.js";
+import { InstallError, installSet } from "./install-set.js";
+import { ArtifactError } from "./artifact/manifest.js";
+import { PublishError } from "./publish.js";
 import { EXPORT_USAGE } from "./export/usage.js";
 import { ExportReadError, exportRecords, readExportManifest } from "./export/read-export.js";
 import { readJsonl } from "./read-jsonl.js";
@@ -49,6 +56,7 @@ commands:
   export --format parquet|jsonl --out DIR | --verify DIR
                                   write the published set as Parquet or JSON Lines with a dataset card; or check such a folder
   demo                            build and publish the generated demo dataset if DATA_DIR has no set
+  install-set DIR [--force]       check a set copied from another machine (its builds/<id> folder) and publish it
 
 npm run pipeline -- <command> --help   the options of a command
 settings: DATA_DIR, YOUTUBE_ORIGIN, YOUTUBE_PROXY_URLS, YOUTUBE_MAX_BLOCKED_RETRIES (docs/operations.md)
@@ -75,6 +83,21 @@ only if DATA_DIR has no published set; otherwise it does nothing.
 
 exit codes: 0 ok (built, or nothing to do), 1 failed`;
 
+const INSTALL_SET_USAGE = `usage: npm run pipeline -- install-set DIR [--force]
+
+  DIR      the builds/<id> folder of a set published on another machine, copied here by any means
+           (rsync, object storage, …); its name becomes the build id here
+  --force  publish even a set that drops most of the served set's transcripts, or transcripts
+           this machine fetched live that the set does not hold
+
+The set's files are copied into DATA_DIR/builds under a temporary name and each is checked
+against the manifest (size and SHA-256): a file that differs is named and nothing is published.
+The checked set is renamed to builds/<id> and published as DATA_DIR/current, under the same lock
+and guard as run; a running server switches to it without hashing it again.
+
+exit codes: 0 ok (also: already published), 1 failed (a file differs, not a set's folder), 2 usage,
+            3 another run holds the lock, 5 publish refused (see --force), 130 interrupted (nothing published)`;
+
 const EXPORT_HELP = `${EXPORT_USAGE}
 
   --format parquet|jsonl  Parquet (zstd) or gzip'd JSON Lines shards of the transcripts and videos tables
@@ -96,7 +119,7 @@ async function main(argv: string[]): Promise<number> {
     return command === undefined ? EXIT.usage : EXIT.ok;
   }
   // Before the settings are read: help works whatever the environment holds.
-  const help = { build: BUILD_USAGE, demo: DEMO_USAGE, run: RUN_USAGE, export: EXPORT_HELP }[command];
+  const help = { build: BUILD_USAGE, demo: DEMO_USAGE, run: RUN_USAGE, export: EXPORT_HELP, "install-set": INSTALL_SET_USAGE }[command];
   if (help !== undefined && wantsHelp(rest)) {
     console.log(help);
     return EXIT.ok;
@@ -120,6 +143,15 @@ async function main(argv: string[]): Promise<number> {
       return EXIT.usage;
     }
     return buildCommand(config.dataDir, values.input, values.dataset, values.force, config.databaseUrl);
+  }
+  if (command === "install-set") {
+    const { values, positionals } = parseArgs({ args: rest, options: { force: { type: "boolean", default: false } }, allowPositionals: true, strict: false });
+    const unknown = Object.keys(values).filter((name) => name !== "force");
+    if (positionals.length !== 1 || unknown.length > 0 || typeof values.force !== "boolean") {
+      console.error(INSTALL_SET_USAGE);
+      return EXIT.usage;
+    }
+    return installSetCommand(config.dataDir, positionals[0]!, values.force);
   }
   if (command === "demo") {
     if (rest.length > 0) {
@@ -209,6 +241,50 @@ async function buildCommand(dataDir: string, inputs: string[], dataset: string, 
     state.close();
     lock.release();
     await sharedLock?.release();
+  }
+}
+
+/** `install-set DIR`: under the run lock, the copied set is checked and published (install-set.ts). */
+async function installSetCommand(dataDir: string, source: string, force: boolean): Promise<number> {
+  let lock;
+  try {
+    // The DATA_DIR's lock only: an install folds nothing from, and trims nothing in, a shared live store.
+    lock = acquireLock(dataDirLayout(dataDir).lock);
+  } catch (error) {
+    if (!(error instanceof LockHeldError)) throw error;
+    console.error(error.message);
+    return EXIT.locked;
+  }
+  const controller = new AbortController();
+  const stop = (name: string) => {
+    log(`${name}: stopping the install (nothing will be published)`);
+    controller.abort(new Error(`interrupted by ${name}`));
+  };
+  process.once("SIGTERM", () => stop("SIGTERM"));
+  process.once("SIGINT", () => stop("SIGINT"));
+  try {
+    const installed = await installSet({ dataDir, source, force, log, signal: controller.signal });
+    if (installed.outcome !== "served") {
+      const how = installed.outcome === "copied" ? `copied and checked ${installed.bytes} bytes` : "already in builds/, checked";
+      log(`published ${installed.dir}: ${JSON.stringify(installed.manifest.counts)} (${how} in ${installed.seconds.toFixed(1)} s)`);
+    }
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof BuildInterrupted) {
+      console.error(error.message);
+      return EXIT.interrupted;
+    }
+    if (error instanceof PublishRefused) {
+      console.error(error.message);
+      return EXIT.refused;
+    }
+    if (error instanceof InstallError || error instanceof ArtifactError || error instanceof PublishError) {
+      console.error(error.message);
+      return EXIT.failed;
+    }
+    throw error;
+  } finally {
+    lock.release();
   }
 }
 

@@ -44,6 +44,7 @@ const cases: { script: string; args: string[]; says: RegExp }[] = [
   { script: "pipeline", args: ["run", "-h"], says: /^usage: npm run pipeline -- run --channels FILE/ },
   { script: "pipeline", args: ["build", "--help"], says: /^usage: npm run pipeline -- build --input FILE\.jsonl/ },
   { script: "pipeline", args: ["demo", "-h"], says: /^usage: npm run pipeline -- demo/ },
+  { script: "pipeline", args: ["install-set", "--help"], says: /^usage: npm run pipeline -- install-set DIR \[--force\][\s\S]*exit codes: 0 ok/ },
   { script: "keys", args: ["--help"], says: /^Usage:\n {2}npm run keys -- create/ },
   { script: "keys", args: ["-h"], says: /^Usage:\n {2}npm run keys -- create/ },
   { script: "keys", args: ["create", "--help"], says: /^Usage:[\s\S]*revoke/ },

@@ -4,7 +4,7 @@
  * disagree on where a file is.
  *
  *   current          symlink to the served build (builds/<id>), swapped by an atomic rename
- *   builds/<id>/     published artifact sets; `.<id>.partial-<pid>-<ms>/` while one is built
+ *   builds/<id>/     published artifact sets; `.<id>.partial-<pid>-<ms>/` while one is built or installed
  *   live.db          the server's live store (transcripts fetched on demand)
  *   keys.db          API keys
  *   verified.json    this machine's record of the sets whose hashes were checked

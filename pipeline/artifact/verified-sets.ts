@@ -4,8 +4,9 @@
  * so an unchanged set is not hashed again at every start or switch. A set is
  * unchanged while each file keeps its size, mtime (ns), inode and device and
  * the manifest still names the hashes that were checked. The pipeline (after
- * a build, before it publishes) and the server (before it serves a set) both
- * read and write the record through this module.
+ * a build, before it publishes; `install-set`, after it hashed a copied set)
+ * and the server (before it serves a set) both read and write the record
+ * through this module.
  */
 import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
@@ -134,6 +135,79 @@ export interface VerifyOptions {
 
 export type VerifyOutcome = "recorded" | "hashed";
 
+/** One hashing of a set's files: each file's identity before it was hashed, and its hash. */
+export interface HashedFiles {
+  names: string[];
+  identities: FileIdentity[];
+  hashes: string[];
+  /** No file changed while it was hashed (only then may the hashing be recorded). */
+  unchanged: boolean;
+}
+
+/**
+ * Hashes every file `manifest` names in `dir` and throws ArtifactError naming
+ * the first that is missing or does not match (as `describe` calls it: by
+ * default its path).
+ */
+export async function hashSetFiles(
+  dir: string,
+  manifest: Manifest,
+  options: VerifyOptions & { describe?: (name: string) => string } = {},
+): Promise<HashedFiles> {
+  const names = Object.keys(manifest.files);
+  const paths = names.map((name) => join(dir, name));
+  const describe = options.describe ?? ((name: string) => join(dir, name));
+  const identities = names.map((name, i) => {
+    try {
+      return fileIdentity(paths[i]!);
+    } catch {
+      throw new ArtifactError(`${describe(name)} named in the manifest is missing`);
+    }
+  });
+  options.onHash?.(dir);
+  const hashes = await (options.hasher ?? hashOnThisThread)(paths);
+  names.forEach((name, i) => {
+    if (hashes[i] !== manifest.files[name]!.sha256) {
+      throw new ArtifactError(`${describe(name)} does not match its checksum in the manifest (sha256 ${hashes[i]}, the manifest says ${manifest.files[name]!.sha256})`);
+    }
+  });
+  let unchanged = true;
+  try {
+    unchanged = paths.every((path, i) => sameIdentity(identities[i]!, fileIdentity(path)));
+  } catch {
+    unchanged = false;
+  }
+  return { names, identities, hashes, unchanged };
+}
+
+/**
+ * Adds the set in `dir` (its resolved path) to the record as `hashed` found
+ * it, if every file still has the identity it had when hashed: a rename within
+ * the file system keeps it, so a set hashed under a temporary name and then
+ * renamed into place is recorded under its final name. Returns whether it was
+ * recorded (not when a file changed, or the DATA_DIR is read-only).
+ */
+export function recordVerified(dataDir: string, dir: string, hashed: HashedFiles): boolean {
+  if (!hashed.unchanged) return false;
+  try {
+    if (!hashed.names.every((name, i) => sameIdentity(hashed.identities[i]!, fileIdentity(join(dir, name))))) return false;
+  } catch {
+    return false;
+  }
+  const record = readRecord(dataDir);
+  record.sets[dir] = {
+    verifiedAt: new Date().toISOString(),
+    files: Object.fromEntries(hashed.names.map((name, i) => [name, { ...hashed.identities[i]!, sha256: hashed.hashes[i]! }])),
+  };
+  try {
+    writeRecord(dataDir, record);
+    return true;
+  } catch {
+    // A read-only DATA_DIR: the set passed, and is hashed again next time.
+    return false;
+  }
+}
+
 /**
  * Checks the set in `dir` (its resolved path) against `manifest`: skipped when
  * the record vouches for it, otherwise every file is hashed and the set is
@@ -142,39 +216,6 @@ export type VerifyOutcome = "recorded" | "hashed";
  */
 export async function verifyArtifactSet(dataDir: string, dir: string, manifest: Manifest, options: VerifyOptions = {}): Promise<VerifyOutcome> {
   if (isRecordedVerified(dataDir, dir, manifest)) return "recorded";
-  const names = Object.keys(manifest.files);
-  const paths = names.map((name) => join(dir, name));
-  const before = paths.map((path) => {
-    try {
-      return fileIdentity(path);
-    } catch {
-      throw new ArtifactError(`${path} named in the manifest is missing`);
-    }
-  });
-  options.onHash?.(dir);
-  const hashes = await (options.hasher ?? hashOnThisThread)(paths);
-  names.forEach((name, i) => {
-    if (hashes[i] !== manifest.files[name]!.sha256) {
-      throw new ArtifactError(`${paths[i]} does not match its checksum in the manifest (sha256 ${hashes[i]}, the manifest says ${manifest.files[name]!.sha256})`);
-    }
-  });
-  let unchanged = true;
-  try {
-    unchanged = paths.every((path, i) => sameIdentity(before[i]!, fileIdentity(path)));
-  } catch {
-    unchanged = false;
-  }
-  if (unchanged) {
-    const record = readRecord(dataDir);
-    record.sets[dir] = {
-      verifiedAt: new Date().toISOString(),
-      files: Object.fromEntries(names.map((name, i) => [name, { ...before[i]!, sha256: hashes[i]! }])),
-    };
-    try {
-      writeRecord(dataDir, record);
-    } catch {
-      // A read-only DATA_DIR: the set passed, and is hashed again next time.
-    }
-  }
+  recordVerified(dataDir, dir, await hashSetFiles(dir, manifest, options));
   return "hashed";
 }
