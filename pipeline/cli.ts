@@ -87,8 +87,8 @@ const INSTALL_SET_USAGE = `usage: npm run pipeline -- install-set DIR [--force]
 
   DIR      the builds/<id> folder of a set published on another machine, copied here by any means
            (rsync, object storage, …); its name becomes the build id here
-  --force  publish even a set that drops most of the served set's transcripts, or transcripts
-           this machine fetched live that the set does not hold
+  --force  publish even a set that drops most of the served set's transcripts (never one that
+           would stop serving transcripts this machine fetched live: that refusal stands)
 
 The set's files are copied into DATA_DIR/builds under a temporary name and each is checked
 against the manifest (size and SHA-256): a file that differs is named and nothing is published.

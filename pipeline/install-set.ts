@@ -36,7 +36,7 @@ export interface InstallSetOptions {
   dataDir: string;
   /** The copied `builds/<id>` folder; its name becomes the build id here. */
   source: string;
-  /** Publish even a set that drops most of the served transcripts, or live-fetched ones (see checkLiveRecords). */
+  /** Publish even a set that drops most of the served transcripts (never one that drops live-fetched ones: checkLiveRecords). */
   force?: boolean;
   log?: (message: string) => void;
   /** Aborting stops the copy or the hashing: the partial folder is removed, nothing is published (BuildInterrupted). */
@@ -98,7 +98,7 @@ export async function installSet(options: InstallSetOptions): Promise<InstalledS
     }
     log(`${final} holds this set already: checking it and publishing it`);
     await verifyArtifactSet(dataDir, final, existing);
-    checkLiveRecords(dataDir, final, existing, options.force ?? false, log);
+    checkLiveRecords(dataDir, final, existing);
     await publishBuild(dataDir, final);
     return { id, dir: final, manifest: existing, outcome: "existing", bytes: 0, seconds: elapsed() };
   }
@@ -129,7 +129,7 @@ export async function installSet(options: InstallSetOptions): Promise<InstalledS
     throwIfInterrupted(signal);
     // Again with the manifest as copied, in case the source's changed after the first look.
     checkPublish(dataDir, copied, { force: options.force ?? false });
-    checkLiveRecords(dataDir, work, copied, options.force ?? false, log);
+    checkLiveRecords(dataDir, work, copied);
     // A complete, checked set takes its own name in one rename: there is never a half-copied set under it.
     await rename(work, final);
     await syncDir(builds);
@@ -193,8 +193,9 @@ function watermarkOf(manifest: Pick<Manifest, "liveStoreId" | "liveSeq">, storeI
 }
 
 /**
- * Refuses (PublishRefused, unless `force`) a set that would stop serving a
- * transcript this machine answered as stored. This machine's live records
+ * Refuses (PublishRefused, even with `--force`: the guard's override is for
+ * sets that shrink, never for losing what was answered as stored) a set that
+ * would stop serving a transcript this machine answered as stored. This machine's live records
  * stay in `live.db` until every set in `builds/` holds them (the server trims
  * only through the lowest watermark of this store among them, and the mirror
  * of a shared store skips what the served set holds), so:
@@ -207,7 +208,7 @@ function watermarkOf(manifest: Pick<Manifest, "liveStoreId" | "liveSeq">, storeI
  *   watermark) must be in its database, video and track: a watermark of a
  *   store another machine copied would otherwise trim records it never saw.
  */
-export function checkLiveRecords(dataDir: string, setDir: string, manifest: Manifest, force: boolean, log: (message: string) => void): void {
+export function checkLiveRecords(dataDir: string, setDir: string, manifest: Manifest): void {
   const live = openLiveSnapshot(dataDir);
   if (live === undefined || live.storeId === undefined) return;
   const storeId = live.storeId;
@@ -247,9 +248,10 @@ export function checkLiveRecords(dataDir: string, setDir: string, manifest: Mani
     live.close();
   }
   if (problems.length === 0) return;
-  const message = `refusing to publish: ${problems.join("; ")}. Nothing was published. Publish a set that holds them (built where they were folded in: with DATABASE_URL, or from an export of this machine), or run again with --force to publish it anyway.`;
-  if (!force) throw new PublishRefused(message);
-  log(`--force: publishing anyway although ${problems.join("; ")}`);
+  throw new PublishRefused(
+    `refusing to publish: ${problems.join("; ")}. Nothing was published, and --force does not change this. ` +
+      "Publish a set that holds them (built where they were folded in: with DATABASE_URL, or from an export of this machine).",
+  );
 }
 
 /** This store's watermark in the served set and in each set of `builds/` (an unreadable manifest counts as 0). */

@@ -307,6 +307,10 @@ describe("install-set and B's live store", SLOW, () => {
     const refused = await installed(server.dataDir, [copy]);
     expect(refused.code).toBe(EXIT.refused);
     expect(refused.stderr).toMatch(new RegExp(`the set ${basename(own)} holds this machine's live-fetched transcripts through #1 .* the new set through #0`));
+    // What was answered as stored is never given up, not even with --force.
+    const forced = await installed(server.dataDir, [copy, "--force"]);
+    expect(forced.code).toBe(EXIT.refused);
+    expect(forced.stderr).toMatch(/--force does not change this/);
     expect(served(server.dataDir)).toBe(own);
     expect(buildsOf(server.dataDir)).not.toContain(basename(copy));
     expect((await call(server.baseUrl, `/v1/transcript/${id}`, { key: server.key })).body.cached).toBe(true);
