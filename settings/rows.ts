@@ -48,7 +48,7 @@ export const ROWS = {
     kind: optionalUrl(["redis", "rediss"], "must be a redis:// or rediss:// URL"),
     default: "",
     readBy: ["server"],
-    help: "Redis shared by replicas: with it, the rate-limit windows are counted there (exactly, across every replica), and the live-fetch claims and negative cache are kept there; unset: in this machine's memory. Unreachable: requests get 503 rate_limit_unavailable.",
+    help: "Redis shared by replicas: with it, the rate-limit windows are counted there (exactly, across every replica), and the live-fetch claims and negative cache are kept there; unset: in this machine's memory. Unreachable: each process counts and coordinates on its own until it is back (/healthz: degraded).",
   }),
   // May hold credentials: never log the value.
   databaseUrl: setting({
