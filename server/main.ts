@@ -33,6 +33,9 @@ import { fallbackCoordination, localFetchCoordination } from "./coordination/fet
 import { createFallbackRateLimiter } from "./rate-limit/fallback-rate-limiter.js";
 import { ServiceState } from "./service-state.js";
 
+/** What serves while PostgreSQL is down, as /healthz says it. */
+const POSTGRESQL_FALLBACK = "postgresql unreachable: live fetches stored here and queued for it, api keys from the copy in memory";
+
 /** How often a worker looks for live records other workers stored (one cheap pragma when none). */
 const LIVE_SYNC_MS = 250;
 
@@ -89,9 +92,20 @@ async function main(): Promise<void> {
   }
   if (stoppedDuringStartup()) return;
 
-  // DATABASE_URL: the keys every replica shares, in PostgreSQL; else keys.db in DATA_DIR.
-  const keyStore = config.databaseUrl === undefined ? openKeyStore({ dataDir: config.dataDir }) : await openPgKeyStore({ url: config.databaseUrl, log });
   const state = new ServiceState();
+  // PostgreSQL is down for this replica while the key store or the live store says so (each says it once per change).
+  const pgDown = new Set<string>();
+  const pgReachable = (part: string) => (up: boolean) => {
+    if (up) pgDown.delete(part);
+    else pgDown.add(part);
+    if (pgDown.size === 0) state.serviceUp("postgresql");
+    else state.serviceDown("postgresql", POSTGRESQL_FALLBACK);
+  };
+  // DATABASE_URL: the keys every replica shares, in PostgreSQL; else keys.db in DATA_DIR.
+  const keyStore =
+    config.databaseUrl === undefined
+      ? openKeyStore({ dataDir: config.dataDir })
+      : await openPgKeyStore({ url: config.databaseUrl, log, cacheMs: config.keyCacheSeconds * 1000, onReachable: pgReachable("keys") });
   // REDIS_URL: the rate-limit windows and the negative cache are shared by every replica (and worker) instead of held here.
   const connection = config.redisUrl === undefined ? undefined : connectRedis(config.redisUrl, log);
   const redis = connection?.redis;
@@ -117,7 +131,10 @@ async function main(): Promise<void> {
         )
       : link?.coordination;
   // DATABASE_URL: live fetches are committed to PostgreSQL and mirrored into live.db by every replica.
-  const sharedLive = config.databaseUrl === undefined ? undefined : await openSharedLiveStore({ url: config.databaseUrl, log });
+  const sharedLive =
+    config.databaseUrl === undefined
+      ? undefined
+      : await openSharedLiveStore({ url: config.databaseUrl, log, maxPending: config.livePendingMax, onReachable: pgReachable("live") });
   const runtime = await openRuntime(config, {
     log,
     state,
