@@ -145,7 +145,7 @@ describe.skipIf(!available)("PostgreSQL unreachable", () => {
     expect(fromB.status).toBe(200);
     expect(fromB.body.cached).toBe(true);
     expect(standin!.stats.byVideo[id]?.watch).toBe(1);
-  }, 120_000);
+  }, 300_000);
 
   test("a full queue answers 503 live_store_unavailable; the keys held expire after KEY_CACHE_SECONDS", async () => {
     const used = await makeKey("bounded");
@@ -170,5 +170,5 @@ describe.skipIf(!available)("PostgreSQL unreachable", () => {
     proxy.restore();
     await until(async () => (await call(server.baseUrl, "/v1/stats", { key: used })).status === 200, 10_000, "the key to work again");
     await until(async () => (await sql("SELECT 1 FROM live_records WHERE video_id = $1", [fresh(8).videoId])).length === 1, 10_000, "the queued record in PostgreSQL");
-  }, 120_000);
+  }, 300_000);
 });
