@@ -71,7 +71,8 @@ export async function openSharedLiveStore(options: SharedLiveStoreOptions): Prom
   const pollMs = options.pollMs ?? 1_000;
   const maxPending = options.maxPending ?? 10_000;
   const pool = new pg.Pool({ connectionString: url, application_name: "transcript-server live", connectionTimeoutMillis: 2_000, query_timeout: 5_000, max: 4 });
-  pool.on("error", (error) => log.warn("postgresql live store connection lost", errorFields(error)));
+  // Said once per outage by `reached`; an idle connection lost is a detail of it.
+  pool.on("error", (error) => log.debug("postgresql live store connection lost", errorFields(error)));
   const setup = await pool.connect();
   let storeId: string;
   try {
