@@ -89,7 +89,7 @@ export function createApp(options: AppOptions): http.Server {
     health: () => {
       // After a hot switch the served set's own manifest is the truth, not the one given at start.
       const manifest = (catalogs.current as { manifest?: AppOptions["manifest"] }).manifest ?? options.manifest;
-      return { builtAt: manifest?.builtAt ?? null, schemaVersion: manifest?.schemaVersion ?? null, condition: state.condition, ready: state.ready };
+      return { builtAt: manifest?.builtAt ?? null, schemaVersion: manifest?.schemaVersion ?? null, condition: state.condition, ready: state.ready, unreachable: state.unreachable };
     },
     openapi: () => (openapi ??= servedOpenApiDocument()),
     representations: new RepresentationCache(config.responseCacheMb * 1024 * 1024),

@@ -24,11 +24,17 @@ import { openRuntime, reloadOnSighup, warmLogged } from "./runtime.js";
 import { closeGracefully } from "./shutdown.js";
 import { runPrimary } from "./cluster/primary.js";
 import { connectWorker } from "./cluster/worker-link.js";
-import { connectRedis, untilReady } from "./coordination/redis-client.js";
+import { connectRedis, REDIS_FALLBACK, untilReady } from "./coordination/redis-client.js";
 import { createRedisRateLimiter } from "./rate-limit/redis-rate-limiter.js";
 import { createRedisNegativeCache } from "./coordination/redis-negative-cache.js";
 import { createRedisFetchClaims } from "./coordination/redis-fetch-claims.js";
 import { openSharedLiveStore } from "./coordination/pg-live-store.js";
+import { fallbackCoordination, localFetchCoordination } from "./coordination/fetch-coordination.js";
+import { createFallbackRateLimiter } from "./rate-limit/fallback-rate-limiter.js";
+import { ServiceState } from "./service-state.js";
+
+/** What serves while PostgreSQL is down, as /healthz says it. */
+const POSTGRESQL_FALLBACK = "postgresql unreachable: live fetches stored here and queued for it, api keys from the copy in memory";
 
 /** How often a worker looks for live records other workers stored (one cheap pragma when none). */
 const LIVE_SYNC_MS = 250;
@@ -86,22 +92,52 @@ async function main(): Promise<void> {
   }
   if (stoppedDuringStartup()) return;
 
+  const state = new ServiceState();
+  // PostgreSQL is down for this replica while the key store or the live store says so (each says it once per change).
+  const pgDown = new Set<string>();
+  const pgReachable = (part: string) => (up: boolean) => {
+    if (up) pgDown.delete(part);
+    else pgDown.add(part);
+    if (pgDown.size === 0) state.serviceUp("postgresql");
+    else state.serviceDown("postgresql", POSTGRESQL_FALLBACK);
+  };
   // DATABASE_URL: the keys every replica shares, in PostgreSQL; else keys.db in DATA_DIR.
-  const keyStore = config.databaseUrl === undefined ? openKeyStore({ dataDir: config.dataDir }) : await openPgKeyStore({ url: config.databaseUrl, log });
+  const keyStore =
+    config.databaseUrl === undefined
+      ? openKeyStore({ dataDir: config.dataDir })
+      : await openPgKeyStore({ url: config.databaseUrl, log, cacheMs: config.keyCacheSeconds * 1000, onReachable: pgReachable("keys") });
   // REDIS_URL: the rate-limit windows and the negative cache are shared by every replica (and worker) instead of held here.
-  const redis = config.redisUrl === undefined ? undefined : connectRedis(config.redisUrl, log);
-  const negative = redis
-    ? createRedisNegativeCache({ redis, prefix: config.redisKeyPrefix, ttlMs: config.negativeCacheSeconds * 1000, log })
-    : undefined;
+  const connection = config.redisUrl === undefined ? undefined : connectRedis(config.redisUrl, log);
+  const redis = connection?.redis;
+  // Degraded from the start until Redis first answers (a replica may start while Redis is down).
+  if (connection) {
+    state.serviceDown("redis", REDIS_FALLBACK);
+    connection.onChange((up) => (up ? state.serviceUp("redis") : state.serviceDown("redis", REDIS_FALLBACK)));
+    redis?.once("ready", () => state.serviceUp("redis"));
+  }
+  // While Redis is down, the coordination of this process (or of the primary, with WORKERS > 1) serves instead.
+  const localCoordination =
+    link?.coordination ?? localFetchCoordination({ ttlMs: config.negativeCacheSeconds * 1000, maxEntries: config.negativeCacheSize });
   // With Redis, claims are taken there by every worker of every replica, so one of them fetches a miss.
-  const claims = redis
-    ? createRedisFetchClaims({ redis, prefix: config.redisKeyPrefix, ttlMs: config.liveClaimSeconds * 1000, log })
-    : undefined;
-  const coordination = negative && claims ? { claims, negative } : link?.coordination;
+  const coordination =
+    redis && connection
+      ? fallbackCoordination(
+          {
+            claims: createRedisFetchClaims({ redis, prefix: config.redisKeyPrefix, ttlMs: config.liveClaimSeconds * 1000, log }),
+            negative: createRedisNegativeCache({ redis, prefix: config.redisKeyPrefix, ttlMs: config.negativeCacheSeconds * 1000, log }),
+          },
+          localCoordination,
+          connection.usable,
+        )
+      : link?.coordination;
   // DATABASE_URL: live fetches are committed to PostgreSQL and mirrored into live.db by every replica.
-  const sharedLive = config.databaseUrl === undefined ? undefined : await openSharedLiveStore({ url: config.databaseUrl, log });
+  const sharedLive =
+    config.databaseUrl === undefined
+      ? undefined
+      : await openSharedLiveStore({ url: config.databaseUrl, log, maxPending: config.livePendingMax, onReachable: pgReachable("live") });
   const runtime = await openRuntime(config, {
     log,
+    state,
     // Synchronously after the swap: no request is served by the new set with the demo key still valid.
     onSwitched: (next) => {
       if (!isDemoSet(next.manifest)) revokeDemoKeys(keyStore, next.manifest.dataset, log);
@@ -114,9 +150,10 @@ async function main(): Promise<void> {
     await runtime.close();
     keyStore.close();
     link?.close();
-    redis?.disconnect();
+    connection?.disconnect();
   };
-  if (redis !== undefined && !(await untilReady(redis, 5_000))) log.warn("redis not reachable at start; rate-limited requests get 503 until it is");
+  // A short wait, so a replica starting with Redis counts in Redis from its first request; it serves either way.
+  if (redis !== undefined && !(await untilReady(redis, 5_000))) log.warn("redis not reachable at start; serving with local fallbacks until it is");
   if (stoppedDuringStartup(closeOpened)) return;
   const catalog = runtime.catalogs.current;
   let demoKey: string | undefined;
@@ -129,14 +166,20 @@ async function main(): Promise<void> {
   if (stoppedDuringStartup(closeOpened)) return;
   runtime.state.markLoaded();
 
+  // Per process, or the primary's with WORKERS > 1: the limiter without Redis, and its fallback with Redis down.
+  const localLimiter = link?.rateLimiter ?? createMemoryRateLimiter({ limit: config.rateLimitPerMinute });
   const server = createApp({
     config,
     catalog: runtime.catalogs,
     keyStore,
     ...(runtime.fetcher ? { transcriptSource: runtime.fetcher } : {}),
-    rateLimiter: redis
-      ? createRedisRateLimiter({ redis, prefix: config.redisKeyPrefix, limit: config.rateLimitPerMinute, log })
-      : (link?.rateLimiter ?? createMemoryRateLimiter({ limit: config.rateLimitPerMinute })),
+    rateLimiter: connection
+      ? createFallbackRateLimiter({
+          shared: createRedisRateLimiter({ redis: connection.redis, prefix: config.redisKeyPrefix, limit: config.rateLimitPerMinute }),
+          local: localLimiter,
+          usable: connection.usable,
+        })
+      : localLimiter,
     log,
     state: runtime.state,
     onDatabaseFault: (code, faulty) => void runtime.databaseFault(code, faulty),

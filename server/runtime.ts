@@ -49,6 +49,8 @@ export interface RuntimeOptions {
   liveSyncMs?: number;
   /** The live store shared by every replica (DATABASE_URL): this one's `live.db` becomes its mirror; closed with the runtime. */
   sharedLive?: SharedLiveStore;
+  /** The health state to report into (main.ts makes it first, so shared services can report before the runtime opens); default a new one. */
+  state?: ServiceState;
 }
 
 export interface Runtime {
@@ -67,7 +69,7 @@ export interface Runtime {
 
 export async function openRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
   const { log } = options;
-  const state = new ServiceState();
+  const state = options.state ?? new ServiceState();
   // Before the live store is opened: a set is verified before anything is reconciled with it.
   const { servedDir, failedDir } = await chooseStartSet(config.dataDir, state, log);
   const live = LiveStore.open(dataDirLayout(config.dataDir).liveStore);

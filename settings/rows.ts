@@ -48,7 +48,7 @@ export const ROWS = {
     kind: optionalUrl(["redis", "rediss"], "must be a redis:// or rediss:// URL"),
     default: "",
     readBy: ["server"],
-    help: "Redis shared by replicas: with it, the rate-limit windows are counted there (exactly, across every replica), and the live-fetch claims and negative cache are kept there; unset: in this machine's memory. Unreachable: requests get 503 rate_limit_unavailable.",
+    help: "Redis shared by replicas: with it, the rate-limit windows are counted there (exactly, across every replica), and the live-fetch claims and negative cache are kept there; unset: in this machine's memory. Unreachable: each process counts and coordinates on its own until it is back (/healthz: degraded).",
   }),
   // May hold credentials: never log the value.
   databaseUrl: setting({
@@ -296,6 +296,20 @@ export const ROWS = {
     default: "10",
     readBy: ["server"],
     help: "With REDIS_URL: how long a replica's claim on a live fetch outlives its last renewal (1 to 600); a replica killed mid-fetch frees the video after this long.",
+  }),
+  livePendingMax: setting({
+    name: "LIVE_PENDING_MAX",
+    kind: wholeNumber(0, 10_000_000),
+    default: "10000",
+    readBy: ["server"],
+    help: "With DATABASE_URL: live fetches a replica stores in its live.db and queues for PostgreSQL while it is unreachable (0 to 10000000); beyond it (or 0), a fetch is answered 503 live_store_unavailable and not stored.",
+  }),
+  keyCacheSeconds: setting({
+    name: "KEY_CACHE_SECONDS",
+    kind: wholeNumber(0, 86_400),
+    default: "300",
+    readBy: ["server"],
+    help: "With DATABASE_URL: how long after PostgreSQL last answered the keys held in memory keep working while it is unreachable (0 to 86400); then, and for keys it never held, 503 key_store_unavailable. Also the longest a revocation made meanwhile goes unseen.",
   }),
   negativeCacheSize: setting({
     name: "NEGATIVE_CACHE_SIZE",

@@ -64,7 +64,7 @@ export interface CreateKeyOptions {
 export interface KeyStore {
   /** Returns the plaintext key exactly once; only its hash is stored. */
   create(options: CreateKeyOptions): { key: string; record: KeyRecord };
-  /** The record of a key whose hash matches, revoked or not; undefined for malformed or unknown keys. */
+  /** The record of a key whose hash matches, revoked or not; undefined for malformed or unknown keys. A store that cannot tell now (PostgreSQL unreachable) throws a 503 HttpError. */
   verify(key: string): KeyRecord | undefined;
   list(): KeyRecord[];
   /** false when no active key has this id. */

@@ -5,14 +5,19 @@
  * and every `refreshMs` whatever happens (a notification lost while the
  * connection was down), so a revocation reaches every replica within
  * moments, and within `refreshMs` at worst once PostgreSQL answers.
- * PostgreSQL unreachable: the copy last loaded keeps serving, and the
- * connection is made again at the next refresh.
+ * PostgreSQL unreachable: the copy last loaded keeps serving for
+ * `cacheMs` after PostgreSQL last answered (KEY_CACHE_SECONDS), which bounds
+ * how long a revocation made meanwhile goes unseen; a key the copy does not
+ * hold (perhaps made meanwhile), and every key after that, gets 503
+ * `key_store_unavailable`, not 401. The connection is made again at the next
+ * refresh, and the copy reloaded at once.
  *
  * Keys are created with `npm run keys`; the server only revokes (the demo
  * key's revocation when another set is served), in memory at once and in
  * PostgreSQL in the background.
  */
 import pg from "pg";
+import { HttpError } from "../http/http-error.js";
 import { errorFields, type Logger } from "../log.js";
 import { keyMatchesHash, parseKeyId } from "./api-key.js";
 import type { KeyRecord } from "./key-record.js";
@@ -24,11 +29,36 @@ export interface PgKeyStoreOptions {
   log: Logger;
   /** Reload at least this often, in ms. Default 2000. */
   refreshMs?: number;
+  /** How long after PostgreSQL last answered the copy serves while it is unreachable, in ms. Default 300000. */
+  cacheMs?: number;
+  /** Told when PostgreSQL stops answering (false) and answers again (true), once per change. */
+  onReachable?: (up: boolean) => void;
+  /** Milliseconds since the epoch. Default Date.now. */
+  now?: () => number;
+}
+
+/** 503 while PostgreSQL is unreachable and the key cannot be vouched for by the copy in memory. */
+export function keyStoreUnavailable(): HttpError {
+  return new HttpError(503, "key_store_unavailable", "The API key cannot be checked right now; try again shortly.", {
+    headers: { "Retry-After": "5" },
+  });
 }
 
 export async function openPgKeyStore(options: PgKeyStoreOptions): Promise<KeyStore> {
   const { url, log } = options;
+  const cacheMs = options.cacheMs ?? 300_000;
+  const now = options.now ?? Date.now;
   let rows = new Map<string, PgKeyRow>();
+  /** When PostgreSQL last answered a reload (its copy is that fresh). */
+  let loadedAt = 0;
+  let reachable = true;
+  const reached = (up: boolean): void => {
+    if (up === reachable) return;
+    reachable = up;
+    if (up) log.info("postgresql reachable again: api keys reloaded");
+    else log.warn("postgresql unreachable: api keys served from memory", { forSeconds: Math.max(0, Math.round((loadedAt + cacheMs - now()) / 1000)) });
+    options.onReachable?.(up);
+  };
   let client: pg.Client | undefined;
   let closed = false;
   let reloading: Promise<void> | undefined;
@@ -36,8 +66,9 @@ export async function openPgKeyStore(options: PgKeyStoreOptions): Promise<KeySto
   const connect = async (): Promise<pg.Client> => {
     const fresh = new pg.Client({ connectionString: url, application_name: "transcript-server", connectionTimeoutMillis: 2_000 });
     fresh.on("error", (error) => {
-      log.warn("postgresql connection lost; keys served from memory until it is back", errorFields(error));
+      log.debug("postgresql key connection lost", errorFields(error));
       if (client === fresh) client = undefined;
+      reached(false);
       fresh.end().catch(() => undefined);
     });
     fresh.on("notification", () => void reload());
@@ -55,10 +86,17 @@ export async function openPgKeyStore(options: PgKeyStoreOptions): Promise<KeySto
     const next = new Map<string, PgKeyRow>();
     for (const row of await allPgKeys(client)) next.set(row.key_id, row);
     rows = next;
+    loadedAt = now();
+    reached(true);
   };
   const reload = (): Promise<void> => {
     reloading ??= load()
-      .catch((error: unknown) => log.warn("api keys could not be reloaded from postgresql", errorFields(error)))
+      .catch((error: unknown) => {
+        if (reachable) log.warn("api keys could not be reloaded from postgresql", errorFields(error));
+        if (client !== undefined) client.end().catch(() => undefined);
+        client = undefined;
+        reached(false);
+      })
       .finally(() => {
         reloading = undefined;
       });
@@ -88,8 +126,12 @@ export async function openPgKeyStore(options: PgKeyStoreOptions): Promise<KeySto
     verify(key: string): KeyRecord | undefined {
       const keyId = parseKeyId(key);
       if (keyId === undefined) return undefined;
+      // PostgreSQL unreachable: the copy vouches for what it holds, for a bounded time; for nothing else.
+      if (!reachable && now() - loadedAt > cacheMs) throw keyStoreUnavailable();
       const row = rows.get(keyId);
-      return row !== undefined && keyMatchesHash(key, row.hash) ? pgRowToRecord(row) : undefined;
+      if (row !== undefined && keyMatchesHash(key, row.hash)) return pgRowToRecord(row);
+      if (!reachable) throw keyStoreUnavailable();
+      return undefined;
     },
     list: () => [...rows.values()].map(pgRowToRecord),
     revoke(keyId, now = new Date()) {

@@ -83,3 +83,18 @@ export function youTubeErrorFrom(shared: SharedYouTubeError): YouTubeError {
   const { code, message, ...details } = shared;
   return new YouTubeError(code, message, details);
 }
+
+/**
+ * The shared coordination while `usable()` (Redis is up), else `local` (this
+ * process's, or the cluster primary's): an unreachable Redis costs at most an
+ * extra upstream fetch per replica, and asks nothing of Redis meanwhile.
+ */
+export function fallbackCoordination(shared: FetchCoordination, local: FetchCoordination, usable: () => boolean): FetchCoordination {
+  return {
+    claims: { claim: (key) => (usable() ? shared.claims : local.claims).claim(key) },
+    negative: {
+      get: (videoId, lang) => (usable() ? shared.negative : local.negative).get(videoId, lang),
+      remember: (videoId, lang, error) => (usable() ? shared.negative : local.negative).remember(videoId, lang, error),
+    },
+  };
+}

@@ -10,8 +10,12 @@
  * while the connection was down). A row the served set holds already (at or
  * below its watermark), or older than the record this store holds for the
  * video, is skipped. PostgreSQL unreachable: the mirror retries at its next
- * tick; a live fetch cannot commit and is answered 503 (nothing is answered
- * as stored that is not in PostgreSQL).
+ * tick; a live fetch that cannot commit is stored in this replica's
+ * `live.db` and queued there (`pending_shared`, at most `maxPending` rows,
+ * durable with the record), and the queue is written to PostgreSQL in order,
+ * with backoff, until it answers. A row leaves the queue only after its
+ * commit, so a crash between the two writes it again: a repeat, which the
+ * fold merges and the mirror skips, never a loss.
  */
 import pg from "pg";
 import type { VideoRecord } from "../../pipeline/artifact/contract.js";
@@ -31,6 +35,10 @@ export interface SharedLiveStore {
   readonly storeId: string;
   /** Commits a fetched record durably; resolves with its sequence number. Throws a 503 HttpError when PostgreSQL cannot. */
   commit(record: VideoRecord, fetchedAt: Date): Promise<number>;
+  /** Whether a record that cannot be committed now may be queued in `live.db` (the queue is not full). */
+  queueRoom(): boolean;
+  /** Writes the queued records to PostgreSQL now (the mirror's timer does it too, with backoff); resolves with how many are left. */
+  flush(): Promise<number>;
   /** Copies this replica's records of another store to PostgreSQL, then makes `live` a mirror of the shared store. */
   adopt(live: LiveStore): Promise<void>;
   /** Starts mirroring new rows into the served catalog's live store. */
@@ -47,15 +55,24 @@ export interface SharedLiveStoreOptions {
   log: Logger;
   /** Read new rows at least this often, in ms. Default 1000. */
   pollMs?: number;
+  /** Most records queued in `live.db` for PostgreSQL; a fetch beyond is answered 503. Default 10000. */
+  maxPending?: number;
+  /** Told when PostgreSQL stops answering (false) and answers again (true), once per change. */
+  onReachable?: (up: boolean) => void;
 }
+
+/** Queue retries after a failure: 1 s, doubling up to this. */
+const MAX_BACKOFF_MS = 8_000;
 
 const BATCH = 500;
 
 export async function openSharedLiveStore(options: SharedLiveStoreOptions): Promise<SharedLiveStore> {
   const { url, log } = options;
   const pollMs = options.pollMs ?? 1_000;
+  const maxPending = options.maxPending ?? 10_000;
   const pool = new pg.Pool({ connectionString: url, application_name: "transcript-server live", connectionTimeoutMillis: 2_000, query_timeout: 5_000, max: 4 });
-  pool.on("error", (error) => log.warn("postgresql live store connection lost", errorFields(error)));
+  // Said once per outage by `reached`; an idle connection lost is a detail of it.
+  pool.on("error", (error) => log.debug("postgresql live store connection lost", errorFields(error)));
   const setup = await pool.connect();
   let storeId: string;
   try {
@@ -72,6 +89,19 @@ export async function openSharedLiveStore(options: SharedLiveStoreOptions): Prom
   let timer: NodeJS.Timeout | undefined;
   const waiters = new Set<{ seq: number; resolve: (ok: boolean) => void }>();
   let target: { catalogs: { readonly current: MirrorCatalog }; live: LiveStore } | undefined;
+  let reachable = true;
+  let failures = 0;
+  let retryAt = 0;
+  let flushing: Promise<number> | undefined;
+
+  /** One line per change, not one per failed request. */
+  const reached = (up: boolean, error?: unknown): void => {
+    if (up === reachable) return;
+    reachable = up;
+    if (up) log.info("postgresql reachable again: live fetches committed there, queued records written", { queued: target?.live.pendingCount() ?? 0 });
+    else log.warn("postgresql unreachable: live fetches stored here and queued for it", error === undefined ? {} : errorFields(error));
+    options.onReachable?.(up);
+  };
 
   const pull = async (): Promise<void> => {
     if (target === undefined) return;
@@ -105,7 +135,11 @@ export async function openSharedLiveStore(options: SharedLiveStoreOptions): Prom
       return running;
     }
     running = pull()
-      .catch((error: unknown) => log.warn("live store mirror failed; retrying", errorFields(error)))
+      .then(() => reached(true))
+      .catch((error: unknown) => {
+        if (reachable) log.warn("live store mirror failed; retrying", errorFields(error));
+        reached(false, error);
+      })
       .finally(() => {
         running = undefined;
         if (again) {
@@ -153,22 +187,71 @@ export async function openSharedLiveStore(options: SharedLiveStoreOptions): Prom
     });
   };
 
+  const commit = async (record: VideoRecord, fetchedAt: Date): Promise<number> => {
+    const client = await pool.connect().catch((error: unknown) => {
+      reached(false, error);
+      throw unavailable(error);
+    });
+    try {
+      const seq = await insertSharedRecord(client, record, fetchedAt);
+      client.release();
+      return seq;
+    } catch (error) {
+      // Dropped, not reused: a timed-out query may leave the connection mid-transaction.
+      client.release(error instanceof Error ? error : true);
+      reached(false, error);
+      throw unavailable(error);
+    }
+  };
+
+  /** The queue, oldest first, until it is empty or PostgreSQL fails (then the next try waits, doubling). */
+  const drain = async (): Promise<number> => {
+    if (target === undefined) return 0;
+    const { catalogs, live } = target;
+    for (;;) {
+      const batch = live.pending(BATCH);
+      if (batch.length === 0) break;
+      for (const queued of batch) {
+        let seq: number;
+        try {
+          seq = await commit(queued.record, queued.fetchedAt);
+        } catch (error) {
+          failures++;
+          retryAt = Date.now() + Math.min(MAX_BACKOFF_MS, 1_000 * 2 ** (failures - 1));
+          log.debug("queued live records not written to postgresql; retrying", { queued: live.pendingCount(), ...errorFields(error) });
+          return live.pendingCount();
+        }
+        try {
+          // The shared number from now on, as if it had been committed at once; then out of the queue.
+          catalogs.current.storeLive(queued.record, { seq, fetchedAt: queued.fetchedAt });
+          live.settlePending(queued.id);
+        } catch (error) {
+          // In PostgreSQL already: a row left in the queue is written again later (a repeat, not a loss).
+          log.error("queued live record committed but not settled here", { videoId: queued.record.videoId, ...errorFields(error) });
+          retryAt = Date.now() + MAX_BACKOFF_MS;
+          return live.pendingCount();
+        }
+        failures = 0;
+        retryAt = 0;
+      }
+    }
+    const left = live.pendingCount();
+    if (left === 0) reached(true);
+    return left;
+  };
+  const flush = (): Promise<number> => {
+    if (closed) return Promise.resolve(target?.live.pendingCount() ?? 0);
+    flushing ??= drain().finally(() => {
+      flushing = undefined;
+    });
+    return flushing;
+  };
+
   return {
     storeId,
-    async commit(record, fetchedAt) {
-      const client = await pool.connect().catch((error: unknown) => {
-        throw unavailable(error);
-      });
-      try {
-        const seq = await insertSharedRecord(client, record, fetchedAt);
-        client.release();
-        return seq;
-      } catch (error) {
-        // Dropped, not reused: a timed-out query may leave the connection mid-transaction.
-        client.release(error instanceof Error ? error : true);
-        throw unavailable(error);
-      }
-    },
+    commit,
+    queueRoom: () => target !== undefined && target.live.pendingCount() < maxPending,
+    flush,
     async adopt(live) {
       if (live.storeId === storeId) return;
       let copied = 0;
@@ -191,9 +274,12 @@ export async function openSharedLiveStore(options: SharedLiveStoreOptions): Prom
       cursor = covered.liveStoreId === storeId ? covered.liveSeq : 0;
       target = { catalogs, live };
       void listen().then(sync);
+      // Records queued before a restart go first.
+      if (live.pendingCount() > 0) void flush();
       timer = setInterval(() => {
         void listen();
         void sync();
+        if (Date.now() >= retryAt && live.pendingCount() > 0) void flush();
       }, pollMs);
       timer.unref();
     },
@@ -214,6 +300,7 @@ export async function openSharedLiveStore(options: SharedLiveStoreOptions): Prom
       for (const waiter of waiters) waiter.resolve(false);
       waiters.clear();
       await running;
+      await flushing;
       await listener?.end().catch(() => undefined);
       await pool.end().catch(() => undefined);
     },

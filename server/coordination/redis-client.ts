@@ -1,12 +1,27 @@
 /**
  * The Redis connection of a replica (REDIS_URL). Commands fail fast while
  * Redis is unreachable (no offline queue, one attempt, a short timeout)
- * instead of holding requests; the client reconnects on its own.
+ * instead of holding requests; the client reconnects on its own. While it is
+ * not ready, what Redis shares (rate limits, fetch claims, the negative
+ * cache) is kept by this process instead (`usable()` says which): one
+ * warning when Redis goes, one line when it is back.
  */
 import { Redis } from "ioredis";
 import { errorFields, type Logger } from "../log.js";
 
-export function connectRedis(url: string, log: Logger, timeoutMs = 1_000): Redis {
+export interface RedisConnection {
+  readonly redis: Redis;
+  /** Ready for commands now; otherwise callers use their local fallback without asking. */
+  usable(): boolean;
+  /** Called on each change: false when Redis went, true when it is back. */
+  onChange(listener: (up: boolean) => void): void;
+  disconnect(): void;
+}
+
+/** What serves while Redis is down, as the warning and /healthz say it. */
+export const REDIS_FALLBACK = "redis unreachable: rate limits counted per process, fetch claims and negative cache in memory";
+
+export function connectRedis(url: string, log: Logger, timeoutMs = 1_000): RedisConnection {
   const redis = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
@@ -15,16 +30,29 @@ export function connectRedis(url: string, log: Logger, timeoutMs = 1_000): Redis
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
     lazyConnect: false,
   });
+  const listeners: ((up: boolean) => void)[] = [];
   let down = false;
-  redis.on("error", (error) => {
-    if (!down) log.warn("redis unreachable; retrying", errorFields(error));
+  const goDown = (error?: unknown): void => {
+    if (down) return;
     down = true;
-  });
+    log.warn(`${REDIS_FALLBACK}; reconnecting`, error === undefined ? {} : errorFields(error));
+    for (const listener of listeners) listener(false);
+  };
+  // A refused connection says `error`; a server that goes away says `close` (and `error` only on the next attempt).
+  redis.on("error", (error) => goDown(error));
+  redis.on("close", () => goDown());
   redis.on("ready", () => {
-    if (down) log.info("redis reachable again");
+    if (!down) return;
     down = false;
+    log.info("redis reachable again: rate limits, fetch claims and negative cache shared again");
+    for (const listener of listeners) listener(true);
   });
-  return redis;
+  return {
+    redis,
+    usable: () => redis.status === "ready",
+    onChange: (listener) => void listeners.push(listener),
+    disconnect: () => redis.disconnect(),
+  };
 }
 
 /** Resolves true once the connection is ready, false after `timeoutMs`. */

@@ -201,7 +201,7 @@ export class ArtifactCatalog implements Catalog {
   }
 
   /** Stores a live-fetched record (with the shared store's `seq`, when it has one); it is served and searchable as soon as this returns. */
-  storeLive(record: VideoRecord, stored: { seq?: number; fetchedAt?: Date } = {}): void {
+  storeLive(record: VideoRecord, stored: { seq?: number; fetchedAt?: Date; pending?: boolean } = {}): void {
     if (!this.#live) throw new Error("this catalog has no live store");
     this.#live.put(record, { ...this.placement(record), ...stored });
   }

@@ -48,7 +48,32 @@ export interface PutOptions extends Placement {
   fetchedAt?: Date;
   /** Keep this sequence number (replaying a stored record); default: the next one. */
   seq?: number;
+  /** Not yet in the shared store (DATABASE_URL, PostgreSQL unreachable): queue it there too, in the same transaction. */
+  pending?: boolean;
 }
+
+/** A record stored here that the shared store (PostgreSQL) does not have yet. */
+export interface PendingRecord {
+  /** Its place in the queue; a newer fetch of the same video replaces the row (and the id). */
+  id: number;
+  record: VideoRecord;
+  fetchedAt: Date;
+}
+
+/**
+ * The queue of records for the shared store: stored here (served, searched)
+ * but not yet committed to PostgreSQL. A row leaves it only once PostgreSQL
+ * has the record; until then reconcile keeps the record whatever the
+ * watermarks say (they count the shared store's numbers, not this queue's).
+ */
+const PENDING_DDL = `
+CREATE TABLE IF NOT EXISTS pending_shared (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  video_id TEXT NOT NULL UNIQUE,
+  record TEXT NOT NULL,
+  fetched_at TEXT NOT NULL
+);
+`;
 
 export class LiveStore {
   readonly db: Database.Database;
@@ -76,6 +101,7 @@ export class LiveStore {
       // Checked and made in one IMMEDIATE transaction, so of two processes opening a new store one makes it.
       db.transaction(() => {
         if (!hasLiveStoreSchema(db)) db.exec(LIVE_STORE_DDL);
+        db.exec(PENDING_DDL);
       }).immediate();
       // A store made before stores had ids gets one now; its sequence continues above what it holds.
       db.transaction(() => {
@@ -147,7 +173,17 @@ export class LiveStore {
          JOIN channels c ON c.id = v.channel WHERE r.seq > ? ORDER BY r.seq`,
       ),
       records: db.prepare("SELECT record FROM live_records WHERE seq > ? ORDER BY seq").pluck(),
-      stored: db.prepare("SELECT record, fetched_at AS fetchedAt, seq FROM live_records WHERE seq > ? ORDER BY seq"),
+      stored: db.prepare(
+        `SELECT record, fetched_at AS fetchedAt, seq FROM live_records
+         WHERE seq > ? OR video_id IN (SELECT video_id FROM pending_shared) ORDER BY seq`,
+      ),
+      putPending: db.prepare(
+        `INSERT INTO pending_shared (video_id, record, fetched_at) VALUES (?, ?, ?)
+         ON CONFLICT (video_id) DO UPDATE SET id = (SELECT max(id) + 1 FROM pending_shared), record = excluded.record, fetched_at = excluded.fetched_at`,
+      ),
+      pending: db.prepare("SELECT id, record, fetched_at AS fetchedAt FROM pending_shared ORDER BY id LIMIT ?"),
+      pendingCount: db.prepare("SELECT count(*) FROM pending_shared").pluck(),
+      settlePending: db.prepare("DELETE FROM pending_shared WHERE id = ?"),
       storeId: db.prepare(`SELECT value FROM meta WHERE key = '${LIVE_META.storeId}'`).pluck(),
       maxSeq: db.prepare("SELECT coalesce(max(seq), 0) FROM live_records").pluck(),
       newVideosOfChannel: db.prepare(
@@ -269,14 +305,9 @@ export class LiveStore {
     const next = this.#sql.getSeq.get() as number;
     const seq = options.seq ?? next;
     if (seq >= next) this.#sql.setSeq.run(String(seq + 1));
-    this.#sql.putRecord.run(
-      merged.videoId,
-      JSON.stringify(merged),
-      (options.fetchedAt ?? new Date()).toISOString(),
-      seq,
-      options.videoInArtifacts ? 1 : 0,
-      searchable ? 1 : 0,
-    );
+    const fetchedAt = (options.fetchedAt ?? new Date()).toISOString();
+    this.#sql.putRecord.run(merged.videoId, JSON.stringify(merged), fetchedAt, seq, options.videoInArtifacts ? 1 : 0, searchable ? 1 : 0);
+    if (options.pending === true) this.#sql.putPending.run(merged.videoId, JSON.stringify(merged), fetchedAt);
     const counts = { ...before };
     if (!previous && !options.videoInArtifacts) counts.videos++;
     if (!options.channelInArtifacts && !channelAlreadyCounted) counts.channels++;
@@ -365,6 +396,7 @@ export class LiveStore {
       this.db.exec(`
         INSERT INTO transcript_fts (transcript_fts) VALUES ('delete-all');
         DELETE FROM live_records; DELETE FROM transcripts; DELETE FROM videos; DELETE FROM channels;
+        DELETE FROM pending_shared;
       `);
       this.#sql.putMeta.run(JSON.stringify({ videos: 0, transcripts: 0, totalWords: 0, channels: 0 }));
       this.db.prepare("UPDATE meta SET value = ? WHERE key = ?").run(storeId, LIVE_META.storeId);
@@ -374,6 +406,25 @@ export class LiveStore {
     this.#storeId = storeId;
     this.#counts = this.#reloadMemory();
     this.#generation++;
+  }
+
+  /** The oldest `limit` records waiting for the shared store. */
+  pending(limit: number): PendingRecord[] {
+    return (this.#sql.pending.all(limit) as { id: number; record: string; fetchedAt: string }[]).map((row) => ({
+      id: row.id,
+      record: JSON.parse(row.record) as VideoRecord,
+      fetchedAt: new Date(row.fetchedAt),
+    }));
+  }
+
+  /** Records waiting for the shared store. */
+  pendingCount(): number {
+    return this.#sql.pendingCount.get() as number;
+  }
+
+  /** The shared store has pending row `id` now (a row replaced meanwhile keeps waiting: its id changed). */
+  settlePending(id: number): void {
+    this.#sql.settlePending.run(id);
   }
 
   maxSeq(): number {

@@ -18,7 +18,7 @@ export interface RouteDeps {
   clock: () => number;
   log: Logger;
   /** Manifest facts, health and readiness for /healthz and /readyz. */
-  health: () => { builtAt: string | null; schemaVersion: number | null; condition: Condition; ready: boolean };
+  health: () => { builtAt: string | null; schemaVersion: number | null; condition: Condition; ready: boolean; unreachable: string[] };
   /** The finished OpenAPI document (built once, from the same route list). */
   openapi: () => unknown;
   /** Serialised stored transcripts (server/routes/representation-cache.ts). */

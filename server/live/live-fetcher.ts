@@ -43,7 +43,7 @@ import {
 /** What the fetcher needs of the served catalog: read back, and store into the live store. */
 export interface LiveCatalog {
   getTranscript(videoId: string, languageCode: string): TranscriptLookup;
-  storeLive(record: VideoRecord, stored?: { seq?: number; fetchedAt?: Date }): void;
+  storeLive(record: VideoRecord, stored?: { seq?: number; fetchedAt?: Date; pending?: boolean }): void;
   /** Brings the live store's memory up to what other processes committed (before reading their record back). */
   refreshLive?(): void;
 }
@@ -69,6 +69,8 @@ export interface LiveFetcherOptions {
    */
   shared?: {
     commit(record: VideoRecord, fetchedAt: Date): Promise<number>;
+    /** A record that cannot be committed now may be stored here and queued for the shared store. */
+    queueRoom(): boolean;
     mirroredThrough(seq: number): Promise<boolean>;
     /** Mirrors every row committed so far (false when PostgreSQL cannot say). */
     catchUp(): Promise<boolean>;
@@ -261,15 +263,25 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
     }
     // Shared store first: nothing is answered as stored that another replica (or the next build) could miss.
     const fetchedAt = new Date();
-    const seq = options.shared ? await options.shared.commit(fetched.record, fetchedAt) : undefined;
+    let seq: number | undefined;
+    let queued = false;
+    if (options.shared) {
+      try {
+        seq = await options.shared.commit(fetched.record, fetchedAt);
+      } catch (error) {
+        // PostgreSQL unreachable: stored here and queued for it (durable in live.db), unless the queue is full.
+        if (!options.shared.queueRoom()) throw error;
+        queued = true;
+      }
+    }
     // Store and read back in one synchronous step: no hot switch can fall between them.
     const catalog = catalogs.current;
-    catalog.storeLive(fetched.record, seq === undefined ? {} : { seq, fetchedAt });
+    catalog.storeLive(fetched.record, seq !== undefined ? { seq, fetchedAt } : queued ? { pending: true, fetchedAt } : {});
     stats.stored++;
     emit({ outcome: "stored" });
     const lookup = catalog.getTranscript(videoId, lang);
     if (lookup.kind !== "found") throw new Error(`stored ${videoId} (${lang}) but cannot read it back (${lookup.kind})`);
-    log?.info("live fetch stored", { videoId, lang: track.languageCode, isGenerated: track.isGenerated, usedProxy: fetched.usedProxy });
+    log?.info("live fetch stored", { videoId, lang: track.languageCode, isGenerated: track.isGenerated, usedProxy: fetched.usedProxy, ...(queued ? { queued } : {}) });
     return { result: { stored: lookup.stored, method: fetched.method, usedProxy: fetched.usedProxy }, seq };
   };
 

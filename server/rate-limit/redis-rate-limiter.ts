@@ -3,13 +3,11 @@
  * one count per key. One Lua script reads, checks and increments the window's
  * counter atomically, so concurrent requests on any number of replicas are
  * counted exactly; the window is taken from Redis's clock (TIME), so replicas
- * with skewed clocks still agree on it. When Redis cannot answer within
- * `timeoutMs` the request is refused with 503 `rate_limit_unavailable`
- * rather than counted by one replica alone.
+ * with skewed clocks still agree on it. When Redis cannot answer, `consume`
+ * rejects and the request is counted by the local limiter instead
+ * (fallback-rate-limiter.ts).
  */
 import type { Redis } from "ioredis";
-import { HttpError } from "../http/http-error.js";
-import type { Logger } from "../log.js";
 import { WINDOW_MS } from "./memory-rate-limiter.js";
 import type { RateLimitDecision, RateLimiter } from "./rate-limiter.js";
 
@@ -31,26 +29,16 @@ export interface RedisRateLimiterOptions {
   /** Prefix of every key this service writes (several services may share one Redis). */
   prefix: string;
   limit: number;
-  log?: Logger;
 }
 
 export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLimiter {
-  const { redis, prefix, limit, log } = options;
+  const { redis, prefix, limit } = options;
   redis.defineCommand("transcriptServiceConsume", { numberOfKeys: 1, lua: CONSUME });
   const consume = (redis as unknown as { transcriptServiceConsume(key: string, limit: number, windowMs: number): Promise<[number, number, number]> })
     .transcriptServiceConsume;
   return {
     async consume(keyId: string): Promise<RateLimitDecision> {
-      let answer: [number, number, number];
-      try {
-        answer = await consume.call(redis, `${prefix}rl:${keyId}`, limit, WINDOW_MS);
-      } catch (error) {
-        log?.warn("rate limit store unavailable", { error: error instanceof Error ? error.message : String(error) });
-        throw new HttpError(503, "rate_limit_unavailable", "The rate limit cannot be checked right now; try again shortly.", {
-          headers: { "Retry-After": "1" },
-          cause: error,
-        });
-      }
+      const answer = await consume.call(redis, `${prefix}rl:${keyId}`, limit, WINDOW_MS);
       const [allowed, count, window] = answer;
       return { allowed: allowed === 1, limit, remaining: Math.max(0, limit - count), resetAt: ((window + 1) * WINDOW_MS) / 1000 };
     },

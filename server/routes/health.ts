@@ -6,14 +6,25 @@ import { z } from "zod";
 import type { Route } from "../http/route.js";
 import { apiSchemas } from "../schemas/registry.js";
 
+const UnreachableSchema = z
+  .array(z.enum(["redis", "postgresql"]))
+  .optional()
+  .meta({
+    description:
+      "Shared services this replica cannot reach now (present only when some are): `redis`: rate limits counted per process, " +
+      "fetch claims and the negative cache in memory; `postgresql`: live fetches stored here and queued for the shared store, keys from the copy in memory.",
+  });
+
 export const HealthSchema = z
   .object({
     status: z.enum(["ok", "degraded", "unhealthy"]).meta({
       description:
-        "`ok`; `degraded`: answering from an earlier artifact set because the published one failed verification or broke while served; " +
+        "`ok`; `degraded`: answering from an earlier artifact set because the published one failed verification or broke while served, " +
+        "or a shared service (`unreachable`) is down and a local fallback serves instead; " +
         "`unhealthy` (answered with 503): the served set's database is damaged and no earlier verified set could replace it.",
     }),
     reason: z.string().optional().meta({ description: "Why the status is not `ok`." }),
+    unreachable: UnreachableSchema,
     builtAt: z.string().nullable().meta({ description: "When the served artifact set was built (ISO 8601)." }),
     schemaVersion: z.int().min(0).nullable().meta({ description: "Artifact schema version." }),
   })
@@ -24,6 +35,7 @@ export const ReadinessSchema = z
     ready: z.boolean(),
     status: z.enum(["ok", "degraded", "unhealthy"]),
     reason: z.string().optional().meta({ description: "Why the server is not ready, or why its status is not `ok`." }),
+    unreachable: UnreachableSchema,
   })
   .register(apiSchemas, { id: "Readiness" });
 
@@ -42,8 +54,8 @@ export const healthRoute: Route = {
     unavailable: "The server is unhealthy: the served artifact set's database is damaged (the body's reason field says why).",
   },
   handle(_ctx, { health }) {
-    const { builtAt, schemaVersion, condition } = health();
-    return { status: condition.status === "unhealthy" ? 503 : 200, body: { ...condition, builtAt, schemaVersion } };
+    const { builtAt, schemaVersion, condition, unreachable } = health();
+    return { status: condition.status === "unhealthy" ? 503 : 200, body: { ...condition, ...unreachableField(unreachable), builtAt, schemaVersion } };
   },
 };
 
@@ -62,8 +74,12 @@ export const readyRoute: Route = {
     unavailable: "Not ready: the first artifact set is still loading or warming, or the server is unhealthy (the body's reason field says why).",
   },
   handle(_ctx, { health }) {
-    const { condition, ready } = health();
+    const { condition, ready, unreachable } = health();
     const reason = "reason" in condition ? condition.reason : ready ? undefined : "the artifact set is still loading";
-    return { status: ready ? 200 : 503, body: { ready, status: condition.status, ...(reason === undefined ? {} : { reason }) } };
+    return { status: ready ? 200 : 503, body: { ready, status: condition.status, ...(reason === undefined ? {} : { reason }), ...unreachableField(unreachable) } };
   },
 };
+
+function unreachableField(unreachable: string[]): { unreachable?: string[] } {
+  return unreachable.length === 0 ? {} : { unreachable };
+}

@@ -372,12 +372,14 @@ export interface components {
         };
         Health: {
             /**
-             * @description `ok`; `degraded`: answering from an earlier artifact set because the published one failed verification or broke while served; `unhealthy` (answered with 503): the served set's database is damaged and no earlier verified set could replace it.
+             * @description `ok`; `degraded`: answering from an earlier artifact set because the published one failed verification or broke while served, or a shared service (`unreachable`) is down and a local fallback serves instead; `unhealthy` (answered with 503): the served set's database is damaged and no earlier verified set could replace it.
              * @enum {string}
              */
             status: "ok" | "degraded" | "unhealthy";
             /** @description Why the status is not `ok`. */
             reason?: string;
+            /** @description Shared services this replica cannot reach now (present only when some are): `redis`: rate limits counted per process, fetch claims and the negative cache in memory; `postgresql`: live fetches stored here and queued for the shared store, keys from the copy in memory. */
+            unreachable?: ("redis" | "postgresql")[];
             /** @description When the served artifact set was built (ISO 8601). */
             builtAt: string | null;
             /** @description Artifact schema version. */
@@ -389,6 +391,8 @@ export interface components {
             status: "ok" | "degraded" | "unhealthy";
             /** @description Why the server is not ready, or why its status is not `ok`. */
             reason?: string;
+            /** @description Shared services this replica cannot reach now (present only when some are): `redis`: rate limits counted per process, fetch claims and the negative cache in memory; `postgresql`: live fetches stored here and queued for the shared store, keys from the copy in memory. */
+            unreachable?: ("redis" | "postgresql")[];
         };
     };
     responses: never;

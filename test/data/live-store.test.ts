@@ -160,6 +160,47 @@ describe("folding the live store into the next build", () => {
     again.close();
     cleanup();
   });
+
+  it("keeps a record queued for the shared store whatever the watermark says, until it is settled", async () => {
+    const { live, next, cleanup } = await foldedSet();
+    const path = live.db.name;
+    // Stored while PostgreSQL was unreachable: queued with a local number the next watermark may cover.
+    const queued = openCatalog({ dir: next.dir, live, liveTrimThrough: 0 });
+    queued.storeLive(makeVideo(93, { channelId: NEW_CHANNEL, channelTitle: "Gamma Talks", text: "queued for postgresql" }), { pending: true });
+    queued.close();
+    live.close();
+    // Durable across a restart: the row and its place in the queue.
+    const again = LiveStore.open(path);
+    expect(again.pending(10).map((p) => p.record.videoId)).toEqual([videoId(93)]);
+    const trimmedAll = openCatalog({ dir: next.dir, live: again, liveTrimThrough: again.maxSeq() });
+    expect([...again.records()].map((r) => r.videoId)).toEqual([videoId(93)]);
+    expect(trimmedAll.getTranscript(videoId(93), "en").kind).toBe("found");
+    expect(trimmedAll.search(page("queued for postgresql")).results.map((r) => r.videoId)).toEqual([videoId(93)]);
+    trimmedAll.close();
+    // Committed there (the shared number), out of the queue: the next trim may drop it.
+    const [entry] = again.pending(10);
+    again.settlePending(entry!.id);
+    expect(again.pendingCount()).toBe(0);
+    openCatalog({ dir: next.dir, live: again, liveTrimThrough: again.maxSeq() }).close();
+    expect([...again.records()]).toEqual([]);
+    again.close();
+    cleanup();
+  });
+
+  it("keeps one queue row per video, the newest fetch last in line", async () => {
+    const { live, next, cleanup } = await foldedSet();
+    const catalog = openCatalog({ dir: next.dir, live });
+    catalog.storeLive(makeVideo(94, { text: "first queued" }), { pending: true });
+    catalog.storeLive(makeVideo(95, { text: "second queued" }), { pending: true });
+    const [before] = live.pending(1);
+    catalog.storeLive(makeVideo(94, { text: "first queued again" }), { pending: true });
+    expect(live.pending(10).map((p) => p.record.videoId)).toEqual([videoId(95), videoId(94)]);
+    // A settle of the replaced row leaves the newer one waiting.
+    live.settlePending(before!.id);
+    expect(live.pendingCount()).toBe(2);
+    catalog.close();
+    cleanup();
+  });
 });
 
 describe("a write the disk refuses", () => {

@@ -54,7 +54,18 @@ test("/readyz is 503 until the set is marked loaded and warm, then 200, and 503 
     expect(ready.status).toBe(200);
     expect(ready.body).toEqual({ ready: true, status: "ok" });
 
+    // A shared service down: degraded, still ready, naming it; with an artifact reason too, both are given.
+    state.serviceDown("redis", "redis unreachable: rate limits counted per process");
+    const fallback = await call(base, "/healthz");
+    expect(fallback.status).toBe(200);
+    expect(fallback.body).toMatchObject({ status: "degraded", reason: "redis unreachable: rate limits counted per process", unreachable: ["redis"] });
+    expect((await call(base, "/readyz")).body).toEqual({ ready: true, status: "degraded", reason: "redis unreachable: rate limits counted per process", unreachable: ["redis"] });
     state.degraded("serving an earlier build");
+    expect((await call(base, "/healthz")).body.reason).toBe("serving an earlier build; redis unreachable: rate limits counted per process");
+    state.serviceUp("redis");
+    const back = await call(base, "/healthz");
+    expect(back.body).toMatchObject({ status: "degraded", reason: "serving an earlier build" });
+    expect(back.body.unreachable).toBeUndefined();
     expect((await call(base, "/readyz")).status).toBe(200);
     state.unhealthy("the database is damaged");
     const unhealthy = await call(base, "/readyz");
