@@ -77,8 +77,15 @@ interface Real {
 }
 
 async function up(real: Real): Promise<LiveServer> {
-  // A generous upstream limit: the sequences are about storage, not a slow machine's timeouts.
-  real.server ??= await startLiveServer({ dataDir: real.dataDir, standin, runtime: { watch: false, pollMs: 0 }, env: { YOUTUBE_TIMEOUT_MS: "30000" } });
+  // A generous upstream limit: the sequences are about storage, not a slow machine's timeouts. No text
+  // read-ahead threads: hundreds of starts in this one process would start and end four each, for a
+  // speed this test does not measure (test/search/text-prefetch.test.ts covers them).
+  real.server ??= await startLiveServer({
+    dataDir: real.dataDir,
+    standin,
+    runtime: { watch: false, pollMs: 0 },
+    env: { YOUTUBE_TIMEOUT_MS: "30000", SEARCH_MEMORY_HELPERS: "-prefetch" },
+  });
   return real.server;
 }
 
