@@ -119,6 +119,7 @@ describe("the opt-in phases on a published set of a few videos", () => {
   }, 120_000);
 
   it("redis: serves GET /v1/transcript with the Redis rate limiter beside the bare server", async (context) => {
+    // Skipped, with one line saying so, only where no Redis answers; .ci/run requires one.
     if (!(await redisAvailable("the bench's redis phase"))) return context.skip();
     const withRedis = await startServer({ dataDir, logPath, probePath: "/healthz", env: { REDIS_URL, REDIS_KEY_PREFIX: `bench-test-${process.pid}:` } });
     try {
@@ -204,6 +205,7 @@ describe("the opt-in phases on a published set of a few videos", () => {
   }, 60_000);
 
   it("pg-peer: loads the transcripts, answers the queries with their filters as ours does, and drops its database", async (context) => {
+    // Skipped, with one line saying so, only where no PostgreSQL answers; .ci/run requires one.
     if (!(await postgresAvailable("the bench's pg-peer phase"))) return context.skip();
     const admin = new URL(POSTGRES_URL);
     const p = await comparePostgres({ artifactsDir: dataDirLayout(dataDir).current, queries, adminUrl: admin.toString(), maxDocs: undefined, budgetSeconds: 60, log: () => {} });

@@ -3,27 +3,13 @@
  * this machine (127.0.0.1:6379 and :5432). Tests that need one are skipped
  * with one line saying so when it does not; `.ci/run` requires both.
  */
-import net from "node:net";
+import { reachable } from "../../scripts/bench/reachable.js";
 
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 
-function answers(port: number, host = "127.0.0.1", timeoutMs = 1_000): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ port, host });
-    const done = (ok: boolean): void => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once("connect", () => done(true));
-    socket.once("error", () => done(false));
-  });
-}
-
 /** true when Redis answers; otherwise prints the skip line and returns false. */
 export async function redisAvailable(what: string): Promise<boolean> {
-  const port = Number(new URL(REDIS_URL).port || 6379);
-  if (await answers(port, new URL(REDIS_URL).hostname)) return true;
+  if (await reachable(REDIS_URL, 6379)) return true;
   console.log(`skipped: ${what} (no Redis at ${REDIS_URL}; start one with: sudo apt-get install redis-server)`);
   return false;
 }
@@ -32,9 +18,8 @@ export const POSTGRES_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgre
 
 /** true when PostgreSQL answers; otherwise prints the skip line and returns false. */
 export async function postgresAvailable(what: string): Promise<boolean> {
-  const url = new URL(POSTGRES_URL);
-  if (await answers(Number(url.port || 5432), url.hostname)) return true;
-  console.log(`skipped: ${what} (no PostgreSQL at ${url.host}; start one with: sudo apt-get install postgresql)`);
+  if (await reachable(POSTGRES_URL, 5432)) return true;
+  console.log(`skipped: ${what} (no PostgreSQL at ${new URL(POSTGRES_URL).host}; start one with: sudo apt-get install postgresql)`);
   return false;
 }
 
