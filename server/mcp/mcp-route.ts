@@ -9,12 +9,15 @@
  * serve without sessions: the router answers them 405.
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { HttpError } from "../http/http-error.js";
 import { readJsonBody } from "../http/json-body.js";
 import { escapeJsonText, RawJson } from "../http/respond.js";
 import type { Route, RouteResult } from "../http/route.js";
 import type { RequestContext } from "../http/context.js";
+import { errorFields } from "../log.js";
 import { allowedOrigins, assertOriginAllowed } from "./origin.js";
 import { createToolServer } from "./tool-server.js";
 import { TOOLS } from "./tools.js";
@@ -76,13 +79,14 @@ export const mcpRoute: Route = {
     // Batches left the protocol in 2025-06-18; one message per request also keeps one request one count against the rate limit.
     if (Array.isArray(message)) return jsonRpcError(400, -32600, "Invalid Request: send one JSON-RPC message per request (no batches).");
     const server = createToolServer(TOOLS, { ctx, deps });
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new AnsweringTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {
       await server.connect(transport);
       const response = await transport.handleRequest(webRequest(ctx), { parsedBody: message });
-      return await routeResult(response);
+      return await routeResult(response, transport.answer);
     } finally {
-      await server.close();
+      // Closing only releases what the request set up; done once the answer is on its way, it is off the request's path.
+      setImmediate(() => void server.close().catch((error: unknown) => deps.log.warn("MCP server close failed", errorFields(error))));
     }
   },
 };
@@ -96,13 +100,30 @@ function webRequest(ctx: RequestContext): Request {
   return new Request(`http://localhost${MCP_PATH}`, { method: "POST", headers });
 }
 
+/**
+ * The SDK's transport, keeping the JSON-RPC response it sends: in JSON mode
+ * with one message per request, the HTTP body is exactly that message, so the
+ * route table serialises the object itself instead of reading the text back
+ * out of the web `Response` (a stream read that costs more than the search).
+ */
+class AnsweringTransport extends WebStandardStreamableHTTPServerTransport {
+  answer: JSONRPCMessage | undefined;
+
+  override async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if ("id" in message && ("result" in message || "error" in message)) this.answer = message;
+    return super.send(message, options);
+  }
+}
+
 /** The transport's answer as the route table writes it (with the request id, rate-limit and security headers, compression). */
-async function routeResult(response: Response): Promise<RouteResult> {
-  const text = await response.text();
+async function routeResult(response: Response, answer: JSONRPCMessage | undefined): Promise<RouteResult> {
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     if (name !== "content-type" && name !== "content-length") headers[name] = value;
   });
+  if (answer !== undefined && response.status === 200) return { status: 200, headers, body: answer };
+  // The transport's own refusals (406, 415, a malformed message) and the 202 to a notification carry no sent message.
+  const text = await response.text();
   return { status: response.status, headers, ...(text === "" ? {} : { body: new RawJson(escapeJsonText(text)) }) };
 }
 

@@ -1,10 +1,15 @@
 /** Small helpers for the text content of tool answers. */
 
-const ENTITIES: Record<string, string> = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#39;": "'" };
-
-/** A search snippet as plain text: the HTML escaping undone, matches in **bold**. */
+/** A search snippet as plain text: the HTML escaping undone (`&amp;` last, so `&amp;lt;` stays `&lt;`), matches in **bold**. */
 export function plainSnippet(snippet: string): string {
-  return snippet.replace(/<\/?mark>/g, "**").replace(/&(?:amp|lt|gt|quot|#39);/g, (entity) => ENTITIES[entity] ?? entity);
+  return snippet
+    .replaceAll("<mark>", "**")
+    .replaceAll("</mark>", "**")
+    .replaceAll("&lt;", "<")
+    .replaceAll("&gt;", ">")
+    .replaceAll("&quot;", '"')
+    .replaceAll("&#39;", "'")
+    .replaceAll("&amp;", "&");
 }
 
 /** 3725 → "1:02:05", 65 → "1:05". */

@@ -5,6 +5,7 @@
  * no stack, internal path or error class even when the storage underneath fails.
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { safeJson } from "../../server/http/respond.js";
 import { createMemoryRateLimiter } from "../../server/rate-limit/memory-rate-limiter.js";
 import type { RateLimiter } from "../../server/rate-limit/rate-limiter.js";
 import { CHANNEL_A, IDS, MARKUP_TEXT } from "../server/helpers/fixture-records.js";
@@ -96,13 +97,28 @@ describe("escaping", () => {
     const transcript = await send("GET", `/v1/transcript/${IDS.markup}`, { "X-API-Key": server.keys.pro });
     const search = await send("GET", "/v1/search?q=markup", { "X-API-Key": server.keys.pro });
     const channel = await send("GET", `/v1/channels/${CHANNEL_A}/videos?limit=100`, { "X-API-Key": server.keys.pro });
-    for (const res of [transcript, search, channel]) {
+    const mcpCall = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_transcript", arguments: { videoId: IDS.markup, format: "text" } } };
+    const mcp = await send("POST", "/mcp", { "X-API-Key": server.keys.pro, "Content-Type": "application/json", Accept: "application/json, text/event-stream" }, JSON.stringify(mcpCall));
+    for (const res of [transcript, search, channel, mcp]) {
       expect(res.status).toBe(200);
       expect(res.body).not.toMatch(/[<>&]/);
     }
     const video = JSON.parse(transcript.body);
     expect(video.title).toBe("Markup <b>&</b> friends");
     expect(video.transcript.script).toBe(MARKUP_TEXT);
+    const tool = JSON.parse(mcp.body).result;
+    expect(tool.isError).toBeUndefined();
+    expect(tool.content[0].text).toContain("Markup <b>&</b> friends");
+    expect(tool.content[0].text.replace(/\s+/g, " ")).toContain(MARKUP_TEXT);
+  });
+
+  test("the JavaScript line separators are escaped too, and every escaped text parses back to itself", () => {
+    const value = { text: "a\u2028b\u2029c <i>&amp;</i> & > <", n: 1 };
+    const json = safeJson(value);
+    expect(json).not.toMatch(/[<>&\u2028\u2029]/);
+    expect(json).toContain("\\u2028");
+    expect(JSON.parse(json)).toEqual(value);
+    expect(safeJson({ plain: "nothing to escape" })).toBe(JSON.stringify({ plain: "nothing to escape" }));
   });
 
   test("snippets are HTML-escaped, with <mark> the only markup", async () => {

@@ -15,6 +15,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildArtifacts } from "../../pipeline/build.js";
 import type { VideoRecord } from "../../pipeline/artifact/contract.js";
+import { plainSnippet } from "../../server/mcp/readable.js";
 import { CHANNEL_A, CHANNEL_UNKNOWN, IDS, fixtureRecords } from "./helpers/fixture-records.js";
 import { call, expectProblem, postJson } from "./helpers/http.js";
 import { createStandInSource, type StandInSource } from "./helpers/stand-in-source.js";
@@ -154,6 +155,12 @@ describe("search_transcripts", () => {
     // The snippet as plain text: matches in bold, no markup.
     expect(text).toContain("**river**");
     expect(text).not.toContain("<mark>");
+  });
+
+  it("turns snippets into plain text: markup decoded once, matches in bold", () => {
+    expect(plainSnippet("…a <mark>river</mark> &amp; &lt;b&gt; &quot;x&quot; it&#39;s…")).toBe(`…a **river** & <b> "x" it's…`);
+    // The escaped text of a literal "&lt;" decodes to "&lt;", not to "<".
+    expect(plainSnippet("&amp;lt;mark&amp;gt;")).toBe("&lt;mark&gt;");
   });
 
   it("pages with offset and filters by minViews like REST", async () => {
