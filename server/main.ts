@@ -29,6 +29,7 @@ import { createRedisRateLimiter } from "./rate-limit/redis-rate-limiter.js";
 import { createRedisNegativeCache } from "./coordination/redis-negative-cache.js";
 import { createRedisFetchClaims } from "./coordination/redis-fetch-claims.js";
 import { openSharedLiveStore } from "./coordination/pg-live-store.js";
+import { waitForPostgres } from "./coordination/wait-for-postgres.js";
 import { fallbackCoordination, localFetchCoordination } from "./coordination/fetch-coordination.js";
 import { createFallbackRateLimiter } from "./rate-limit/fallback-rate-limiter.js";
 import { ServiceState } from "./service-state.js";
@@ -101,6 +102,11 @@ async function main(): Promise<void> {
     if (pgDown.size === 0) state.serviceUp("postgresql");
     else state.serviceDown("postgresql", POSTGRESQL_FALLBACK);
   };
+  // A replica started before PostgreSQL waits for it (not listening meanwhile) instead of exiting.
+  if (config.databaseUrl !== undefined && !(await waitForPostgres(config.databaseUrl, log, { stopped: () => stopRequested }))) {
+    stoppedDuringStartup();
+    return;
+  }
   // DATABASE_URL: the keys every replica shares, in PostgreSQL; else keys.db in DATA_DIR.
   const keyStore =
     config.databaseUrl === undefined

@@ -9,7 +9,8 @@
  * `cached: true`, the queue reaches `live_records`, a second replica serves
  * it from storage, and YouTube was asked once. A full queue answers 503
  * `live_store_unavailable` (nothing answered as stored), and the copy of the
- * keys expires after KEY_CACHE_SECONDS.
+ * keys expires after KEY_CACHE_SECONDS. A replica started while PostgreSQL
+ * is unreachable waits for it, not listening, and serves once it answers.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,7 +24,7 @@ import { call } from "../server/helpers/http.js";
 import { freshDatabase, postgresAvailable } from "../helpers/services.js";
 import { startChild, until } from "./helpers/child.js";
 import { cuttableProxy, type CuttableProxy } from "./helpers/cuttable-proxy.js";
-import { startServerProcess, type ServerProcess } from "./helpers/server-process.js";
+import { serverListening, spawnServer, startServerProcess, type ServerProcess } from "./helpers/server-process.js";
 
 const available = await postgresAvailable("PostgreSQL faults");
 const dirs: string[] = [];
@@ -146,6 +147,39 @@ describe.skipIf(!available)("PostgreSQL unreachable", () => {
     expect(fromB.body.cached).toBe(true);
     expect(standin!.stats.byVideo[id]?.watch).toBe(1);
   }, 300_000);
+
+  test("a replica started while PostgreSQL is unreachable waits without listening, then serves once it answers; a stop ends the wait", async () => {
+    const key = await makeKey("start");
+    const { url, proxy } = await proxiedUrl();
+    proxy.cut();
+    const dir = await dataDir("start");
+    const waiting = "postgresql not reachable at start; waiting for it before serving";
+    const child = spawnServer(dir, { DATABASE_URL: url, YOUTUBE_ORIGIN: standin!.origin });
+    await until(() => child.stdout().includes(waiting), 20_000, "the server to say it waits for PostgreSQL");
+    // Still waiting a while later: alive, not listening, said once.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(child.process.exitCode).toBeNull();
+    expect(child.stdout()).not.toContain('"msg":"listening"');
+    expect(child.stdout().split(waiting)).toHaveLength(2);
+    proxy.restore();
+    const server = await serverListening(child);
+    servers.push(server);
+    expect(child.stdout()).toContain("postgresql reachable: starting");
+    const stats = await call(server.baseUrl, "/v1/stats", { key });
+    expect(stats.status).toBe(200);
+    expect((await call(server.baseUrl, "/healthz")).body.status).toBe("ok");
+
+    // SIGTERM while waiting: a clean exit, at once.
+    proxy.cut();
+    const stopped = spawnServer(await dataDir("stopped"), { DATABASE_URL: url });
+    await until(() => stopped.stdout().includes(waiting), 20_000, "the second server to wait");
+    const signalledAt = Date.now();
+    stopped.process.kill("SIGTERM");
+    const { code } = await stopped.exited;
+    expect(code).toBe(0);
+    expect(Date.now() - signalledAt).toBeLessThan(5_000);
+    expect(stopped.stdout()).toContain('"clean":true');
+  }, 120_000);
 
   test("a full queue answers 503 live_store_unavailable; the keys held expire after KEY_CACHE_SECONDS", async () => {
     const used = await makeKey("bounded");

@@ -40,7 +40,12 @@ export interface ServerProcess {
 }
 
 export async function startServerProcess(dataDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  const child = startChild("server/main.ts", [], {
+  return serverListening(spawnServer(dataDir, env));
+}
+
+/** The server started, not yet listening (see `serverListening`). */
+export function spawnServer(dataDir: string, env: Record<string, string> = {}): Child {
+  return startChild("server/main.ts", [], {
     DATA_DIR: dataDir,
     PORT: "0",
     HOST: "127.0.0.1",
@@ -49,6 +54,10 @@ export async function startServerProcess(dataDir: string, env: Record<string, st
     RATE_LIMIT_PER_MINUTE: "1000000",
     ...env,
   });
+}
+
+/** Resolves once `child` logs that it listens. */
+export async function serverListening(child: Child): Promise<ServerProcess> {
   let baseUrl = "";
   await until(
     () => {
