@@ -5,7 +5,8 @@
  * the limit on its own (exactly the limit per replica), live fetches go on,
  * and one warning is logged however many requests fell back. Started again
  * on the same port: the flag clears within seconds and the two replicas
- * count one shared limit again.
+ * count one shared limit again. With WORKERS=2 and Redis down, the primary
+ * counts one limit and single-flights live fetches for both workers.
  */
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { randomBytes } from "node:crypto";
@@ -17,6 +18,7 @@ import { openKeyStore } from "../../server/auth/key-store.js";
 import { artifactRecords, fresh, upstreamCorpus } from "../live/helpers/live-corpus.js";
 import { publishRecords } from "../live/helpers/live-server.js";
 import { call, type ApiResponse } from "../server/helpers/http.js";
+import { roomInThisMinute } from "../helpers/rate-window.js";
 import { until } from "./helpers/child.js";
 import { ownRedis, redisServerInstalled, type OwnRedis } from "./helpers/own-redis.js";
 import { startServerProcess, type ServerProcess } from "./helpers/server-process.js";
@@ -42,11 +44,8 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Waits for a fresh clock minute when the current one is too far gone for a burst (the fixed window). */
-async function roomInWindow(): Promise<void> {
-  const intoMinute = Date.now() % 60_000;
-  if (intoMinute > 40_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 200));
-}
+/** A burst counted in one clock-minute window (the fixed window). */
+const roomInWindow = () => roomInThisMinute(20);
 
 const health = async (server: ServerProcess) => (await call(server.baseUrl, "/healthz")).body as { status: string; unreachable?: string[] };
 const count = (answers: ApiResponse[], status: number) => answers.filter((x) => x.status === status).length;
@@ -126,4 +125,52 @@ describe.skipIf(!available)("Redis killed and restarted under load", () => {
     expect(count(shared, 200)).toBe(LIMIT);
     expect(count(shared, 429)).toBe(10);
   }, 300_000);
+
+  test("WORKERS=2 with Redis down: the primary counts one limit for both workers and one fetch per missing transcript", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "faults-redis-workers-"));
+    dirs.push(dir);
+    await publishRecords(dir, artifactRecords());
+    const store = openKeyStore({ dataDir: dir });
+    const [key, other] = ["workers", "fetch"].map((name) => store.create({ plan: "pro", name }).key) as [string, string];
+    store.close();
+    const env = {
+      WORKERS: "2",
+      ACCESS_LOG: "on",
+      REDIS_URL: redis!.url,
+      REDIS_KEY_PREFIX: `t_${randomBytes(6).toString("hex")}:`,
+      RATE_LIMIT_PER_MINUTE: String(LIMIT),
+      YOUTUBE_ORIGIN: standin!.origin,
+    };
+    const server = await startServerProcess(dir, env);
+    servers.push(server);
+    await redis!.stop();
+    // Each worker has its own connection: every answer, whichever worker gives it, says so.
+    await until(async () => {
+      const seen = await Promise.all(Array.from({ length: 6 }, () => health(server)));
+      return seen.every((h) => h.unreachable?.includes("redis") === true);
+    }, 15_000, "both workers to see Redis down");
+
+    await roomInWindow();
+    const burst = await Promise.all(Array.from({ length: LIMIT + 10 }, () => call(server.baseUrl, "/v1/stats", { key })));
+    expect(count(burst, 200)).toBe(LIMIT);
+    expect(count(burst, 429)).toBe(10);
+    // Both workers answered the burst (their access-log lines name them), yet one count.
+    const answeredBy = new Set(
+      server.child
+        .stdout()
+        .split("\n")
+        .filter((line) => line.startsWith("{") && line.includes('"path":"/v1/stats"'))
+        .map((line) => (JSON.parse(line) as { worker?: number }).worker),
+    );
+    expect([...answeredBy].sort()).toEqual([1, 2]);
+
+    // One missing transcript asked for through both workers at once: YouTube is asked once.
+    await roomInWindow();
+    const id = fresh(2).videoId;
+    const misses = await Promise.all(Array.from({ length: 12 }, () => call(server.baseUrl, `/v1/transcript/${id}`, { key: other })));
+    expect(misses.map((x) => x.status)).toEqual(Array(12).fill(200));
+    expect(standin!.stats.byVideo[id]?.watch).toBe(1);
+    expect(server.child.stdout()).not.toMatch(/"level":"(error|fatal)"/);
+    await redis!.start();
+  }, 120_000);
 });
