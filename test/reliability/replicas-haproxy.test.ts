@@ -2,13 +2,14 @@
  * Three replicas behind the shipped HAProxy configuration
  * (deploy/haproxy/transcript-service.cfg, only its addresses changed): three
  * server processes, each with its own DATA_DIR holding the same set, all with
- * REDIS_URL (a key prefix of this file's own) and DATABASE_URL (a database of
- * this file's own), the YouTube stand-in upstream. Through HAProxy: one key's
+ * REDIS_URL (a redis-server of this file's own, so it can be killed) and
+ * DATABASE_URL (a database of this file's own), the YouTube stand-in upstream. Through HAProxy: one key's
  * 300 concurrent requests → exactly 100 answered, 200 refused with 429, the
  * rate-limit headers intact; 50 concurrent requests for one missing
  * transcript → one upstream fetch. A transcript fetched on one replica is
  * served and found on the others within 2 s; a key revoked with the CLI is
- * refused by all three within 5 s; a replica killed with -9 mid-load loses
+ * refused by all three within 5 s; Redis killed and restarted mid-load costs
+ * no 5xx, and the one count is back once it is; a replica killed with -9 mid-load loses
  * nothing answered as stored. Which replica answered is read from its access
  * log, by the request id HAProxy forwarded.
  */
@@ -17,35 +18,37 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startStandin, type Standin } from "../../scripts/youtube-standin/server.js";
 import { fresh, upstreamCorpus } from "../live/helpers/live-corpus.js";
 import { call, type ApiResponse } from "../server/helpers/http.js";
-import { freshDatabase, postgresAvailable, REDIS_URL, redisAvailable } from "../helpers/services.js";
+import { freshDatabase, postgresAvailable } from "../helpers/services.js";
 import { until } from "./helpers/child.js";
 import { haproxyAvailable, startHaproxy, type Haproxy } from "./helpers/haproxy.js";
-import { createKey, dropRedisKeys, keysCli, redisPrefix, replicaDataDir } from "./helpers/replicas.js";
+import { ownRedis, redisServerInstalled, type OwnRedis } from "./helpers/own-redis.js";
+import { createKey, keysCli, replicaDataDir } from "./helpers/replicas.js";
 import { startServerProcess, type ServerProcess } from "./helpers/server-process.js";
 import { roomInThisMinute } from "../helpers/rate-window.js";
 
 const what = "three replicas behind HAProxy";
-const available = haproxyAvailable(what) && (await redisAvailable(what)) && (await postgresAvailable(what));
-const prefix = redisPrefix();
+const available = haproxyAvailable(what) && (await redisServerInstalled(what)) && (await postgresAvailable(what));
 const dirs: string[] = [];
+let redis: OwnRedis | undefined;
 let standin: Standin | undefined;
 let database: { url: string; drop(): Promise<void> } | undefined;
 let haproxy: Haproxy | undefined;
 /** A, B and C. */
 const replicas: ServerProcess[] = [];
 /** One key per part, so no part spends another's 100 requests a minute. */
-let keys: Record<"rate" | "miss" | "a" | "b" | "c" | "load" | "afterB" | "afterC", string>;
+let keys: Record<"rate" | "miss" | "a" | "b" | "c" | "load" | "afterB" | "afterC" | "redisLoad" | "redisBack", string>;
 
 beforeAll(async () => {
   if (!available) return;
   standin = await startStandin({ corpus: upstreamCorpus() });
   database = await freshDatabase();
-  const names = ["rate", "miss", "a", "b", "c", "load", "afterB", "afterC"] as const;
+  redis = await ownRedis();
+  await redis.start();
+  const names = ["rate", "miss", "a", "b", "c", "load", "afterB", "afterC", "redisLoad", "redisBack"] as const;
   const made = await Promise.all(names.map((name) => createKey(database!.url, name)));
   keys = Object.fromEntries(names.map((name, i) => [name, made[i]!.key])) as typeof keys;
   const env = {
-    REDIS_URL,
-    REDIS_KEY_PREFIX: prefix,
+    REDIS_URL: redis.url,
     DATABASE_URL: database.url,
     YOUTUBE_ORIGIN: standin.origin,
     RATE_LIMIT_PER_MINUTE: "100",
@@ -64,7 +67,7 @@ afterAll(async () => {
   await standin?.close();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   await database?.drop();
-  if (available) await dropRedisKeys(prefix);
+  await redis?.stop();
 });
 
 /** The request ids a replica's access log holds so far. */
@@ -201,6 +204,49 @@ describe.skipIf(!available)("three replicas behind HAProxy (REDIS_URL, DATABASE_
     const through = await call(haproxy!.url, "/v1/stats", { key });
     expect({ status: through.status, code: through.body.code }).toEqual({ status: 401, code: "invalid_api_key" });
   }, 60_000);
+
+  test("Redis killed and restarted mid-load: no 5xx through HAProxy, each replica says degraded meanwhile, then one count again", async () => {
+    const answers: ApiResponse[] = [];
+    const errors: unknown[] = [];
+    let loading = true;
+    const paths = ["/v1/stats", "/v1/search?q=river", `/v1/transcript/${fresh(2).videoId}`];
+    const loop = async (worker: number) => {
+      for (let i = 0; loading; i++) {
+        try {
+          answers.push(await viaHaproxy(paths[(worker + i) % paths.length]!, keys.redisLoad, `redis-${worker}-${i}`));
+        } catch (error) {
+          errors.push(error);
+        }
+      }
+    };
+    const health = async (replica: ServerProcess) => (await call(replica.baseUrl, "/healthz")).body as { status: string; unreachable?: string[] };
+    const loops = Promise.all([0, 1, 2, 3].map(loop));
+    try {
+      await until(() => answers.length >= 20, 10_000, "the load to start");
+      await redis!.stop();
+      await until(async () => (await Promise.all(replicas.map(health))).every((h) => h.unreachable?.includes("redis") === true), 10_000, "every replica to see Redis down");
+      const atDown = answers.length;
+      const downAt = Date.now();
+      await until(() => answers.length >= atDown + 40 && Date.now() - downAt >= 2_000, 20_000, "2 s of load while Redis is down");
+      await redis!.start();
+      await until(async () => (await Promise.all(replicas.map(health))).every((h) => h.status === "ok"), 15_000, "every replica to see Redis back");
+      const atBack = answers.length;
+      await until(() => answers.length >= atBack + 20, 20_000, "load after Redis is back");
+    } finally {
+      loading = false;
+      await loops;
+    }
+    expect(errors).toEqual([]);
+    expect(answers.filter((x) => x.status >= 500).map((x) => x.body)).toEqual([]);
+    expect(answers.filter((x) => x.status !== 200 && x.status !== 429).map((x) => x.status)).toEqual([]);
+    expect(answers.filter((x) => x.status === 200).length).toBeGreaterThan(0);
+
+    // The restarted Redis is empty: counting starts afresh there, shared by the three again.
+    await roomInThisMinute(20);
+    const burst = await Promise.all(Array.from({ length: 130 }, (_, i) => viaHaproxy("/v1/stats", keys.redisBack, `redis-back-${i}`)));
+    expect(burst.filter((x) => x.status === 200)).toHaveLength(100);
+    expect(burst.filter((x) => x.status === 429)).toHaveLength(30);
+  }, 120_000);
 
   test("A killed with -9 mid-burst of live fetches through HAProxy: every transcript answered as stored is served by B and C", async () => {
     const [a, b, c] = replicas as [ServerProcess, ServerProcess, ServerProcess];
