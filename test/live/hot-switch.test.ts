@@ -15,6 +15,7 @@ import { call } from "../server/helpers/http.js";
 import { makeVideo, transcript } from "../youtube/helpers/records.js";
 import { artifactRecords, fresh, STORED } from "./helpers/live-corpus.js";
 import { publishRecords, startLiveServer, type LiveServer } from "./helpers/live-server.js";
+import { steadyLoad } from "./helpers/steady-load.js";
 import { dataDirLayout } from "../../pipeline/artifact/layout.js";
 
 function newVideo(i: number): VideoRecord {
@@ -77,9 +78,6 @@ describe("hot switch under load", () => {
     // A live-fetched video before the build: the build folds it in and the live store lets it go.
     expect((await call(server.baseUrl, `/v1/transcript/${fresh(50).videoId}`, { key: server.key })).body.cached).toBe(false);
 
-    let running = true;
-    const failures: string[] = [];
-    let requests = 0;
     const paths = [
       "/v1/search?q=glaciers",
       `/v1/transcript/${STORED.videoId}`,
@@ -88,19 +86,7 @@ describe("hot switch under load", () => {
       "/v1/search?q=narwhal3",
       `/v1/transcript/${fresh(50).videoId}`,
     ];
-    const client = async (n: number): Promise<void> => {
-      for (let i = n; running; i++) {
-        const p = paths[i % paths.length] as string;
-        try {
-          const res = await call(server.baseUrl, p, { key: server.key });
-          requests++;
-          if (res.status !== 200) failures.push(`${p} → ${res.status} ${JSON.stringify(res.body)}`);
-        } catch (error) {
-          failures.push(`${p} → ${String(error)}`);
-        }
-      }
-    };
-    const clients = Array.from({ length: 6 }, (_, n) => client(n));
+    const load = steadyLoad(server.baseUrl, server.key, paths, 6);
 
     await new Promise((resolve) => setTimeout(resolve, 300));
     const live = server.runtime.live;
@@ -111,8 +97,7 @@ describe("hot switch under load", () => {
     await publishBuild(server.dataDir, dir);
     const switchMs = await waitFor(async () => (await builtAt(server)) === manifest.builtAt);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    running = false;
-    await Promise.all(clients);
+    const { requests, failures } = await load.stop();
 
     expect(failures).toEqual([]);
     expect(requests).toBeGreaterThan(50);

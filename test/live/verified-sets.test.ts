@@ -7,20 +7,19 @@
  * hashing, and a database fault at run time marks the server unhealthy and
  * sends it back to an earlier verified set.
  */
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, unlinkSync, utimesSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, existsSync, readFileSync, realpathSync, renameSync, unlinkSync, utimesSync } from "node:fs";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { buildArtifacts } from "../../pipeline/build.js";
 import { ARTIFACT_FILES, type VideoRecord } from "../../pipeline/artifact/contract.js";
 import { newBuildDir, pointCurrentAt, publishBuild } from "../../pipeline/publish.js";
-import { startStandin, type Standin } from "../../scripts/youtube-standin/server.js";
 import { corruptDatabase, corruptTable, padDatabase, restampManifest } from "../helpers/artifacts.js";
 import { startChild } from "../reliability/helpers/child.js";
 import { call } from "../server/helpers/http.js";
 import { makeVideo, transcript } from "../youtube/helpers/records.js";
-import { artifactRecords, STORED, upstreamCorpus } from "./helpers/live-corpus.js";
+import { artifactRecords, STORED } from "./helpers/live-corpus.js";
 import { publishRecords, startLiveServer, type LiveServer, type LiveServerOptions } from "./helpers/live-server.js";
+import { liveTestBed } from "./helpers/test-bed.js";
 import { dataDirLayout } from "../../pipeline/artifact/layout.js";
 
 const REFUSED = "new artifact set refused; still serving the old one";
@@ -34,31 +33,13 @@ function extra(i: number): VideoRecord {
   });
 }
 
-let standin: Standin;
-const servers: LiveServer[] = [];
-const dirs: string[] = [];
-beforeAll(async () => {
-  standin = await startStandin({ corpus: upstreamCorpus() });
-});
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-afterAll(async () => {
-  await standin.close();
-});
+const bed = liveTestBed();
 
-async function start(options: LiveServerOptions = {}): Promise<LiveServer> {
-  const server = await startLiveServer({ standin, runtime: { watch: true, pollMs: 0 }, ...options });
-  servers.push(server);
-  return server;
+function start(options: LiveServerOptions = {}): Promise<LiveServer> {
+  return bed.start({ runtime: { watch: true, pollMs: 0 }, ...options });
 }
 
-function tempDataDir(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), "verify-data-"));
-  dirs.push(dir);
-  return dir;
-}
+const tempDataDir = () => bed.tempDir("verify-data-");
 
 /** A build in `dataDir/builds` that is not published. */
 async function build(dataDir: string, records: VideoRecord[]): Promise<string> {
@@ -213,7 +194,7 @@ describe("this machine's record of verified sets", () => {
     const dir = realpathSync(await publishRecords(dataDir, artifactRecords()));
     const db = path.join(dir, ARTIFACT_FILES.database);
     const restart = async (): Promise<number> => {
-      const server = await startLiveServer({ standin, dataDir, runtime: { watch: false, pollMs: 0 } });
+      const server = await startLiveServer({ standin: bed.standin, dataDir, runtime: { watch: false, pollMs: 0 } });
       await server.close();
       return hashed(server, dir);
     };

@@ -8,22 +8,22 @@
  * transcripts are refused, and B keeps serving what it served. A stopped or
  * killed install leaves nothing served and nothing a later one cannot remove.
  */
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, realpathSync, rmSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, realpathSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import { cp } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ARTIFACT_FILES, type VideoRecord } from "../../pipeline/artifact/contract.js";
 import { dataDirLayout } from "../../pipeline/artifact/layout.js";
 import { readManifest } from "../../pipeline/artifact/manifest.js";
 import { EXIT } from "../../pipeline/run/exit-codes.js";
-import { startStandin, type Standin } from "../../scripts/youtube-standin/server.js";
 import { padDatabase, restampManifest } from "../helpers/artifacts.js";
 import { startChild, until } from "../reliability/helpers/child.js";
 import { call } from "../server/helpers/http.js";
 import { makeVideo, transcript } from "../youtube/helpers/records.js";
-import { artifactRecords, fresh, LIVE_CHANNEL, STORED, upstreamCorpus } from "../live/helpers/live-corpus.js";
-import { publishRecords, startLiveServer, type LiveServer } from "../live/helpers/live-server.js";
+import { artifactRecords, fresh, LIVE_CHANNEL, STORED } from "../live/helpers/live-corpus.js";
+import { publishRecords, type LiveServer } from "../live/helpers/live-server.js";
+import { steadyLoad } from "../live/helpers/steady-load.js";
+import { liveTestBed } from "../live/helpers/test-bed.js";
 
 const HASHING = "hashing artifact set";
 
@@ -38,25 +38,8 @@ function shipped(i: number): VideoRecord {
   });
 }
 
-let standin: Standin;
-const servers: LiveServer[] = [];
-const dirs: string[] = [];
-beforeAll(async () => {
-  standin = await startStandin({ corpus: upstreamCorpus() });
-});
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-afterAll(async () => {
-  await standin.close();
-});
-
-function tempDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(dir);
-  return dir;
-}
+const bed = liveTestBed();
+const tempDir = (prefix: string) => bed.tempDir(prefix);
 
 /** DATA_DIR A with `records` published; the published set's folder copied (fs.cp) to a shipping folder, returned. */
 async function shipFromA(records: VideoRecord[], prepare?: (dir: string) => Promise<void>): Promise<string> {
@@ -72,9 +55,7 @@ async function shipFromA(records: VideoRecord[], prepare?: (dir: string) => Prom
 async function serverOnB(pollMs = 0): Promise<LiveServer> {
   const b = tempDir("ship-b-");
   await publishRecords(b, artifactRecords());
-  const server = await startLiveServer({ dataDir: b, standin, runtime: { watch: true, pollMs }, env: { YOUTUBE_TIMEOUT_MS: "30000" } });
-  servers.push(server);
-  return server;
+  return bed.start({ dataDir: b, runtime: { watch: true, pollMs }, env: { YOUTUBE_TIMEOUT_MS: "30000" } });
 }
 
 function install(dataDir: string, args: string[]) {
@@ -118,23 +99,8 @@ describe("install-set: a set published on A, copied, installed on B", SLOW, () =
     const before = await stats(server);
     expect(await searchIds(server, "wombat7")).toEqual([]);
 
-    let running = true;
-    const failures: string[] = [];
-    let requests = 0;
     const paths = ["/v1/stats", "/v1/search?q=wombat7", "/v1/search?q=glaciers", `/v1/transcript/${STORED.videoId}`];
-    const client = async (n: number): Promise<void> => {
-      for (let i = n; running; i++) {
-        const p = paths[i % paths.length]!;
-        try {
-          const res = await call(server.baseUrl, p, { key: server.key });
-          requests++;
-          if (res.status !== 200) failures.push(`${p} → ${res.status} ${JSON.stringify(res.body)}`);
-        } catch (error) {
-          failures.push(`${p} → ${String(error)}`);
-        }
-      }
-    };
-    const clients = Array.from({ length: 4 }, (_, n) => client(n));
+    const load = steadyLoad(server.baseUrl, server.key, paths, 4);
 
     const result = await installed(server.dataDir, [copy]);
     expect(result.code, result.stderr).toBe(EXIT.ok);
@@ -142,8 +108,7 @@ describe("install-set: a set published on A, copied, installed on B", SLOW, () =
     const target = join(realpathSync(dataDirLayout(server.dataDir).builds), basename(copy));
     expect(served(server.dataDir)).toBe(target);
     await waitFor(async () => (await stats(server)).videos === 33);
-    running = false;
-    await Promise.all(clients);
+    const { requests, failures } = await load.stop();
 
     expect(failures).toEqual([]);
     expect(requests).toBeGreaterThan(10);
@@ -281,7 +246,7 @@ describe("install-set and B's live store", SLOW, () => {
     expect((await stats(server)).transcripts).toBe(counted + 5);
     expect(await searchIds(server, "quokka11")).toEqual([id]);
     expect([...server.runtime.live.records()].map((r) => r.videoId)).toEqual([id]);
-    expect(standin.stats.byVideo[id]?.player).toBe(1);
+    expect(bed.standin.stats.byVideo[id]?.player).toBe(1);
   });
 
   it("refuses a set from A once B's own published sets hold B's live records and they left live.db", async () => {

@@ -12,51 +12,33 @@
  * keys expires after KEY_CACHE_SECONDS. A replica started while PostgreSQL
  * is unreachable waits for it, not listening, and serves once it answers.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { startStandin, type Standin } from "../../scripts/youtube-standin/server.js";
-import { artifactRecords, fresh, STORED, upstreamCorpus } from "../live/helpers/live-corpus.js";
+import { describe, expect, test } from "vitest";
+import { artifactRecords, fresh, STORED } from "../live/helpers/live-corpus.js";
 import { publishRecords } from "../live/helpers/live-server.js";
 import { call } from "../server/helpers/http.js";
-import { freshDatabase, postgresAvailable } from "../helpers/services.js";
+import { postgresAvailable } from "../helpers/services.js";
+import { replicaTestBed } from "./helpers/replicas.js";
 import { startChild, until } from "./helpers/child.js";
 import { cuttableProxy, type CuttableProxy } from "./helpers/cuttable-proxy.js";
 import { serverListening, spawnServer, startServerProcess, type ServerProcess } from "./helpers/server-process.js";
 
 const available = await postgresAvailable("PostgreSQL faults");
-const dirs: string[] = [];
-const servers: ServerProcess[] = [];
-const proxies: CuttableProxy[] = [];
-let standin: Standin | undefined;
-let database: { url: string; drop(): Promise<void> } | undefined;
-
-beforeAll(async () => {
-  if (!available) return;
-  standin = await startStandin({ corpus: upstreamCorpus() });
-  database = await freshDatabase();
-});
-
-afterAll(async () => {
-  for (const server of servers) await server.stop();
-  for (const proxy of proxies) await proxy.close();
-  await standin?.close();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  await database?.drop();
-});
+const bed = replicaTestBed(available);
 
 /** A key made with `npm run keys` straight in PostgreSQL (not through the proxy). */
 async function makeKey(name: string): Promise<string> {
-  const child = startChild("scripts/keys.ts", ["create", "--plan", "pro", "--name", name], { DATABASE_URL: database!.url });
+  const child = startChild("scripts/keys.ts", ["create", "--plan", "pro", "--name", name], { DATABASE_URL: bed.database.url });
   const { code } = await child.exited;
   expect(code).toBe(0);
   return child.stdout().trim().split("\n").at(-1) as string;
 }
 
 async function sql<T extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client({ connectionString: database!.url });
+  const client = new pg.Client({ connectionString: bed.database.url });
   await client.connect();
   try {
     return (await client.query<T>(text, values)).rows;
@@ -67,16 +49,16 @@ async function sql<T extends pg.QueryResultRow>(text: string, values: unknown[] 
 
 async function dataDir(name: string): Promise<string> {
   const dir = mkdtempSync(path.join(tmpdir(), `faults-pg-${name}-`));
-  dirs.push(dir);
+  bed.dirs.push(dir);
   await publishRecords(dir, artifactRecords());
   return dir;
 }
 
 /** DATABASE_URL through a new proxy of its own. */
 async function proxiedUrl(): Promise<{ url: string; proxy: CuttableProxy }> {
-  const url = new URL(database!.url);
+  const url = new URL(bed.database.url);
   const proxy = await cuttableProxy(Number(url.port || 5432), url.hostname);
-  proxies.push(proxy);
+  bed.atEnd(() => proxy.close());
   url.hostname = "127.0.0.1";
   url.port = String(proxy.port);
   return { url: url.toString(), proxy };
@@ -89,9 +71,9 @@ describe.skipIf(!available)("PostgreSQL unreachable", () => {
     const used = await makeKey("used");
     const { url, proxy } = await proxiedUrl();
     const a = await dataDir("a");
-    const env = { DATABASE_URL: url, YOUTUBE_ORIGIN: standin!.origin };
+    const env = { DATABASE_URL: url, YOUTUBE_ORIGIN: bed.standin.origin };
     let ra = await startServerProcess(a, env);
-    servers.push(ra);
+    bed.servers.push(ra);
     expect((await call(ra.baseUrl, "/v1/stats", { key: used })).status).toBe(200);
 
     proxy.cut();
@@ -130,7 +112,7 @@ describe.skipIf(!available)("PostgreSQL unreachable", () => {
     // PostgreSQL reachable again; A restarts on the same files: served from storage, and the queue reaches PostgreSQL.
     proxy.restore();
     ra = await startServerProcess(a, env);
-    servers.push(ra);
+    bed.servers.push(ra);
     const afterRestart = await call(ra.baseUrl, `/v1/transcript/${id}`, { key: used });
     expect(afterRestart.status).toBe(200);
     expect(afterRestart.body.cached).toBe(true);
@@ -141,11 +123,11 @@ describe.skipIf(!available)("PostgreSQL unreachable", () => {
 
     // A second replica serves it from storage; YouTube was asked once in all.
     const rb = await startServerProcess(await dataDir("b"), env);
-    servers.push(rb);
+    bed.servers.push(rb);
     const fromB = await call(rb.baseUrl, `/v1/transcript/${id}`, { key: used });
     expect(fromB.status).toBe(200);
     expect(fromB.body.cached).toBe(true);
-    expect(standin!.stats.byVideo[id]?.watch).toBe(1);
+    expect(bed.standin.stats.byVideo[id]?.watch).toBe(1);
   }, 300_000);
 
   test("a replica started while PostgreSQL is unreachable waits without listening, then serves once it answers; a stop ends the wait", async () => {
@@ -154,7 +136,7 @@ describe.skipIf(!available)("PostgreSQL unreachable", () => {
     proxy.cut();
     const dir = await dataDir("start");
     const waiting = "postgresql not reachable at start; waiting for it before serving";
-    const child = spawnServer(dir, { DATABASE_URL: url, YOUTUBE_ORIGIN: standin!.origin });
+    const child = spawnServer(dir, { DATABASE_URL: url, YOUTUBE_ORIGIN: bed.standin.origin });
     await until(() => child.stdout().includes(waiting), 20_000, "the server to say it waits for PostgreSQL");
     // Still waiting a while later: alive, not listening, said once.
     await new Promise((resolve) => setTimeout(resolve, 2_500));
@@ -163,7 +145,7 @@ describe.skipIf(!available)("PostgreSQL unreachable", () => {
     expect(child.stdout().split(waiting)).toHaveLength(2);
     proxy.restore();
     const server = await serverListening(child);
-    servers.push(server);
+    bed.servers.push(server);
     expect(child.stdout()).toContain("postgresql reachable: starting");
     const stats = await call(server.baseUrl, "/v1/stats", { key });
     expect(stats.status).toBe(200);
@@ -185,8 +167,8 @@ describe.skipIf(!available)("PostgreSQL unreachable", () => {
     const used = await makeKey("bounded");
     const { url, proxy } = await proxiedUrl();
     const dir = await dataDir("c");
-    const server = await startServerProcess(dir, { DATABASE_URL: url, YOUTUBE_ORIGIN: standin!.origin, LIVE_PENDING_MAX: "1", KEY_CACHE_SECONDS: "8" });
-    servers.push(server);
+    const server = await startServerProcess(dir, { DATABASE_URL: url, YOUTUBE_ORIGIN: bed.standin.origin, LIVE_PENDING_MAX: "1", KEY_CACHE_SECONDS: "8" });
+    bed.servers.push(server);
     expect((await call(server.baseUrl, "/v1/stats", { key: used })).status).toBe(200);
     proxy.cut();
     const cutAt = Date.now();

@@ -10,54 +10,37 @@
  * PostgreSQL at its first start with DATABASE_URL. Real PostgreSQL (a database of this file's
  * own) and Redis (a random key prefix) on 127.0.0.1.
  */
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { dataDirLayout } from "../../pipeline/artifact/layout.js";
 import { readManifest } from "../../pipeline/artifact/manifest.js";
 import { buildAndPublish } from "../../pipeline/run/build-and-publish.js";
 import { importRecords } from "../../pipeline/run/import-records.js";
 import { PipelineState } from "../../pipeline/run/open-state.js";
-import { startStandin, type Standin } from "../../scripts/youtube-standin/server.js";
 import { openKeyStore } from "../../server/auth/key-store.js";
-import { artifactRecords, fresh, upstreamCorpus } from "../live/helpers/live-corpus.js";
+import { artifactRecords, fresh } from "../live/helpers/live-corpus.js";
 import { call } from "../server/helpers/http.js";
-import { freshDatabase, postgresAvailable, REDIS_URL, redisAvailable } from "../helpers/services.js";
+import { postgresAvailable, REDIS_URL, redisAvailable } from "../helpers/services.js";
 import { until } from "./helpers/child.js";
-import { createKey, dropRedisKeys, redisPrefix, replicaDataDir } from "./helpers/replicas.js";
+import { createKey, dropRedisKeys, redisPrefix, replicaDataDir, replicaTestBed } from "./helpers/replicas.js";
 import { startServerProcess, type ServerProcess } from "./helpers/server-process.js";
 
 const available = (await redisAvailable("replicas sharing the live store")) && (await postgresAvailable("replicas sharing the live store"));
 const prefix = redisPrefix();
-const dirs: string[] = [];
-const servers: ServerProcess[] = [];
-let standin: Standin | undefined;
-let database: { url: string; drop(): Promise<void> } | undefined;
-
-beforeAll(async () => {
-  if (!available) return;
-  standin = await startStandin({ corpus: upstreamCorpus() });
-  database = await freshDatabase();
-});
-
-afterAll(async () => {
-  for (const server of servers) await server.stop();
-  await standin?.close();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  await database?.drop();
-  if (available) await dropRedisKeys(prefix);
-});
+const bed = replicaTestBed(available);
+bed.atEnd(() => dropRedisKeys(prefix));
 
 async function makeKey(): Promise<string> {
-  return (await createKey(database!.url, "live")).key;
+  return (await createKey(bed.database.url, "live")).key;
 }
 
 /** A DATA_DIR whose set the pipeline built from its state (the artifact records imported), as a replica running the pipeline has. */
 async function pipelineDataDir(): Promise<string> {
   const dir = mkdtempSync(path.join(tmpdir(), "replica-live-a-"));
-  dirs.push(dir);
+  bed.dirs.push(dir);
   const state = PipelineState.open(path.join(dir, "pipeline", "state.db"));
   try {
     await importRecords(state, artifactRecords());
@@ -72,7 +55,7 @@ async function pipelineDataDir(): Promise<string> {
 async function publish(dataDir: string): Promise<{ liveSeq: number; liveStoreId: string | undefined; sharedTrimmed: number }> {
   const state = PipelineState.open(path.join(dataDir, "pipeline", "state.db"));
   try {
-    const built = await buildAndPublish({ dataDir, state, log: () => {}, databaseUrl: database!.url, force: true });
+    const built = await buildAndPublish({ dataDir, state, log: () => {}, databaseUrl: bed.database.url, force: true });
     const manifest = readManifest(realpathSync(dataDirLayout(dataDir).current));
     return { liveSeq: manifest.liveSeq, liveStoreId: manifest.liveStoreId, sharedTrimmed: built!.sharedTrimmed };
   } finally {
@@ -81,7 +64,7 @@ async function publish(dataDir: string): Promise<{ liveSeq: number; liveStoreId:
 }
 
 async function sql<T extends pg.QueryResultRow>(text: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString: database!.url });
+  const client = new pg.Client({ connectionString: bed.database.url });
   await client.connect();
   try {
     return (await client.query<T>(text)).rows;
@@ -94,10 +77,10 @@ describe.skipIf(!available)("replicas with DATABASE_URL and REDIS_URL: the share
   test("fetched on A: served and found on B; one fetch per miss; kill -9 mid-fetch; fold, trim, restarts", async () => {
     const key = await makeKey();
     const a = await pipelineDataDir();
-    const b = await replicaDataDir(dirs, "replica-live-b");
-    const env = { REDIS_URL, REDIS_KEY_PREFIX: prefix, DATABASE_URL: database!.url, YOUTUBE_ORIGIN: standin!.origin, LIVE_CLAIM_SECONDS: "2" };
+    const b = await replicaDataDir(bed.dirs, "replica-live-b");
+    const env = { REDIS_URL, REDIS_KEY_PREFIX: prefix, DATABASE_URL: bed.database.url, YOUTUBE_ORIGIN: bed.standin.origin, LIVE_CLAIM_SECONDS: "2" };
     let [ra, rb] = await Promise.all([startServerProcess(a, env), startServerProcess(b, env)]);
-    servers.push(ra, rb);
+    bed.servers.push(ra, rb);
     const answeredStored = new Set<string>();
     const get = (replica: ServerProcess, id: string) => call(replica.baseUrl, `/v1/transcript/${id}`, { key });
 
@@ -115,39 +98,39 @@ describe.skipIf(!available)("replicas with DATABASE_URL and REDIS_URL: the share
       "B to find A's record by search",
     );
     expect(Date.now() - at).toBeLessThan(2_000);
-    expect(standin!.stats.byVideo[first.videoId]?.watch).toBe(1);
+    expect(bed.standin.stats.byVideo[first.videoId]?.watch).toBe(1);
 
     // A miss asked of both at once: one upstream fetch; the waiters read the record once mirrored.
     const second = fresh(4);
-    standin!.setFault({ kind: "slow", delayMs: 800, endpoint: "watch" });
+    bed.standin.setFault({ kind: "slow", delayMs: 800, endpoint: "watch" });
     try {
       const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => get(i % 2 === 0 ? ra : rb, second.videoId)));
       expect(answers.map((x) => x.status)).toEqual(Array(6).fill(200));
       expect(answers.filter((x) => x.body.cached === false).length).toBeGreaterThanOrEqual(1);
     } finally {
-      standin!.setFault(null);
+      bed.standin.setFault(null);
     }
-    expect(standin!.stats.byVideo[second.videoId]?.watch).toBe(1);
+    expect(bed.standin.stats.byVideo[second.videoId]?.watch).toBe(1);
     answeredStored.add(second.videoId);
 
     // A killed with -9 mid-fetch: its claim expires and B fetches.
     const third = fresh(5);
-    standin!.setFault({ kind: "slow", delayMs: 30_000, endpoint: "watch", times: 1 });
+    bed.standin.setFault({ kind: "slow", delayMs: 30_000, endpoint: "watch", times: 1 });
     try {
       void get(ra, third.videoId).catch(() => undefined);
-      await until(() => (standin!.stats.byVideo[third.videoId]?.watch ?? 0) >= 1, 10_000, "A's fetch to start");
+      await until(() => (bed.standin.stats.byVideo[third.videoId]?.watch ?? 0) >= 1, 10_000, "A's fetch to start");
       ra.child.process.kill("SIGKILL");
       await ra.child.exited;
       const res = await get(rb, third.videoId);
       expect(res.status).toBe(200);
       expect(res.body.cached).toBe(false);
     } finally {
-      standin!.setFault(null);
+      bed.standin.setFault(null);
     }
-    expect(standin!.stats.byVideo[third.videoId]?.watch).toBe(2);
+    expect(bed.standin.stats.byVideo[third.videoId]?.watch).toBe(2);
     answeredStored.add(third.videoId);
     ra = await startServerProcess(a, env);
-    servers.push(ra);
+    bed.servers.push(ra);
 
     // The pipeline folds the shared records and records the watermark; nothing is trimmed while the earlier set (no watermark) is kept.
     const storedMax = (await sql<{ max: string }>("SELECT max(seq) AS max FROM live_records"))[0]?.max;
@@ -167,37 +150,37 @@ describe.skipIf(!available)("replicas with DATABASE_URL and REDIS_URL: the share
     // Both restart (A onto the new set): everything answered as stored is still served from storage.
     await Promise.all([ra.stop(), rb.stop()]);
     [ra, rb] = await Promise.all([startServerProcess(a, env), startServerProcess(b, env)]);
-    servers.push(ra, rb);
+    bed.servers.push(ra, rb);
     for (const replica of [ra, rb]) {
       for (const id of answeredStored) {
         const res = await get(replica, id);
         expect({ id, status: res.status, cached: res.body.cached }).toEqual({ id, status: 200, cached: true });
       }
     }
-    expect(standin!.stats.byVideo[fourth.videoId]?.watch).toBe(1);
+    expect(bed.standin.stats.byVideo[fourth.videoId]?.watch).toBe(1);
   }, 180_000);
 
   test("a replica's own live.db at its first start with DATABASE_URL: copied to PostgreSQL, then mirrored", async () => {
     const key = await makeKey();
-    const dir = await replicaDataDir(dirs, "replica-live-c");
+    const dir = await replicaDataDir(bed.dirs, "replica-live-c");
     const own = fresh(7);
     // Without DATABASE_URL (a keys.db of its own): the record lands in this DATA_DIR's live.db only.
     const local = openKeyStore({ dataDir: dir });
     const localKey = local.create({ plan: "pro", name: "local" }).key;
     local.close();
-    const alone = await startServerProcess(dir, { YOUTUBE_ORIGIN: standin!.origin });
-    servers.push(alone);
+    const alone = await startServerProcess(dir, { YOUTUBE_ORIGIN: bed.standin.origin });
+    bed.servers.push(alone);
     expect((await call(alone.baseUrl, `/v1/transcript/${own.videoId}`, { key: localKey })).body.cached).toBe(false);
     await alone.stop();
 
-    const env = { REDIS_URL, REDIS_KEY_PREFIX: prefix, DATABASE_URL: database!.url, YOUTUBE_ORIGIN: standin!.origin };
+    const env = { REDIS_URL, REDIS_KEY_PREFIX: prefix, DATABASE_URL: bed.database.url, YOUTUBE_ORIGIN: bed.standin.origin };
     const replica = await startServerProcess(dir, env);
-    servers.push(replica);
+    bed.servers.push(replica);
     expect(replica.child.stdout()).toContain("live store now mirrors the shared store");
     const rows = await sql<{ video_id: string }>(`SELECT video_id FROM live_records WHERE video_id = '${own.videoId}'`);
     expect(rows).toHaveLength(1);
     const res = await call(replica.baseUrl, `/v1/transcript/${own.videoId}`, { key });
     expect({ status: res.status, cached: res.body.cached }).toEqual({ status: 200, cached: true });
-    expect(standin!.stats.byVideo[own.videoId]?.watch).toBe(1);
+    expect(bed.standin.stats.byVideo[own.videoId]?.watch).toBe(1);
   }, 120_000);
 });

@@ -6,10 +6,9 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { freePort } from "../../../scripts/bench/server-process.js";
+import { accepts, freePort } from "./ports.js";
 import { REPO_ROOT, until } from "./child.js";
 
 export const HAPROXY_CONFIG = path.join(REPO_ROOT, "deploy/haproxy/transcript-service.cfg");
@@ -87,7 +86,7 @@ export async function startHaproxy(servers: string[]): Promise<Haproxy> {
     await until(
       async () => {
         if (child.exitCode !== null) throw new Error(`haproxy exited ${child.exitCode}: ${output}`);
-        return connects(port);
+        return accepts(port);
       },
       10_000,
       "haproxy to listen",
@@ -97,15 +96,4 @@ export async function startHaproxy(servers: string[]): Promise<Haproxy> {
     throw error;
   }
   return { url: `http://127.0.0.1:${port}`, config, log: () => output, stop };
-}
-
-function connects(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ port, host: "127.0.0.1" });
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
 }

@@ -5,8 +5,8 @@
  * crash without AOF.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import net from "node:net";
 import { until } from "./child.js";
+import { accepts, freePort } from "./ports.js";
 
 export interface OwnRedis {
   readonly port: number;
@@ -15,25 +15,6 @@ export interface OwnRedis {
   start(): Promise<void>;
   /** Kills the server (SIGKILL: gone at once, as a crash) and waits for its exit. */
   stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ port, host: "127.0.0.1" });
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once("error", () => resolve(false));
-  });
 }
 
 export async function ownRedis(): Promise<OwnRedis> {

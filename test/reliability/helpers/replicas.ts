@@ -4,14 +4,66 @@
  * and Redis keys under a prefix of the test file's own, removed afterwards.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Redis } from "ioredis";
-import { artifactRecords } from "../../live/helpers/live-corpus.js";
+import { afterAll, beforeAll } from "vitest";
+import { startStandin, type Standin } from "../../../scripts/youtube-standin/server.js";
+import { artifactRecords, upstreamCorpus } from "../../live/helpers/live-corpus.js";
 import { publishRecords } from "../../live/helpers/live-server.js";
-import { REDIS_URL } from "../../helpers/services.js";
+import { freshDatabase, REDIS_URL } from "../../helpers/services.js";
 import { startChild } from "./child.js";
+import type { ServerProcess } from "./server-process.js";
+
+export interface ReplicaTestBed {
+  /** The file's YouTube stand-in. */
+  readonly standin: Standin;
+  /** A PostgreSQL database of the file's own. */
+  readonly database: { url: string; drop(): Promise<void> };
+  /** Servers to stop after the file's tests. */
+  readonly servers: ServerProcess[];
+  /** Folders to remove after the file's tests. */
+  readonly dirs: string[];
+  /** Runs after the servers stopped, before the stand-in and database go (proxies, Redis keys). */
+  atEnd(step: () => Promise<void> | void): void;
+}
+
+/** The hooks a file of replica tests shares when `available` (its services are up): started before its tests, gone after. */
+export function replicaTestBed(available: boolean): ReplicaTestBed {
+  let standin: Standin | undefined;
+  let database: { url: string; drop(): Promise<void> } | undefined;
+  const servers: ServerProcess[] = [];
+  const dirs: string[] = [];
+  const steps: (() => Promise<void> | void)[] = [];
+  beforeAll(async () => {
+    if (!available) return;
+    standin = await startStandin({ corpus: upstreamCorpus() });
+    database = await freshDatabase();
+  });
+  afterAll(async () => {
+    for (const server of servers) await server.stop();
+    for (const step of steps) await step();
+    await standin?.close();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    await database?.drop();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error("started in beforeAll, when the services are available");
+    return value;
+  };
+  return {
+    get standin() {
+      return started(standin);
+    },
+    get database() {
+      return started(database);
+    },
+    servers,
+    dirs,
+    atEnd: (step) => steps.push(step),
+  };
+}
 
 /** A new DATA_DIR with the live tests' set published (each replica has its own copy); added to `dirs` for removal. */
 export async function replicaDataDir(dirs: string[], name = "replica"): Promise<string> {
