@@ -201,7 +201,7 @@ export function catalogSettings(
   config: Config,
 ): Pick<CatalogOptions, "cacheBytes" | "indexBytes" | "pairBytes" | "hotTextBytes" | "readThreads" | "touchVideos" | "warmSearches" | "search" | "wordBitmaps"> {
   return {
-    search: { phrasePairs: config.searchPhrasePairs },
+    search: { phrasePairs: config.searchPhrasePairs, cacheSize: config.searchCacheEntries },
     wordBitmaps: config.searchWordBitmaps,
     cacheBytes: config.dbCacheMb * 2 ** 20,
     ...memoryOptions(config.searchMemoryMb * 2 ** 20, config.searchMemoryHelpers),

@@ -198,6 +198,13 @@ export const ROWS = {
     readBy: ["server"],
     help: "SQLite page cache of the artifact database's main connection (1 to 65536): videos and transcripts, and the full-text index too when SEARCH_MEMORY_MB is 0 or its index helper is off.",
   }),
+  searchCacheEntries: setting({
+    name: "SEARCH_CACHE_ENTRIES",
+    kind: wholeNumber(0, 1000000),
+    default: "2000",
+    readBy: ["server"],
+    help: "Ranked results kept for repeated searches (0 to 1000000 queries; the counts keep twice as many): a repeated query is answered without searching again. 0 turns the cache off, so every query is searched.",
+  }),
   searchMemoryMb: setting({
     name: "SEARCH_MEMORY_MB",
     kind: wholeNumber(0, 262144),

@@ -31,7 +31,7 @@ import { measureServing, type ServingRow } from "./serving.js";
 import { soak, type SoakResult } from "./soak.js";
 import { dropFromPageCache } from "./page-cache.js";
 import { compareConfigs, measureAblation, type AblationConfig, type AblationRow } from "./ablation.js";
-import { compareMcpWithRest, type McpComparison } from "./mcp-vs-rest.js";
+import { compareMcpWithRest, MCP_CLIENT, type McpComparison } from "./mcp-vs-rest.js";
 import { compareWorkers, waitForWorkers, type WorkersComparison } from "./workers.js";
 import { measureDataset, type DatasetFigures } from "./dataset.js";
 import { comparePostgres, type PgPeerFigures } from "./pg-peer.js";
@@ -268,12 +268,15 @@ export async function runBench(options: BenchOptions, command: string, log: (lin
 
   if (has("mcp")) {
     mark("mcp");
-    const server = await start();
-    try {
-      results.mcp = await compareMcpWithRest({ origin: server.origin, apiKey, queries, budgetSeconds: Math.max(60, options.peerBudgetSeconds), log });
-    } finally {
-      await server.stop();
-    }
+    const compare = async (env: Record<string, string>) => {
+      const server = await start(env);
+      try {
+        return await compareMcpWithRest({ origin: server.origin, apiKey, queries, budgetSeconds: Math.max(60, options.peerBudgetSeconds), log });
+      } finally {
+        await server.stop();
+      }
+    };
+    results.mcp = { client: MCP_CLIENT, searched: await compare({ SEARCH_CACHE_ENTRIES: "0" }), cached: await compare({}) };
     took("mcp");
     await save();
   }

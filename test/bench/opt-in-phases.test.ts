@@ -48,11 +48,14 @@ describe("the opt-in phases' options", () => {
 });
 
 describe("the opt-in phases' rows", () => {
-  it("MCP passes within 15% of REST at p50 and misses beyond it or with errors", () => {
-    const mcp = (restP50: number, mcpP50: number, errors = 0) => ({ ...base, mcp: { queries: 10, rounds: 2, rest: summary(restP50, 9), mcp: summary(mcpP50, 9, errors), p50Ratio: mcpP50 / restP50, client: "plain" } });
-    expect(verdict(mcp(2, 2.2), "MCP p50 ÷ REST p50")).toMatchObject({ target: "≤ 1.15", verdict: "PASS", value: expect.stringMatching(/^1\.10× /) });
-    expect(verdict(mcp(2, 2.4), "MCP p50 ÷ REST p50")?.verdict).toBe("MISS");
-    expect(verdict(mcp(2, 2.1, 1), "MCP p50 ÷ REST p50")?.verdict).toBe("MISS");
+  it("MCP passes within 15% of REST at p50 with every request searching, misses beyond it or with errors; the warm-cache cost is shown, not judged", () => {
+    const pair = (restP50: number, mcpP50: number, errors = 0) => ({ queries: 10, rounds: 2, rest: summary(restP50, 9), mcp: summary(mcpP50, 9, errors), p50Ratio: mcpP50 / restP50 });
+    const mcp = (restP50: number, mcpP50: number, errors = 0) => ({ ...base, mcp: { client: "plain", searched: pair(restP50, mcpP50, errors), cached: pair(0.5, 0.9) } });
+    const searched = "MCP p50 ÷ REST p50, every request searching";
+    expect(verdict(mcp(2, 2.2), searched)).toMatchObject({ target: "≤ 1.15", verdict: "PASS", value: expect.stringMatching(/^1\.10× /) });
+    expect(verdict(mcp(2, 2.4), searched)?.verdict).toBe("MISS");
+    expect(verdict(mcp(2, 2.1, 1), searched)?.verdict).toBe("MISS");
+    expect(verdict(mcp(2, 2.2), "MCP p50 − REST p50 with the result cache warm: the protocol's own cost")).toMatchObject({ target: "", verdict: "", value: "0.40 ms (1.80×)" });
   });
 
   it("two workers pass at 1.7 times one worker's throughput, and their first pass at p99 30 ms", () => {

@@ -3,13 +3,17 @@
  * and SEARCH_MEMORY_HELPERS switching each off: the settings parse, the
  * split, and a catalog opened with each helper off answering as with all.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
 import { openCatalog } from "../../server/data/artifact-catalog.js";
 import { catalogSettings } from "../../server/runtime.js";
 import { MEMORY_HELPERS, memoryOptions, READ_THREADS } from "../../server/search/memory/budget.js";
 import { loadSettings } from "../../settings/settings.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
+
+/** Every prepared statement's prototype, to count the reads a search makes. */
+const statements = Object.getPrototypeOf(new Database(":memory:").prepare("SELECT 1")) as Database.Statement;
 
 const MiB = 2 ** 20;
 
@@ -64,6 +68,33 @@ describe("SEARCH_MEMORY_MB", () => {
       set = await buildTempArtifacts(Array.from({ length: 150 }, (_, i) => corpus.videoAt(i)));
     }, 60_000);
     afterAll(() => set?.cleanup());
+
+    it("SEARCH_CACHE_ENTRIES: a repeated query reads little from storage with the result cache, about as much again with it off", () => {
+      const calls = (env: Record<string, string>) => {
+        const options = catalogSettings(loadSettings("server", { SEARCH_MEMORY_MB: "0", ...env }));
+        const catalog = openCatalog({ dir: set.dir, ...options });
+        const reads = [vi.spyOn(statements, "all"), vi.spyOn(statements, "get"), vi.spyOn(statements, "iterate")];
+        const count = () => reads.reduce((sum, spy) => sum + spy.mock.calls.length, 0);
+        try {
+          const params = { q: "river of", limit: 10, offset: 0 };
+          const first = catalog.search(params);
+          const afterFirst = count();
+          const again = catalog.search(params);
+          expect(again).toEqual(first);
+          return { first: afterFirst, again: count() - afterFirst };
+        } finally {
+          for (const spy of reads) spy.mockRestore();
+          catalog.close();
+        }
+      };
+      const cached = calls({});
+      const off = calls({ SEARCH_CACHE_ENTRIES: "0" });
+      // Off, a repeat reads about what the first search read (less only what is read once per catalog).
+      expect(cached.again).toBeLessThan(cached.first / 2);
+      expect(off.again).toBeGreaterThan(off.first * 0.9);
+      expect(off.again).toBeGreaterThan(cached.again * 2);
+      expect(catalogSettings(loadSettings("server", {})).search?.cacheSize).toBe(2000);
+    });
 
     it("answers the same with every helper, with each one off, and with none; a helper that is off reads nothing", async () => {
       const queries = ["the", "river", "of the", "the and", '"of the"'].flatMap((q) => [
