@@ -82,8 +82,9 @@ export const mcpRoute: Route = {
     const transport = new AnsweringTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {
       await server.connect(transport);
-      const response = await transport.handleRequest(webRequest(ctx), { parsedBody: message });
-      return await routeResult(response, transport.answer);
+      // A request's answer arrives through `send`; the transport's own answers (refusals, a notification's 202) as a Response.
+      const outcome = await Promise.race([transport.handleRequest(webRequest(ctx), { parsedBody: message }), transport.answered]);
+      return outcome instanceof Response ? await routeResult(outcome) : { status: 200, body: outcome };
     } finally {
       // Closing only releases what the request set up; done once the answer is on its way, it is off the request's path.
       setImmediate(() => void server.close().catch((error: unknown) => deps.log.warn("MCP server close failed", errorFields(error))));
@@ -101,28 +102,43 @@ function webRequest(ctx: RequestContext): Request {
 }
 
 /**
- * The SDK's transport, keeping the JSON-RPC response it sends: in JSON mode
- * with one message per request, the HTTP body is exactly that message, so the
- * route table serialises the object itself instead of reading the text back
- * out of the web `Response` (a stream read that costs more than the search).
+ * The SDK's transport, handing the JSON-RPC response to the route table as
+ * the object it is. In JSON mode with one message per request the HTTP body
+ * is exactly that message: the transport would serialise it into a web
+ * `Response` only for the route to read the text back out, which costs more
+ * per request than the rest of the protocol. So `send` keeps a response
+ * (`answered`) instead of passing it on; everything else (requests it
+ * refuses, notifications) goes through the transport as usual. The pending
+ * exchange it leaves is released when the server closes.
  */
 class AnsweringTransport extends WebStandardStreamableHTTPServerTransport {
-  answer: JSONRPCMessage | undefined;
+  readonly answered: Promise<JSONRPCMessage>;
+  readonly #answer: (message: JSONRPCMessage) => void;
+
+  constructor(options: ConstructorParameters<typeof WebStandardStreamableHTTPServerTransport>[0]) {
+    super(options);
+    let answer: (message: JSONRPCMessage) => void = () => undefined;
+    this.answered = new Promise((resolve) => {
+      answer = resolve;
+    });
+    this.#answer = answer;
+  }
 
   override async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    if ("id" in message && ("result" in message || "error" in message)) this.answer = message;
+    if ("id" in message && ("result" in message || "error" in message)) {
+      this.#answer(message);
+      return;
+    }
     return super.send(message, options);
   }
 }
 
-/** The transport's answer as the route table writes it (with the request id, rate-limit and security headers, compression). */
-async function routeResult(response: Response, answer: JSONRPCMessage | undefined): Promise<RouteResult> {
+/** The transport's own answer as the route table writes it (with the request id, rate-limit and security headers, compression). */
+async function routeResult(response: Response): Promise<RouteResult> {
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     if (name !== "content-type" && name !== "content-length") headers[name] = value;
   });
-  if (answer !== undefined && response.status === 200) return { status: 200, headers, body: answer };
-  // The transport's own refusals (406, 415, a malformed message) and the 202 to a notification carry no sent message.
   const text = await response.text();
   return { status: response.status, headers, ...(text === "" ? {} : { body: new RawJson(escapeJsonText(text)) }) };
 }

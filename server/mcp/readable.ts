@@ -21,6 +21,7 @@ export function clock(seconds: number): string {
   return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
 }
 
+/** 1234567 → "1,234,567" (as toLocaleString("en-US") writes integers, without its per-call cost). */
 export function count(n: number): string {
-  return n.toLocaleString("en-US");
+  return Number.isInteger(n) ? String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",") : n.toLocaleString("en-US");
 }

@@ -15,7 +15,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildArtifacts } from "../../pipeline/build.js";
 import type { VideoRecord } from "../../pipeline/artifact/contract.js";
-import { plainSnippet } from "../../server/mcp/readable.js";
+import { count, plainSnippet } from "../../server/mcp/readable.js";
 import { CHANNEL_A, CHANNEL_UNKNOWN, IDS, fixtureRecords } from "./helpers/fixture-records.js";
 import { call, expectProblem, postJson } from "./helpers/http.js";
 import { createStandInSource, type StandInSource } from "./helpers/stand-in-source.js";
@@ -155,6 +155,10 @@ describe("search_transcripts", () => {
     // The snippet as plain text: matches in bold, no markup.
     expect(text).toContain("**river**");
     expect(text).not.toContain("<mark>");
+  });
+
+  it("writes counts with thousands separators, as en-US does", () => {
+    for (const n of [0, 7, 999, 1000, 119_274, 1_234_567, -45_000, 12.5]) expect(count(n)).toBe(n.toLocaleString("en-US"));
   });
 
   it("turns snippets into plain text: markup decoded once, matches in bold", () => {
