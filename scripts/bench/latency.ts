@@ -45,6 +45,8 @@ export interface HttpPass {
   summary: LatencySummary;
   /** Per request, in list order (NaN when not run). */
   samples: number[];
+  /** The list positions of the requests that failed. */
+  failedAt: number[];
 }
 
 export async function timePaths(
@@ -74,7 +76,7 @@ export async function timeRequests(
   const pool = new Pool(origin, { connections: options.concurrency, pipelining: 1 });
   const samples = new Array<number>(requests.length).fill(Number.NaN);
   const failed = options.failed ?? ((status: number) => status !== 200);
-  let errors = 0;
+  const failedAt: number[] = [];
   let next = 0;
   let truncated = false;
   const started = performance.now();
@@ -93,10 +95,10 @@ export async function timeRequests(
         const res = await pool.request({ method: r.method, path: r.path, headers: { "x-api-key": options.apiKey, ...r.headers }, ...(r.body !== undefined ? { body: r.body } : {}) });
         const body = await res.body.arrayBuffer();
         samples[i] = performance.now() - t0;
-        if (failed(res.statusCode, Buffer.from(body))) errors++;
+        if (failed(res.statusCode, Buffer.from(body))) failedAt.push(i);
       } catch {
         samples[i] = performance.now() - t0;
-        errors++;
+        failedAt.push(i);
       }
     }
   };
@@ -106,5 +108,5 @@ export async function timeRequests(
     await pool.close();
   }
   const done = samples.filter((s) => !Number.isNaN(s));
-  return { summary: summarize(done, errors, (performance.now() - started) / 1000, truncated), samples };
+  return { summary: summarize(done, failedAt.length, (performance.now() - started) / 1000, truncated), samples, failedAt };
 }

@@ -1,7 +1,8 @@
 /**
  * Phase `mcp`: the same queries as `search_transcripts` over POST /mcp and
- * as GET /v1/search, against one started server, alternated (REST, MCP,
- * REST, MCP) so a burst of load from elsewhere hits both alike; run.ts does
+ * as GET /v1/search, against one started server, query by query (REST then
+ * MCP, the order swapped every round) so a burst of load from elsewhere hits
+ * both alike; run.ts does
  * it on a server with the result cache off (every request searches) and on
  * one with it warm (a repeated query: mostly the protocols' own cost). Both are sent
  * as plain HTTP requests over the same kind of keep-alive pool: MCP as the
@@ -47,7 +48,7 @@ export function mcpSearchRequest(query: BenchQuery, id: number): TimedRequest {
   };
 }
 
-/** A JSON-RPC error or a tool result marked isError counts as an error, as a non-200 does. */
+/** A JSON-RPC error or a tool result marked isError counts as an error, as a non-200 does (a search body never holds either text). */
 export function mcpFailed(status: number, body: Buffer): boolean {
   if (status !== 200) return true;
   const text = body.toString("utf8");
@@ -65,25 +66,30 @@ export async function compareMcpWithRest(options: {
   const rounds = options.rounds ?? 2;
   const rest: TimedRequest[] = options.queries.map((q) => ({ method: "GET", path: searchPath(q) }));
   const mcp = options.queries.map((q, i) => mcpSearchRequest(q, i + 1));
-  const pass = (requests: TimedRequest[], failed?: (status: number, body: Buffer) => boolean) =>
-    timeRequests(options.origin, requests, { concurrency: 1, apiKey: options.apiKey, budgetSeconds: options.budgetSeconds, ...(failed ? { failed } : {}) });
-  // One unmeasured pass first: both protocols then find the same pages in memory (and, with the result cache on, the same cached results).
+  const pass = (requests: TimedRequest[]) =>
+    timeRequests(options.origin, requests, { concurrency: 1, apiKey: options.apiKey, budgetSeconds: options.budgetSeconds, failed: mcpFailed });
+  // One unmeasured pass of each first: both protocols' code is compiled, and both find the same pages in memory
+  // (and, with the result cache on, the same cached results).
   await pass(rest);
+  await pass(mcp);
   const samples = { rest: [] as number[], mcp: [] as number[] };
   const errors = { rest: 0, mcp: 0 };
   const seconds = { rest: 0, mcp: 0 };
   let truncated = false;
   for (let round = 0; round < rounds; round++) {
-    for (const [name, requests, failed] of [
-      ["rest", rest, undefined],
-      ["mcp", mcp, mcpFailed],
-    ] as const) {
-      const timed = await pass(requests, failed);
-      samples[name].push(...timed.samples.filter((s) => !Number.isNaN(s)));
-      errors[name] += timed.summary.errors;
-      seconds[name] += timed.summary.seconds;
-      truncated ||= timed.summary.truncated;
-    }
+    // Query by query, the two protocols side by side, the first of each pair swapped every round:
+    // what one leaves behind for the next (a shard's last query) and drift over the run reach both alike.
+    const mcpFirst = round % 2 === 1;
+    const pairs = options.queries.flatMap((_, i) => (mcpFirst ? [mcp[i]!, rest[i]!] : [rest[i]!, mcp[i]!]));
+    const timed = await pass(pairs);
+    const protocolAt = (j: number): "rest" | "mcp" => ((j % 2 === 0) === mcpFirst ? "mcp" : "rest");
+    timed.samples.forEach((sample, j) => {
+      if (Number.isNaN(sample)) return;
+      samples[protocolAt(j)].push(sample);
+      seconds[protocolAt(j)] += sample / 1000;
+    });
+    for (const j of timed.failedAt) errors[protocolAt(j)]++;
+    truncated ||= timed.summary.truncated;
   }
   const restSummary = summarize(samples.rest, errors.rest, seconds.rest, truncated);
   const mcpSummary = summarize(samples.mcp, errors.mcp, seconds.mcp, truncated);

@@ -130,7 +130,7 @@ function optInRows(r: BenchResults, load: (phase: keyof BenchResults["load"]) =>
   const rows: Row[] = [];
   if (r.mcp) {
     const { searched, cached, client } = r.mcp;
-    const s = `7 MCP vs REST, ${searched.queries} queries, sequential, ${searched.rounds} passes each, alternated${load("mcp")}`;
+    const s = `7 MCP vs REST, ${searched.queries} queries, sequential, ${searched.rounds} passes, query by query${load("mcp")}`;
     const off = "result cache off (SEARCH_CACHE_ENTRIES=0): every request searches";
     rows.push({ section: s, metric: `GET /v1/search, ${off}`, value: latencyValue(searched.rest), target: "", verdict: "" });
     rows.push({ section: s, metric: `search_transcripts over POST /mcp (${client}), ${off}`, value: latencyValue(searched.mcp), target: "", verdict: "" });
@@ -288,8 +288,8 @@ What the rows measure:
   memory (stop words filtered; snippets by the server's snippet code; filters applied after the search).
 - **7 MCP vs REST** (\`--phases mcp\`): the search queries as \`search_transcripts\` over POST /mcp
   (plain JSON-RPC POSTs with the headers the SDK's client sends, so no client-side parsing is
-  timed) and as GET /v1/search, sequentially, on one server, alternated twice after one unmeasured
-  REST pass; once on a server with the result cache off, where every request searches as a new
+  timed) and as GET /v1/search, sequentially, on one server, after one unmeasured pass of each:
+  twice, query by query (REST then MCP, MCP first in the second pass); once on a server with the result cache off, where every request searches as a new
   query does (the target), once with it warm, where a repeated query leaves mostly the protocols'
   own cost.
 - **8 workers** (\`--phases workers\`): WORKERS=1, then WORKERS=2, each a fresh server given the

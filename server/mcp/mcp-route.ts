@@ -92,13 +92,33 @@ export const mcpRoute: Route = {
   },
 };
 
+/**
+ * The web Request the SDK's transport reads: only the method and the headers
+ * it checks (the body is passed parsed). Those few headers take few values,
+ * so one Request per combination is kept and handed out again: nothing reads
+ * or changes a body-less Request, and building one costs a good part of the
+ * protocol's time per call.
+ */
+const webRequests = new Map<string, Request>();
+const MAX_WEB_REQUESTS = 64;
+
 function webRequest(ctx: RequestContext): Request {
-  const headers = new Headers();
-  for (const name of PASSED_HEADERS) {
+  const values = PASSED_HEADERS.map((name) => {
     const value = ctx.req.headers[name];
-    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
+    return Array.isArray(value) ? value.join(", ") : value;
+  });
+  const key = JSON.stringify(values);
+  let request = webRequests.get(key);
+  if (request === undefined) {
+    const headers = new Headers();
+    PASSED_HEADERS.forEach((name, i) => {
+      if (values[i] !== undefined) headers.set(name, values[i]);
+    });
+    request = new Request(`http://localhost${MCP_PATH}`, { method: "POST", headers });
+    if (webRequests.size >= MAX_WEB_REQUESTS) webRequests.clear();
+    webRequests.set(key, request);
   }
-  return new Request(`http://localhost${MCP_PATH}`, { method: "POST", headers });
+  return request;
 }
 
 /**
