@@ -32,6 +32,9 @@ export function indexFromTimings(timings: Uint8Array): SegmentIndex {
   return index;
 }
 
+/** compactTimings' working space, grown as needed (warm-ups run on one thread, one row at a time). */
+let scratch = Buffer.allocUnsafe(64 * 1024);
+
 /**
  * The part of a timings blob a segment index needs (each segment's start and
  * text length), in a quarter or less of its size, for transcripts held in
@@ -41,10 +44,15 @@ export function indexFromTimings(timings: Uint8Array): SegmentIndex {
 export function compactTimings(timings: Uint8Array): Buffer {
   const count = Math.floor(timings.byteLength / 12);
   const view = new DataView(timings.buffer, timings.byteOffset, timings.byteLength);
-  const out: number[] = [];
+  // Written into one scratch buffer, then copied out at its size: each row of a set's warm-up makes one.
+  // A value below 2^35 takes at most 5 bytes; two per segment and the count.
+  const most = 5 + count * 10;
+  if (scratch.byteLength < most) scratch = Buffer.allocUnsafe(Math.max(most, scratch.byteLength * 2));
+  const out = scratch;
+  let at = 0;
   const push = (value: number) => {
-    for (; value >= 0x80; value = Math.floor(value / 0x80)) out.push((value % 0x80) | 0x80);
-    out.push(value);
+    for (; value >= 0x80; value = Math.floor(value / 0x80)) out[at++] = (value % 0x80) | 0x80;
+    out[at++] = value;
   };
   push(count);
   let previous = 0;
@@ -55,7 +63,7 @@ export function compactTimings(timings: Uint8Array): Buffer {
     push(Math.max(0, view.getInt32(i * 12 + 8, true)));
     previous = start;
   }
-  return Buffer.from(out);
+  return Buffer.from(out.subarray(0, at));
 }
 
 /** From compactTimings' form: the same index as indexFromTimings on the blob it was made from. */
