@@ -153,9 +153,9 @@ function optInRows(r: BenchResults, load: (phase: keyof BenchResults["load"]) =>
   }
   if (r.workers) {
     const w = r.workers;
-    const s = `8 workers (node:cluster), concurrency ${w.concurrency}, ${w.queries} queries × 3 passes per fresh server${load("workers")}`;
+    const s = `8 workers (node:cluster), concurrency ${w.concurrency}, ${w.queries} queries × 3 passes per fresh server, result cache off${load("workers")}`;
     for (const run of w.runs) {
-      rows.push({ section: s, metric: `WORKERS=${run.workers}, first pass (empty result caches)`, value: `${num(run.firstRequestsPerSecond)} req/s; ${latencyValue(run.first)}`, target: "", verdict: "" });
+      rows.push({ section: s, metric: `WORKERS=${run.workers}, first pass`, value: `${num(run.firstRequestsPerSecond)} req/s; ${latencyValue(run.first)}`, target: "", verdict: "" });
       rows.push({ section: s, metric: `WORKERS=${run.workers}, passes 2-3`, value: `${num(run.requestsPerSecond)} req/s; ${latencyValue(run.repeat)}; RSS of all processes ${num(run.rssMiB)} MiB`, target: "", verdict: "" });
     }
     const one = w.runs.find((run) => run.workers === 1);
@@ -292,9 +292,10 @@ What the rows measure:
   twice, query by query (REST then MCP, MCP first in the second pass); once on a server with the result cache off, where every request searches as a new
   query does (the target), once with it warm, where a repeated query leaves mostly the protocols'
   own cost.
-- **8 workers** (\`--phases workers\`): WORKERS=1, then WORKERS=2, each a fresh server given the
-  query set three times at concurrency 8: the first pass (empty caches) on its own, throughput =
-  requests of passes 2-3 ÷ their wall time.
+- **8 workers** (\`--phases workers\`): WORKERS=1, then WORKERS=2, each a fresh server with its
+  result cache off (SEARCH_CACHE_ENTRIES=0: every request searches; each worker would hold a cache
+  of its own) given the query set three times at concurrency 8: the first pass on its own,
+  throughput = requests of passes 2-3 ÷ their wall time.
 - **9 serving with Redis** (\`--phases redis\`): GET /v1/transcript as in 5, the server counting its
   rate limit in Redis (REDIS_URL, a key prefix of the run's own); skipped when Redis does not answer.
 - **10 dataset** (\`--phases dataset\`): \`npm run pipeline -- export\` as Parquet and as JSON Lines, and

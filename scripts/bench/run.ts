@@ -286,7 +286,8 @@ export async function runBench(options: BenchOptions, command: string, log: (lin
     results.workers = await compareWorkers({
       start: async (workers) => {
         const offset = existsSync(logPath) ? statSync(logPath).size : 0;
-        const server = await start({ WORKERS: String(workers), LOG_LEVEL: "info" });
+        // Result cache off: each worker has its own, so repeated queries would measure how the cache splits, not the cores.
+        const server = await start({ WORKERS: String(workers), LOG_LEVEL: "info", SEARCH_CACHE_ENTRIES: "0" });
         // /healthz answers once one worker serves; the primary logs `listening` once they all do.
         if (workers > 1) await waitForWorkers(logPath, offset, workers);
         return server;

@@ -1,9 +1,10 @@
 /**
  * Phase `workers`: search throughput at concurrency 8 with WORKERS=1 and
  * WORKERS=2 (node:cluster), one server after the other on the same set and
- * query set. Each freshly started server gets the query set three times in a
- * row: the first pass (empty result caches) is reported on its own, the
- * throughput is that of passes 2 and 3 (requests ÷ their wall time).
+ * query set, each with its result cache off (run.ts), so every request
+ * searches. Each freshly started server gets the query set three times in a
+ * row: the first pass is reported on its own, the throughput is that of
+ * passes 2 and 3 (requests ÷ their wall time).
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";

@@ -29,6 +29,8 @@ export function connectRedis(url: string, log: Logger, timeoutMs = 1_000): Redis
     connectTimeout: timeoutMs,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
     lazyConnect: false,
+    // The commands of one event-loop turn (many requests' rate-limit checks under load) go out as one write.
+    enableAutoPipelining: true,
   });
   const listeners: ((up: boolean) => void)[] = [];
   let down = false;
