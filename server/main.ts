@@ -126,11 +126,11 @@ async function main(): Promise<void> {
     link?.coordination ?? localFetchCoordination({ ttlMs: config.negativeCacheSeconds * 1000, maxEntries: config.negativeCacheSize });
   // With Redis, claims are taken there by every worker of every replica, so one of them fetches a miss.
   const coordination =
-    redis && connection
+    connection
       ? fallbackCoordination(
           {
-            claims: createRedisFetchClaims({ redis, prefix: config.redisKeyPrefix, ttlMs: config.liveClaimSeconds * 1000, log }),
-            negative: createRedisNegativeCache({ redis, prefix: config.redisKeyPrefix, ttlMs: config.negativeCacheSeconds * 1000, log }),
+            claims: createRedisFetchClaims({ redis: connection.redis, prefix: config.redisKeyPrefix, ttlMs: config.liveClaimSeconds * 1000, log }),
+            negative: createRedisNegativeCache({ redis: connection.redis, prefix: config.redisKeyPrefix, ttlMs: config.negativeCacheSeconds * 1000, log }),
           },
           localCoordination,
           connection.usable,
