@@ -6,22 +6,34 @@
  * with skewed clocks still agree on it. When Redis cannot answer, `consume`
  * rejects and the request is counted by the local limiter instead
  * (fallback-rate-limiter.ts).
+ *
+ * The requests of one key that arrive in the same event-loop turn are asked
+ * for in one script call ("take up to n"): under load that is one round trip
+ * and one script run per key per turn instead of one per request, with the
+ * same count. Within a batch, requests are granted in arrival order.
  */
 import type { Redis } from "ioredis";
 import { WINDOW_MS } from "./memory-rate-limiter.js";
 import type { RateLimitDecision, RateLimiter } from "./rate-limiter.js";
 
-/** KEYS[1]: the key's counter prefix; ARGV: limit, window ms. Returns {allowed, count, window}. */
+/**
+ * KEYS[1]: the key's counter prefix; ARGV: limit, window ms, requests asked
+ * for. Returns {granted, count before, window}: the first `granted` of the
+ * requests are counted, the rest refused.
+ */
 const CONSUME = `
 local t = redis.call('TIME')
 local nowMs = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local window = math.floor(nowMs / tonumber(ARGV[2]))
 local key = KEYS[1] .. ':' .. window
-local count = tonumber(redis.call('GET', key) or '0')
-if count >= tonumber(ARGV[1]) then return {0, count, window} end
-count = redis.call('INCR', key)
-if count == 1 then redis.call('PEXPIRE', key, 2 * tonumber(ARGV[2])) end
-return {1, count, window}
+local limit = tonumber(ARGV[1])
+local before = tonumber(redis.call('GET', key) or '0')
+local granted = math.max(0, math.min(tonumber(ARGV[3]), limit - before))
+if granted > 0 then
+  redis.call('INCRBY', key, granted)
+  if before == 0 then redis.call('PEXPIRE', key, 2 * tonumber(ARGV[2])) end
+end
+return {granted, before, window}
 `;
 
 export interface RedisRateLimiterOptions {
@@ -31,16 +43,47 @@ export interface RedisRateLimiterOptions {
   limit: number;
 }
 
+interface Waiting {
+  resolve: (decision: RateLimitDecision) => void;
+  reject: (error: unknown) => void;
+}
+
 export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLimiter {
   const { redis, prefix, limit } = options;
-  redis.defineCommand("transcriptServiceConsume", { numberOfKeys: 1, lua: CONSUME });
-  const consume = (redis as unknown as { transcriptServiceConsume(key: string, limit: number, windowMs: number): Promise<[number, number, number]> })
-    .transcriptServiceConsume;
+  redis.defineCommand("transcriptServiceConsumeMany", { numberOfKeys: 1, lua: CONSUME });
+  const consumeMany = (redis as unknown as { transcriptServiceConsumeMany(key: string, limit: number, windowMs: number, n: number): Promise<[number, number, number]> })
+    .transcriptServiceConsumeMany;
+  let pending = new Map<string, Waiting[]>();
+
+  const ask = async (keyId: string, waiting: Waiting[]) => {
+    try {
+      const [granted, before, window] = await consumeMany.call(redis, `${prefix}rl:${keyId}`, limit, WINDOW_MS, waiting.length);
+      const resetAt = ((window + 1) * WINDOW_MS) / 1000;
+      waiting.forEach(({ resolve }, i) =>
+        resolve(i < granted ? { allowed: true, limit, remaining: limit - (before + i + 1), resetAt } : { allowed: false, limit, remaining: 0, resetAt }),
+      );
+    } catch (error) {
+      for (const { reject } of waiting) reject(error);
+    }
+  };
+  const flush = () => {
+    const batch = pending;
+    pending = new Map();
+    for (const [keyId, waiting] of batch) void ask(keyId, waiting);
+  };
+
   return {
-    async consume(keyId: string): Promise<RateLimitDecision> {
-      const answer = await consume.call(redis, `${prefix}rl:${keyId}`, limit, WINDOW_MS);
-      const [allowed, count, window] = answer;
-      return { allowed: allowed === 1, limit, remaining: Math.max(0, limit - count), resetAt: ((window + 1) * WINDOW_MS) / 1000 };
+    consume(keyId: string): Promise<RateLimitDecision> {
+      return new Promise((resolve, reject) => {
+        const waiting = pending.get(keyId);
+        if (waiting) {
+          waiting.push({ resolve, reject });
+          return;
+        }
+        // After this turn's I/O callbacks (setImmediate), so the requests read in the same turn join the batch.
+        if (pending.size === 0) setImmediate(flush);
+        pending.set(keyId, [{ resolve, reject }]);
+      });
     },
   };
 }
