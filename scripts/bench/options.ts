@@ -36,6 +36,8 @@ export interface BenchOptions {
   servingSeconds: number;
   /** autocannon connections. */
   servingConnections: number;
+  /** Seconds of the `workers` phase's timed run per server. */
+  workersSeconds: number;
   /** Transcripts the FlexSearch peer indexes at most (it holds them in memory). */
   flexMaxDocs: number;
   /** Wall-clock budget in seconds for each peer's pass over the queries; queries past it are not run. */
@@ -79,6 +81,7 @@ export const OPTION_TABLE: readonly OptionSpec[] = [
   { name: "known-items", default: "500", help: "Transcripts sampled for known-item recall@10." },
   { name: "soak-seconds", default: "600", help: "Seconds of mixed load between the two RSS samples." },
   { name: "serving-seconds", default: "10", help: "Seconds per autocannon run." },
+  { name: "workers-seconds", default: "20", help: "Seconds of the workers phase's throughput run per server." },
   { name: "connections", default: "64", help: "autocannon connections." },
   { name: "flex-max-docs", default: "20000", help: "Most transcripts the in-memory FlexSearch peer indexes." },
   { name: "peer-budget", default: "600", help: "Seconds each peer may spend on the query set." },
@@ -143,6 +146,7 @@ export function parseBenchArgs(argv: string[], cores: number): BenchOptions {
         "known-items": { type: "string" },
         "soak-seconds": { type: "string" },
         "serving-seconds": { type: "string" },
+        "workers-seconds": { type: "string" },
         connections: { type: "string" },
         "flex-max-docs": { type: "string" },
         "peer-budget": { type: "string" },
@@ -182,6 +186,7 @@ export function parseBenchArgs(argv: string[], cores: number): BenchOptions {
     knownItems: integer(values["known-items"], 500, "known-items", 1),
     soakSeconds: integer(values["soak-seconds"], 600, "soak-seconds", 1),
     servingSeconds: integer(values["serving-seconds"], 10, "serving-seconds", 1),
+    workersSeconds: integer(values["workers-seconds"], 20, "workers-seconds", 1),
     servingConnections: integer(values.connections, 64, "connections", 1),
     flexMaxDocs: integer(values["flex-max-docs"], 20_000, "flex-max-docs", 1),
     peerBudgetSeconds: integer(values["peer-budget"], 600, "peer-budget", 1),

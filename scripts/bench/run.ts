@@ -296,6 +296,7 @@ export async function runBench(options: BenchOptions, command: string, log: (lin
       apiKey,
       concurrency: CONCURRENCY,
       budgetSeconds: Math.max(60, options.peerBudgetSeconds),
+      throughputSeconds: options.workersSeconds,
       log,
     });
     took("workers");
