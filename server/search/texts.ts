@@ -6,6 +6,7 @@
  * cache. Either way the rows are the database's, so answers never depend on
  * what is held where.
  */
+import { isAscii } from "node:buffer";
 import type Database from "better-sqlite3";
 import type { HotTranscripts } from "./memory/hot-transcripts.js";
 import { MIN_PREFETCH, type TextPrefetch } from "./memory/text-prefetch.js";
@@ -39,7 +40,8 @@ export class ShardTexts {
          FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?`,
       ),
       // One statement for both: timings follow the text in the row, so reading them walks the text's overflow pages anyway.
-      text: db.prepare("SELECT t.script, t.timings FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?"),
+      // The text as a BLOB, so whether it is ASCII is checked on its bytes (see `decoded`).
+      text: db.prepare("SELECT CAST(t.script AS BLOB) AS bytes, t.timings FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?"),
       // Reads the text's pages without making a string of it (the read-ahead's probe).
       textLength: db.prepare("SELECT length(CAST(t.script AS BLOB)) FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?").pluck(),
     };
@@ -55,12 +57,12 @@ export class ShardTexts {
     return this.#hot?.get(id) ?? (this.#sql.withoutText.get(id) as { words: number; views: number });
   }
 
-  /** The transcript's text as a string and where its segments lie in it and in time, for the snippet and the matched moment. */
-  text(id: number): { script: string; segments: SegmentIndex } {
+  /** The transcript's text as a string (`ascii`: pure ASCII) and where its segments lie in it and in time, for the snippet and the matched moment. */
+  text(id: number): { script: string; ascii: boolean; segments: SegmentIndex } {
     const hot = this.#hot?.get(id);
-    if (hot) return { script: hot.bytes.toString("utf8"), segments: indexFromCompact(hot.starts) };
-    const row = this.#sql.text.get(id) as { script: string; timings: Buffer | null };
-    return { script: row.script, segments: indexFromTimings(row.timings ?? new Uint8Array(0)) };
+    if (hot) return { ...decoded(hot.bytes), segments: indexFromCompact(hot.starts) };
+    const row = this.#sql.text.get(id) as { bytes: Buffer | null; timings: Buffer | null };
+    return { ...decoded(row.bytes ?? Buffer.alloc(0)), segments: indexFromTimings(row.timings ?? new Uint8Array(0)) };
   }
 
   /**
@@ -83,4 +85,10 @@ export class ShardTexts {
     }
     this.#prefetch.read(cold > 0 ? wanted.slice(1) : wanted);
   }
+}
+
+/** UTF-8 bytes as a string, and whether they are pure ASCII (then decoded as Latin-1: the same string, decoded quicker). */
+function decoded(bytes: Buffer): { script: string; ascii: boolean } {
+  const ascii = isAscii(bytes);
+  return { script: ascii ? bytes.toString("latin1") : bytes.toString("utf8"), ascii };
 }

@@ -78,6 +78,20 @@ describe("search over the sample set", () => {
     expect(catalog.search(page("Energía", { channel: CHANNEL_B })).total).toBe(0); // only primary tracks are searched
   });
 
+  it("decodes non-ASCII text as UTF-8 for the snippet, read from the database or held in memory", async () => {
+    const expected = "der fluss <mark>fließt</mark> durch die stadt";
+    expect(catalog.search(page("fließt")).results[0]!.snippet).toBe(expected);
+    const held = openCatalog({ dir: set.dir, hotTextBytes: 2 ** 20 });
+    try {
+      const warmth = await held.warm();
+      expect(warmth.texts?.transcripts).toBeGreaterThan(0);
+      expect(held.search(page("fließt")).results[0]!.snippet).toBe(expected);
+      expect(held.search(page("river")).results.map((r) => r.snippet)).toEqual(catalog.search(page("river")).results.map((r) => r.snippet));
+    } finally {
+      held.close();
+    }
+  });
+
   it("returns the search result fields of the spec with their types", () => {
     const hit = catalog.search(page("photosynthesis")).results[0]!;
     expect(hit).toEqual({

@@ -34,6 +34,15 @@ describe("snippets", () => {
     expect(findOccurrences("Café CAFE cafe", ["cafe"]).counts).toEqual([3]);
   });
 
+  it("finds the same with the caller saying whether the text is ASCII as without", () => {
+    const ascii = "The needle, a Needle and NEEDLES: needle.";
+    expect(findOccurrences(ascii, ["needle"], 64, true)).toEqual(findOccurrences(ascii, ["needle"], 64));
+    expect(findOccurrences(ascii, ["needle"], 64, true).counts).toEqual([3]);
+    const other = "Der Fluß fließt über Brücken, brucken";
+    expect(findOccurrences(other, ["brucken"], 64, false)).toEqual(findOccurrences(other, ["brucken"], 64));
+    expect(findOccurrences(other, ["brucken"], 64, false).counts).toEqual([2]);
+  });
+
   it("falls back to the opening words when no term is found in the text", () => {
     expect(snippet("one two three four five six seven eight nine ten eleven twelve", ["zzz"], 20)).toBe("one two three four…");
   });

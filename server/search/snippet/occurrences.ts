@@ -21,12 +21,14 @@ function isAsciiWordCode(code: number): boolean {
 
 /**
  * `maxSpans` stops collecting spans (and counting) once that many are found
- * in text order; a snippet needs only the first few dozen.
+ * in text order; a snippet needs only the first few dozen. `asciiText`:
+ * whether the text is pure ASCII, where the caller knows (a check of its
+ * bytes, `isAscii`, is many times quicker than one of the string).
  */
-export function findOccurrences(text: string, terms: readonly string[], maxSpans = Infinity): Occurrences {
+export function findOccurrences(text: string, terms: readonly string[], maxSpans = Infinity, asciiText?: boolean): Occurrences {
   const counts = new Array<number>(terms.length).fill(0);
   const found: [number, number, number][] = [];
-  if (ASCII_ONLY.test(text) && terms.every((t) => ASCII_ONLY.test(t))) {
+  if ((asciiText ?? ASCII_ONLY.test(text)) && terms.every((t) => ASCII_ONLY.test(t))) {
     // Lower-casing ASCII keeps offsets, and indexOf is far faster than a regex with lookarounds.
     const lower = text.toLowerCase();
     terms.forEach((term, i) => {
