@@ -98,9 +98,34 @@ export function ablationTable(rows: readonly AblationRow[], concurrency: number,
   ];
 }
 
-/** `--compare-tree DIR`: this checkout and DIR's, alternated twice on the same set and queries. */
-export function compareConfigs(tree: string, label: string): AblationConfig[] {
-  const here = { name: "this tree", env: {} };
-  const there = { name: label, env: {}, repoRoot: tree };
-  return [here, there, { ...here, name: "this tree, again" }, { ...there, name: `${label}, again` }];
+/** `--compare-tree DIR`: this checkout and DIR's, alternated `rounds` times (default 2) on the same set and queries. */
+export function compareConfigs(tree: string, label: string, rounds = 2): AblationConfig[] {
+  const suffix = (round: number) => (round === 0 ? "" : round === 1 ? ", again" : `, round ${round + 1}`);
+  return Array.from({ length: rounds }, (_, round) => [
+    { name: `this tree${suffix(round)}`, env: {} },
+    { name: `${label}${suffix(round)}`, env: {}, repoRoot: tree },
+  ]).flat();
+}
+
+/**
+ * The side by side in one line per figure: the mean over the rounds of this
+ * tree's figure ÷ the mean of the other's (sequential p50 and p99,
+ * concurrency-8 p99, start).
+ */
+export function compareSummary(rows: readonly AblationRow[]): { figure: string; here: number; there: number; ratio: number }[] {
+  const mine = rows.filter((row) => row.name.startsWith("this tree"));
+  const theirs = rows.filter((row) => !row.name.startsWith("this tree"));
+  const mean = (list: readonly AblationRow[], of: (row: AblationRow) => number) => list.reduce((sum, row) => sum + of(row), 0) / Math.max(1, list.length);
+  const figures: [string, (row: AblationRow) => number][] = [
+    ["sequential first pass p50", (row) => row.sequentialFirst.p50],
+    ["sequential first pass p99", (row) => row.sequentialFirst.p99],
+    ["concurrency 8 first pass p99", (row) => row.concurrentFirst.p99],
+    ["start", (row) => row.startMs / 1000],
+  ];
+  if (mine.length === 0 || theirs.length === 0) return [];
+  return figures.map(([figure, of]) => {
+    const here = mean(mine, of);
+    const there = mean(theirs, of);
+    return { figure, here, there, ratio: here / there };
+  });
 }

@@ -54,6 +54,8 @@ export interface BenchOptions {
   dropCache: boolean;
   /** Another checkout of this repository whose server the `compare` phase runs beside this one's. */
   compareTree: string | undefined;
+  /** How many times the compare phase alternates the two servers. */
+  compareRounds: number;
   /** Redis the `redis` phase's server counts its rate limit in. */
   redisUrl: string;
   /** PostgreSQL database the `pg-peer` phase connects to to create (and drop) its scratch database. */
@@ -91,7 +93,8 @@ export const OPTION_TABLE: readonly OptionSpec[] = [
   { name: "report", default: "BENCHMARKS.md", help: "Markdown file to update (\"\" for none)." },
   { name: "jobs", default: "<cores>", help: "Corpus generator processes; on the pipeline path, the stand-in's worker processes." },
   { name: "quiet", default: "off", help: "No progress lines." },
-  { name: "compare-tree", default: "none", help: "Another checkout (e.g. a git worktree of an earlier commit): the compare phase runs its server and this one's, alternated twice, on the same set and queries." },
+  { name: "compare-tree", default: "none", help: "Another checkout (e.g. a git worktree of an earlier commit): the compare phase runs its server and this one's, alternated (--compare-rounds, 2) on the same set and queries." },
+  { name: "compare-rounds", default: "2", help: "How many times the compare phase alternates the two servers." },
   { name: "report-only", default: "off", help: "Print and write the report of the last run in --out (results.json), measuring nothing." },
 ];
 
@@ -155,6 +158,7 @@ export function parseBenchArgs(argv: string[], cores: number): BenchOptions {
         quiet: { type: "boolean" },
         "report-only": { type: "boolean" },
         "compare-tree": { type: "string" },
+        "compare-rounds": { type: "string" },
         "redis-url": { type: "string" },
         "pg-url": { type: "string" },
         "pg-max-docs": { type: "string" },
@@ -196,6 +200,7 @@ export function parseBenchArgs(argv: string[], cores: number): BenchOptions {
     reportOnly: values["report-only"] ?? false,
     dropCache: values["drop-cache"] ?? false,
     compareTree: values["compare-tree"],
+    compareRounds: integer(values["compare-rounds"], 2, "compare-rounds", 1),
     redisUrl: url(values["redis-url"], "redis://127.0.0.1:6379", "redis-url", ["redis:", "rediss:"]),
     pgUrl: url(values["pg-url"], "postgres://postgres@127.0.0.1:5432/postgres", "pg-url", ["postgres:", "postgresql:"]),
     pgMaxDocs: values["pg-max-docs"] === undefined || values["pg-max-docs"] === "all" ? undefined : integer(values["pg-max-docs"], 0, "pg-max-docs", 1),

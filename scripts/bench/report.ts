@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
-import { ablationTable } from "./ablation.js";
+import { ablationTable, compareSummary } from "./ablation.js";
 import type { LatencySummary } from "./latency.js";
 import type { BenchResults } from "./run.js";
 
@@ -230,8 +230,18 @@ export function markdownSection(r: BenchResults, rows: readonly Row[]): string {
   }
   if (r.compare && r.compare.rows.length > 0) {
     const dropped = r.command.includes("--drop-cache") ? ", the database dropped from the page cache before each first start" : "";
-    notes.push("", `Side by side on the same set and queries: this checkout's server and ${r.compare.label}, alternated twice${dropped}: start to first answer, RSS right after it, the first sequential pass, and the first pass at concurrency 8 after a restart:`, "");
+    const rounds = r.compare.rows.filter((row) => row.name.startsWith("this tree")).length;
+    notes.push("", `Side by side on the same set and queries: this checkout's server and ${r.compare.label}, alternated ${rounds === 2 ? "twice" : `${rounds} times`}${dropped}: start to first answer, RSS right after it, the first sequential pass, and the first pass at concurrency 8 after a restart:`, "");
     notes.push(...ablationTable(r.compare.rows, 8, "this tree", "server"));
+    const summary = compareSummary(r.compare.rows);
+    if (summary.length > 0) {
+      notes.push("", `Means over the ${rounds} rounds, this tree ÷ ${r.compare.label}:`, "");
+      notes.push("| figure | this tree | other | ratio |", "|---|---|---|---|");
+      for (const { figure, here, there, ratio } of summary) {
+        const unit = figure === "start" ? " s" : " ms";
+        notes.push(`| ${figure} | ${here.toFixed(2)}${unit} | ${there.toFixed(2)}${unit} | ${ratio.toFixed(2)}× |`);
+      }
+    }
   }
   if (r.recall && r.recall.examples.length > 0) {
     notes.push("", "Known-item misses (first few): " + r.recall.examples.map((e) => `\`${e.words}\` → ${e.videoId} (at ${(e.position * 100).toFixed(0)}% of its transcript, ${e.total} matches)`).join("; "));

@@ -262,7 +262,7 @@ export async function runBench(options: BenchOptions, command: string, log: (lin
     const tree = resolve(options.compareTree);
     const label = `${tree} at ${gitCommitOf(tree)}`;
     mark("compare");
-    results.compare = { tree, label, rows: await configurations(compareConfigs(tree, label)) };
+    results.compare = { tree, label, rows: await configurations(compareConfigs(tree, label, options.compareRounds)) };
     await save();
   }
 

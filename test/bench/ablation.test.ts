@@ -6,7 +6,7 @@
  */
 import { createServer, type Server } from "node:http";
 import { describe, expect, it } from "vitest";
-import { ablationConfigs, ablationTable, compareConfigs, measureAblation, type AblationRow } from "../../scripts/bench/ablation.js";
+import { ablationConfigs, ablationTable, compareConfigs, compareSummary, measureAblation, type AblationRow } from "../../scripts/bench/ablation.js";
 import { BenchUsageError, DEFAULT_PHASES, parseBenchArgs } from "../../scripts/bench/options.js";
 import { markdownSection, sectionHeading } from "../../scripts/bench/report.js";
 import type { BenchResults } from "../../scripts/bench/run.js";
@@ -117,5 +117,26 @@ describe("the ablation", () => {
     // Two starts per configuration (the concurrent pass meets an empty result cache), each from its tree.
     expect(roots).toEqual([undefined, undefined, "/tmp/other", "/tmp/other", undefined, undefined, "/tmp/other", "/tmp/other"]);
     expect(ablationTable(rows, 8, "this tree", "server")[0]).toContain("| server | start s |");
+    expect(parseBenchArgs(["--phases", "compare", "--compare-tree", "/tmp/other", "--compare-rounds", "3"], 2).compareRounds).toBe(3);
+    expect(compareConfigs("/tmp/other", "other", 3).map((c) => c.name)).toEqual(["this tree", "other", "this tree, again", "other, again", "this tree, round 3", "other, round 3"]);
+  });
+
+  it("sums the side by side up as this tree's mean over the rounds ÷ the other's", () => {
+    const row = (name: string, p50: number, p99: number, c8: number, startMs: number): AblationRow => ({
+      name,
+      env: {},
+      startMs,
+      rssMiB: 1,
+      sequentialFirst: { count: 1, errors: 0, p50, p95: p99, p99, max: p99, mean: p50, seconds: 1, truncated: false },
+      concurrentFirst: { count: 1, errors: 0, p50: c8, p95: c8, p99: c8, max: c8, mean: c8, seconds: 1, truncated: false },
+    });
+    const rows = [row("this tree", 3, 16, 50, 8000), row("old", 2, 15, 40, 6000), row("this tree, again", 5, 20, 54, 10000), row("old, again", 2, 17, 44, 8000)];
+    expect(compareSummary(rows)).toEqual([
+      { figure: "sequential first pass p50", here: 4, there: 2, ratio: 2 },
+      { figure: "sequential first pass p99", here: 18, there: 16, ratio: 1.125 },
+      { figure: "concurrency 8 first pass p99", here: 52, there: 42, ratio: 52 / 42 },
+      { figure: "start", here: 9, there: 7, ratio: 9 / 7 },
+    ]);
+    expect(compareSummary(rows.slice(0, 1))).toEqual([]);
   });
 });
