@@ -74,6 +74,23 @@ const FOLD_OF = new Map<string, string>();
 for (const [from, to] of FOLD_TABLE_RANGES) {
   for (let code = from; code <= to; code++) FOLD_OF.set(String.fromCharCode(code), foldByNormalizing(String.fromCharCode(code)));
 }
+/** A letter, digit or mark that is neither ASCII nor in the fold table. */
+const NON_TABLE_TOKEN_CHARACTER = new RegExp(`(?![\\x00-\\x7f${FOLD_TABLE_RANGES.map(([from, to]) => `${hex(from)}-${hex(to)}`).join("")}])[\\p{L}\\p{N}\\p{M}]`, "u");
+
+/**
+ * `text` folded as `foldText` folds it, every character kept at its offset,
+ * when that can be done: when no letter, digit or mark of the text lies
+ * outside ASCII and the fold table. Each table character folds to one UTF-16
+ * unit, a letter or digit to a letter or digit and anything else to
+ * something else; every other character is in no token and keeps its length
+ * lower-cased (test/search/snippet.test.ts checks all three over every
+ * character). Undefined for other texts, whose tokens are folded one by one.
+ * So a term found in the result at some offset is a token of `text` there.
+ */
+export function foldKeepingOffsets(text: string): string | undefined {
+  if (NOT_IN_TABLE.test(text) && NON_TABLE_TOKEN_CHARACTER.test(text)) return undefined;
+  return text.replace(NON_ASCII, (c) => FOLD_OF.get(c) ?? c).toLowerCase();
+}
 
 /** The folded tokens of `text`, in order, one at a time (as `tokenize`, without building the list). */
 export function* foldedTokens(text: string): Generator<string> {

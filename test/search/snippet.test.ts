@@ -1,5 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { findOccurrences } from "../../server/search/snippet/occurrences.js";
+import { FOLD_TABLE_RANGES, foldKeepingOffsets, foldText, tokenize } from "../../pipeline/artifact/text.js";
+import { findOccurrences, findOccurrencesTokenByToken } from "../../server/search/snippet/occurrences.js";
 import { makeSnippet } from "../../server/search/snippet/snippet.js";
 
 const snippet = (text: string, terms: string[], maxChars = 60) => makeSnippet(text, findOccurrences(text, terms), { maxChars });
@@ -45,5 +47,52 @@ describe("snippets", () => {
 
   it("falls back to the opening words when no term is found in the text", () => {
     expect(snippet("one two three four five six seven eight nine ten eleven twelve", ["zzz"], 20)).toBe("one two three four…");
+  });
+});
+
+describe("occurrences in text folded whole, offsets kept", () => {
+  const token = /^[\p{L}\p{N}\p{M}]$/u;
+  const inTable = (code: number) => code < 0x80 || FOLD_TABLE_RANGES.some(([from, to]) => code >= from && code <= to);
+
+  it("holds for every character: a table character folds to one unit and keeps whether it is in a token; any other non-token character keeps its length", () => {
+    const broken: string[] = [];
+    for (let code = 0; code <= 0x10ffff; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const char = String.fromCodePoint(code);
+      if (inTable(code)) {
+        const folded = foldText(char);
+        if (folded.length !== 1 || token.test(folded) !== token.test(char)) broken.push(`U+${code.toString(16)} → ${folded}`);
+      } else if (!token.test(char)) {
+        const lower = char.toLowerCase();
+        if (lower.length !== char.length || token.test(lower)) broken.push(`U+${code.toString(16)} → ${lower}`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it("folds only text whose letters are all ASCII or in the table, to the same length", () => {
+    expect(foldKeepingOffsets("Über die Brücke, «naïve» café 😀 Ⓐ")).toBe("uber die brucke, «naive» cafe 😀 ⓐ");
+    expect(foldKeepingOffsets("Ἑλλάς")).toBeUndefined();
+    expect(foldKeepingOffsets("cafe\u0301")).toBeUndefined();
+    expect(foldKeepingOffsets("日本語")).toBeUndefined();
+  });
+
+  it("finds what folding token by token finds, in any mix of scripts, symbols and emoji", () => {
+    // Letters of the fold table, ASCII and non-token characters: the text is folded whole.
+    const folded = ["the", "The", "river", "RIVER", "café", "Café", "über", "Brücken", "fließt", "Straße", "naïve", "ŒUVRE", "ø", "İstanbul", "😀", "Ⓐ", "’", "—", "«", "»", " ", " ", ", ", ".", "-", "2", "²"];
+    // Letters and marks outside the table: the text is folded token by token.
+    const pieces = [...folded, "日本", "ωμέγα", "и", "e\u0301", "𝒳"];
+    const text = fc.oneof(fc.array(fc.constantFrom(...folded), { maxLength: 40 }), fc.array(fc.constantFrom(...pieces), { maxLength: 40 })).map((parts) => parts.join(""));
+    fc.assert(
+      fc.property(text, fc.array(fc.constantFrom(...pieces), { minLength: 1, maxLength: 3 }), fc.constantFrom(1, 2, 64, Infinity), (body, words, maxSpans) => {
+        const terms = [...new Set(words.flatMap((w) => tokenize(w)))];
+        if (terms.length === 0) return;
+        const expected = findOccurrencesTokenByToken(body, terms, maxSpans);
+        const got = findOccurrences(body, terms, maxSpans);
+        expect(got.spans).toEqual(expected.spans);
+        if (maxSpans === Infinity) expect(got.counts).toEqual(expected.counts);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

@@ -3,7 +3,7 @@
  * both BM25 term frequencies and the snippet window. Terms are already
  * folded (pipeline/artifact/text.ts), so matching agrees with the FTS5 tokenizer.
  */
-import { foldTerm, TOKEN, TOKEN_CHARACTER } from "../../../pipeline/artifact/text.js";
+import { foldKeepingOffsets, foldTerm, TOKEN, TOKEN_CHARACTER } from "../../../pipeline/artifact/text.js";
 
 export interface Occurrences {
   /** Occurrences of each term, by term index. */
@@ -28,14 +28,18 @@ function isAsciiWordCode(code: number): boolean {
 export function findOccurrences(text: string, terms: readonly string[], maxSpans = Infinity, asciiText?: boolean): Occurrences {
   const counts = new Array<number>(terms.length).fill(0);
   const found: [number, number, number][] = [];
-  if ((asciiText ?? ASCII_ONLY.test(text)) && terms.every((t) => ASCII_ONLY.test(t))) {
-    // Lower-casing ASCII keeps offsets, and indexOf is far faster than a regex with lookarounds.
-    const lower = text.toLowerCase();
+  const asciiTerms = terms.every((t) => ASCII_ONLY.test(t));
+  // Lower-casing ASCII keeps offsets, and indexOf is far faster than a regex with lookarounds.
+  const lower = (asciiText ?? ASCII_ONLY.test(text)) && asciiTerms ? text.toLowerCase() : undefined;
+  // Other text is folded whole where that keeps offsets (most text in Latin script), else token by token.
+  const folded = lower ?? foldKeepingOffsets(text);
+  if (folded !== undefined) {
+    const boundary = lower !== undefined ? (at: number) => !isAsciiWordCode(lower.charCodeAt(at)) : (at: number) => !isTokenUnitAt(text, at);
     terms.forEach((term, i) => {
       let seen = 0;
-      for (let at = lower.indexOf(term); at !== -1 && seen < maxSpans; at = lower.indexOf(term, at + term.length)) {
+      for (let at = folded.indexOf(term); at !== -1 && seen < maxSpans; at = folded.indexOf(term, at + term.length)) {
         const end = at + term.length;
-        if ((at === 0 || !isAsciiWordCode(lower.charCodeAt(at - 1))) && (end === lower.length || !isAsciiWordCode(lower.charCodeAt(end)))) {
+        if ((at === 0 || boundary(at - 1)) && (end === folded.length || boundary(end))) {
           counts[i]!++;
           seen++;
           found.push([at, end, i]);
@@ -43,21 +47,48 @@ export function findOccurrences(text: string, terms: readonly string[], maxSpans
       }
     });
   } else {
-    const position = new Map(terms.map((t, i) => [t, i]));
-    for (const match of text.matchAll(TOKEN)) {
-      if (found.length >= maxSpans * terms.length) break;
-      const i = position.get(foldTerm(match[0]));
-      if (i !== undefined) {
-        counts[i]!++;
-        found.push([match.index, match.index + match[0].length, i]);
-      }
+    occurrencesTokenByToken(text, terms, maxSpans, counts, found);
+  }
+  return finish(found, counts, terms.length, maxSpans);
+}
+
+/** findOccurrences by folding each token of the text (any text): what the quicker paths must agree with (test/search/snippet.test.ts). */
+export function findOccurrencesTokenByToken(text: string, terms: readonly string[], maxSpans = Infinity): Occurrences {
+  const counts = new Array<number>(terms.length).fill(0);
+  const found: [number, number, number][] = [];
+  occurrencesTokenByToken(text, terms, maxSpans, counts, found);
+  return finish(found, counts, terms.length, maxSpans);
+}
+
+function occurrencesTokenByToken(text: string, terms: readonly string[], maxSpans: number, counts: number[], found: [number, number, number][]): void {
+  const position = new Map(terms.map((t, i) => [t, i]));
+  for (const match of text.matchAll(TOKEN)) {
+    if (found.length >= maxSpans * terms.length) break;
+    const i = position.get(foldTerm(match[0]));
+    if (i !== undefined) {
+      counts[i]!++;
+      found.push([match.index, match.index + match[0].length, i]);
     }
   }
+}
+
+function finish(found: [number, number, number][], counts: number[], termCount: number, maxSpans: number): Occurrences {
   found.sort((a, b) => a[0] - b[0]);
   // Per term, the first maxSpans occurrences were kept; cut where the earliest-ending term's run stopped,
   // so the kept spans are exactly all occurrences in a prefix of the text.
-  const kept = Number.isFinite(maxSpans) ? keepCompletePrefix(found, terms.length, maxSpans) : found;
+  const kept = Number.isFinite(maxSpans) ? keepCompletePrefix(found, termCount, maxSpans) : found;
   return { counts, spans: kept.flat() };
+}
+
+/** Whether the UTF-16 unit at `at` belongs to a letter, digit or mark (either half of a surrogate pair counts as its character). */
+function isTokenUnitAt(text: string, at: number): boolean {
+  const unit = text.charCodeAt(at);
+  if (unit < 128) return isAsciiWordCode(unit);
+  let code = unit;
+  const high = at > 0 ? text.charCodeAt(at - 1) : 0;
+  if (unit >= 0xdc00 && unit <= 0xdfff && high >= 0xd800 && high <= 0xdbff) code = text.codePointAt(at - 1)!;
+  else if (unit >= 0xd800 && unit <= 0xdbff) code = text.codePointAt(at)!;
+  return TOKEN_CHARACTER.test(String.fromCodePoint(code));
 }
 
 export function isWordChar(char: string | undefined): boolean {
