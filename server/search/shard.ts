@@ -176,11 +176,12 @@ export class ShardSearch {
   }
 
   /**
-   * Has the text of those of `ids` not held in memory nor in `snippets` read
-   * ahead in parallel (texts.ts), when the first of them came from disk.
+   * Has the text and timings of those of `ids` not held in memory nor in
+   * `snippets` read ahead in parallel (texts.ts), when the first of them came
+   * from disk: the page's hits, whose snippets and moments read both.
    */
   prefetch(ids: readonly number[], snippets?: ReadonlyMap<number, unknown>): void {
-    this.#texts.prefetch(ids, snippets);
+    this.#texts.prefetch(ids, snippets, true);
   }
 
   /** A result row, with its snippet and moments (snippet/moments.ts) made once per query and kept in `snippets`. */

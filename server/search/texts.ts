@@ -42,8 +42,11 @@ export class ShardTexts {
       // One statement for both: timings follow the text in the row, so reading them walks the text's overflow pages anyway.
       // The text as a BLOB, so whether it is ASCII is checked on its bytes (see `decoded`).
       text: db.prepare("SELECT CAST(t.script AS BLOB) AS bytes, t.timings FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?"),
-      // Reads the text's pages without making a string of it (the read-ahead's probe).
+      // Reads the text's pages without making a string of it (the read-ahead's probe); the second, the timings' too.
       textLength: db.prepare("SELECT length(CAST(t.script AS BLOB)) FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?").pluck(),
+      rowLength: db
+        .prepare("SELECT length(CAST(t.script AS BLOB)) + length(substr(t.timings, -1)) FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?")
+        .pluck(),
     };
   }
 
@@ -67,10 +70,10 @@ export class ShardTexts {
 
   /**
    * Has the text of those of `ids` not held in memory (nor in `skip`) read
-   * ahead in parallel, when the first of them, read here, came from disk
-   * (`readAheadColdMicros`).
+   * ahead in parallel, with their timings when `timings`, when the first of
+   * them, read here, came from disk (`readAheadColdMicros`).
    */
-  prefetch(ids: readonly number[], skip?: ReadonlyMap<number, unknown>): void {
+  prefetch(ids: readonly number[], skip?: ReadonlyMap<number, unknown>, timings = false): void {
     if (!this.#prefetch) return;
     const wanted = ids.filter((id) => !this.#hot?.get(id) && !skip?.has(id));
     if (wanted.length < MIN_PREFETCH) return;
@@ -80,10 +83,10 @@ export class ShardTexts {
     const cold = this.#readAheadColdMicros;
     if (cold > 0) {
       const started = performance.now();
-      this.#sql.textLength.get(wanted[0]);
+      (timings ? this.#sql.rowLength : this.#sql.textLength).get(wanted[0]);
       if ((performance.now() - started) * 1000 < cold) return;
     }
-    this.#prefetch.read(cold > 0 ? wanted.slice(1) : wanted);
+    this.#prefetch.read(cold > 0 ? wanted.slice(1) : wanted, timings);
   }
 }
 

@@ -33,6 +33,9 @@ describe("text prefetch: worker threads read ahead the texts a search reads", ()
       expect(prefetch.read(ids)).toBe(0);
       await prefetch.ready();
       expect(prefetch.read(ids)).toBe(ids.length);
+      // With the timings (the page's hits): the same rows, none failing on the second column.
+      expect(prefetch.read(ids, true)).toBe(ids.length);
+      expect(prefetch.read([...ids.slice(0, 10), VIDEOS + 1], true)).toBe(10);
       // Ids without a transcript (past the last video) are asked for and not found.
       expect(prefetch.read([...ids.slice(0, 10), VIDEOS + 1, VIDEOS + 2])).toBe(10);
       expect(prefetch.read(ids.slice(0, MIN_PREFETCH - 1))).toBe(0);

@@ -1,13 +1,13 @@
 /**
  * A read-ahead thread of a query's texts (text-prefetch.ts): says "ready"
  * once its read-only connection is open, then for each list of video ids it
- * is sent reads their texts and counts the batch and the rows read in the
+ * is sent reads their texts (and timings, when asked) and counts the batch and the rows read in the
  * shared counters, waking the waiting search. A connection that fails to
  * open reads nothing and still counts its batches.
  */
 import Database from "better-sqlite3";
 import { parentPort, workerData } from "node:worker_threads";
-import { PREFETCH_DONE, PREFETCH_ROWS, type TextPrefetchWorkerData } from "./text-prefetch.js";
+import { PREFETCH_DONE, PREFETCH_ROWS, type TextPrefetchBatch, type TextPrefetchWorkerData } from "./text-prefetch.js";
 
 const { path, counters: shared } = workerData as TextPrefetchWorkerData;
 const counters = new Int32Array(shared);
@@ -20,11 +20,14 @@ try {
   db = undefined;
 }
 const text = db?.prepare("SELECT length(t.script) FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?").pluck();
+// The timings follow the text in the row: their last byte is read (not only their length, which SQLite takes from the row's header).
+const withTimings = db?.prepare("SELECT length(t.script) + length(substr(t.timings, -1)) FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id = ?").pluck();
 parentPort!.postMessage("ready");
-parentPort!.on("message", (ids: number[]) => {
+parentPort!.on("message", ({ ids, timings }: TextPrefetchBatch) => {
   let rows = 0;
   try {
-    if (text) for (const id of ids) if (text.get(id) !== undefined) rows++;
+    const statement = timings ? withTimings : text;
+    if (statement) for (const id of ids) if (statement.get(id) !== undefined) rows++;
   } catch {
     // A read that fails is only a text not read ahead: the search reads it itself.
   }

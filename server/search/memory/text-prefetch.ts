@@ -39,6 +39,12 @@ export const PREFETCH_ROWS = 1;
 const DONE = PREFETCH_DONE;
 const ROWS = PREFETCH_ROWS;
 
+/** A list of video ids for one read-ahead thread; `timings`: their segment timings too (for the page's snippets and moments). */
+export interface TextPrefetchBatch {
+  ids: number[];
+  timings: boolean;
+}
+
 /** What a read-ahead thread (text-prefetch-worker.ts) is given: the database file and the shared counters. */
 export interface TextPrefetchWorkerData {
   path: string;
@@ -82,16 +88,17 @@ export class TextPrefetch {
 
   /**
    * Has the workers read the texts of `ids` (video ids of the artifact set),
-   * and waits until they have, at most DEADLINE_MS. Returns the rows they read
+   * with their timings when `timings`, and waits until they have, at most DEADLINE_MS. Returns the rows they read
    * in that time (0 when too few ids to be worth it, before `ready()` or
    * after `close()`).
    */
-  read(ids: readonly number[]): number {
+  read(ids: readonly number[], timings = false): number {
     if (this.#closed || this.#started < this.#workers.length || ids.length < MIN_PREFETCH) return 0;
     const rowsBefore = Atomics.load(this.#counters, ROWS);
     roundRobin(ids, this.#workers.length).forEach((share, i) => {
       if (share.length === 0) return;
-      this.#workers[i]!.postMessage(share);
+      const batch: TextPrefetchBatch = { ids: share, timings };
+      this.#workers[i]!.postMessage(batch);
       this.#posted++;
     });
     const deadline = performance.now() + DEADLINE_MS;
