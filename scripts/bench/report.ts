@@ -302,7 +302,8 @@ What the rows measure:
   twice, query by query (REST then MCP, MCP first in the second pass); once on a server with the result cache off, where every request searches as a new
   query does (the target), once with it warm, where a repeated query leaves mostly the protocols'
   own cost.
-- **8 workers** (\`--phases workers\`): WORKERS=1, then WORKERS=2, each a fresh server with its
+- **8 workers** (\`--phases workers\`): the database read once into the operating system's cache
+  (the phase compares cores, not disk reads); then WORKERS=1, then WORKERS=2, each a fresh server with its
   result cache off (SEARCH_CACHE_ENTRIES=0: every request searches; each worker would hold a cache
   of its own) given the query set once at concurrency 8 (the first pass, on its own), then
   the query set over and over for \`--workers-seconds\` (20) on the same connections:

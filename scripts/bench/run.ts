@@ -29,7 +29,7 @@ import { measureRecall, type RecallResult } from "./recall.js";
 import { startServer, type ServerProcess } from "./server-process.js";
 import { measureServing, type ServingRow } from "./serving.js";
 import { soak, type SoakResult } from "./soak.js";
-import { dropFromPageCache } from "./page-cache.js";
+import { dropFromPageCache, readIntoPageCache } from "./page-cache.js";
 import { compareConfigs, measureAblation, type AblationConfig, type AblationRow } from "./ablation.js";
 import { compareMcpWithRest, MCP_CLIENT, type McpComparison } from "./mcp-vs-rest.js";
 import { compareWorkers, waitForWorkers, type WorkersComparison } from "./workers.js";
@@ -282,6 +282,8 @@ export async function runBench(options: BenchOptions, command: string, log: (lin
   }
   if (has("workers")) {
     mark("workers");
+    // Both servers' searches from the operating system's cache, so the phase compares cores, not disk reads.
+    log(`read the database into the page cache for the workers phase in ${readIntoPageCache(databasePath).toFixed(1)} s`);
     const logPath = join(layout.logs, "server.log");
     results.workers = await compareWorkers({
       start: async (workers) => {
