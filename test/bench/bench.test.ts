@@ -1,8 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { BenchUsageError, parseBenchArgs } from "../../scripts/bench/options.js";
+import { readIntoPageCache } from "../../scripts/bench/page-cache.js";
 import { REPORT_HEADER, reportText, resultRows, writeReport } from "../../scripts/bench/report.js";
 import { runBench, type BenchResults } from "../../scripts/bench/run.js";
 
@@ -84,5 +85,21 @@ describe("BENCHMARKS.md as the bench writes it", () => {
     const once = reportText(old, section("500,000", "full pipeline", "new-500k"));
     expect(once.match(/^## .*$/gm)).toEqual(["## 2,000 videos, full pipeline", "## 20,000 videos, direct build", "## 500,000 videos, full pipeline"]);
     expect(reportText(once)).toBe(once);
+  });
+});
+
+describe("the page-cache helpers", () => {
+  it("reads a whole file through (readIntoPageCache), and fails on a missing one", () => {
+    const dir = mkdtempSync(join(tmpdir(), "page-cache-"));
+    try {
+      const file = join(dir, "data.bin");
+      writeFileSync(file, Buffer.alloc(20 * 2 ** 20 + 5, 7));
+      const seconds = readIntoPageCache(file);
+      expect(seconds).toBeGreaterThan(0);
+      expect(seconds).toBeLessThan(60);
+      expect(() => readIntoPageCache(join(dir, "missing.bin"))).toThrow(/ENOENT/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
