@@ -34,12 +34,11 @@ export function findOccurrences(text: string, terms: readonly string[], maxSpans
   // Other text is folded whole where that keeps offsets (most text in Latin script), else token by token.
   const folded = lower ?? foldKeepingOffsets(text);
   if (folded !== undefined) {
-    const boundary = lower !== undefined ? (at: number) => !isAsciiWordCode(lower.charCodeAt(at)) : (at: number) => !isTokenUnitAt(text, at);
     terms.forEach((term, i) => {
       let seen = 0;
       for (let at = folded.indexOf(term); at !== -1 && seen < maxSpans; at = folded.indexOf(term, at + term.length)) {
         const end = at + term.length;
-        if ((at === 0 || boundary(at - 1)) && (end === folded.length || boundary(end))) {
+        if ((at === 0 || !isTokenUnitAt(text, at - 1)) && (end === folded.length || !isTokenUnitAt(text, end))) {
           counts[i]!++;
           seen++;
           found.push([at, end, i]);
