@@ -324,8 +324,10 @@ What the rows measure:
 export function sectionHeading(r: BenchResults): string {
   const mode = r.build?.mode === "pipeline" ? "full pipeline" : r.build?.mode === "direct" ? "direct build" : "artifact set reused";
   // An ablation run on its own has a section of its own, beside the full run's.
-  const optIn = r.mcp || r.workers || r.redis || r.dataset || r.pgPeer;
-  const only = !r.server && !r.search ? (r.ablation ? ", memory helpers ablation" : r.compare ? ", side by side" : optIn ? ", opt-in phases" : "") : "";
+  // The PostgreSQL peer alone (its load takes long) has one too, so it does not replace the other opt-in phases' rows.
+  const optIn = r.mcp || r.workers || r.redis || r.dataset;
+  const pgOnly = r.pgPeer && !optIn;
+  const only = !r.server && !r.search ? (r.ablation ? ", memory helpers ablation" : r.compare ? ", side by side" : pgOnly ? ", PostgreSQL peer" : optIn || r.pgPeer ? ", opt-in phases" : "") : "";
   return `## ${r.size.toLocaleString("en-US")} videos, ${mode}${only}`;
 }
 

@@ -78,7 +78,9 @@ describe("the opt-in phases' rows", () => {
   });
 
   it("a run of opt-in phases alone has a section of its own, so it never replaces the full run's", () => {
-    expect(sectionHeading({ ...base, build: undefined, pgPeer: { url: "postgres://h/", skipped: "x" } })).toBe("## 2,000 videos, artifact set reused, opt-in phases");
+    expect(sectionHeading({ ...base, build: undefined, redis: { url: "redis://h", skipped: "x" }, pgPeer: { url: "postgres://h/", skipped: "x" } })).toBe("## 2,000 videos, artifact set reused, opt-in phases");
+    // The PostgreSQL peer on its own keeps the other opt-in phases' section.
+    expect(sectionHeading({ ...base, build: undefined, pgPeer: { url: "postgres://h/", skipped: "x" } })).toBe("## 2,000 videos, artifact set reused, PostgreSQL peer");
   });
 });
 
