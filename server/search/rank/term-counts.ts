@@ -11,7 +11,7 @@
  */
 import { isAscii } from "node:buffer";
 import { foldText } from "../../../pipeline/artifact/text.js";
-import { isWordChar } from "../snippet/occurrences.js";
+import { isTokenUnitAt } from "../snippet/occurrences.js";
 
 const ASCII_TERM = /^[a-z0-9]+$/;
 
@@ -56,23 +56,9 @@ function countFolded(folded: string, terms: readonly string[]): number[] {
   return terms.map((term) => {
     let count = 0;
     for (let at = folded.indexOf(term); at !== -1; at = folded.indexOf(term, at + term.length)) {
-      if (!isWordChar(charBefore(folded, at)) && !isWordChar(charAt(folded, at + term.length))) count++;
+      const end = at + term.length;
+      if ((at === 0 || !isTokenUnitAt(folded, at - 1)) && (end === folded.length || !isTokenUnitAt(folded, end))) count++;
     }
     return count;
   });
-}
-
-/** The character (code point) that starts at `at`, undefined past the end. */
-function charAt(text: string, at: number): string | undefined {
-  const code = text.codePointAt(at);
-  return code === undefined ? undefined : String.fromCodePoint(code);
-}
-
-/** The character (code point) that ends just before `at`, undefined at the start. */
-function charBefore(text: string, at: number): string | undefined {
-  if (at <= 0) return undefined;
-  const low = text.charCodeAt(at - 1);
-  const high = at >= 2 ? text.charCodeAt(at - 2) : 0;
-  const pair = low >= 0xdc00 && low <= 0xdfff && high >= 0xd800 && high <= 0xdbff;
-  return charAt(text, pair ? at - 2 : at - 1);
 }

@@ -80,7 +80,7 @@ function finish(found: [number, number, number][], counts: number[], termCount: 
 }
 
 /** Whether the UTF-16 unit at `at` belongs to a letter, digit or mark (either half of a surrogate pair counts as its character). */
-function isTokenUnitAt(text: string, at: number): boolean {
+export function isTokenUnitAt(text: string, at: number): boolean {
   const unit = text.charCodeAt(at);
   if (unit < 128) return isAsciiWordCode(unit);
   let code = unit;
