@@ -210,7 +210,7 @@ export const ROWS = {
     kind: wholeNumber(0, 262144),
     default: "5376",
     readBy: ["server"],
-    help: "Memory search reads into at start, so it rarely waits on storage (0 to 262144): 16/21 for the full-text index, 1/21 for the phrase-pair index's longest lists, 4/21 for the most viewed transcripts' text; each share is a ceiling. 0: everything is read from storage as needed. See docs/search.md.",
+    help: "Memory search reads into at start, so it rarely waits on storage (0 to 262144): 16/21 for the full-text index, 1/21 for the phrase-pair index's longest lists, 4/21 for the most viewed transcripts' text (their timings go in what the index leaves of its share); each share is a ceiling. 0: everything is read from storage as needed. See docs/search.md.",
   }),
   searchMemoryHelpers: setting({
     name: "SEARCH_MEMORY_HELPERS",

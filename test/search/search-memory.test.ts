@@ -7,6 +7,7 @@ import { openCatalog } from "../../server/data/artifact-catalog.js";
 import type { SearchParams } from "../../server/data/catalog.js";
 import { HotTranscripts } from "../../server/search/memory/hot-transcripts.js";
 import { openIndexConnection, warmIndex } from "../../server/search/memory/index-memory.js";
+import { SearchMemory } from "../../server/search/memory/search-memory.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
 
 const VIDEOS = 300;
@@ -94,12 +95,49 @@ describe("search memory: the full-text index and the most viewed transcripts", (
       // The most viewed first: exactly the first `transcripts` rows are held.
       expected.forEach((row, i) => expect(some.get(row.id) !== undefined).toBe(i < part.transcripts));
 
+      // Timings given room of their own: the texts fill the budget as they would alone, so more are held.
+      const wide = (full.bytes / expected.length) * 150;
+      const shared = await new HotTranscripts().load(db, { budgetBytes: wide, sliceRows: 32 });
+      const roomy = new HotTranscripts();
+      const withRoom = await roomy.load(db, { budgetBytes: wide, timingsBytes: 1e9, sliceRows: 32 });
+      expect(withRoom.transcripts).toBeGreaterThan(shared.transcripts);
+      expect(withRoom.bytes - withRoom.timingsBytes).toBeLessThanOrEqual(wide);
+      const heldTimings = expected.slice(0, withRoom.transcripts).reduce((sum, row) => sum + roomy.get(row.id)!.starts.length, 0);
+      expect(withRoom.timingsBytes).toBe(heldTimings);
+      // A little room: the timings take all of it, and the rest of theirs counts in the budget.
+      const tight = await new HotTranscripts().load(db, { budgetBytes: wide, timingsBytes: 100, sliceRows: 32 });
+      expect(tight.timingsBytes).toBe(100);
+      expect(tight.bytes - 100).toBeLessThanOrEqual(wide);
+      expect(tight.transcripts).toBeGreaterThanOrEqual(shared.transcripts);
+      expect(tight.transcripts).toBeLessThanOrEqual(withRoom.transcripts);
+
       const closing = new HotTranscripts();
       const other = new Database(join(set.dir, ARTIFACT_FILES.database), { readonly: true });
       let pauses = 0;
       const closed = await closing.load(other, { budgetBytes: 1e9, sliceRows: 32, pause: async () => void (++pauses === 2 && other.close()) });
       expect(closed.outcome).toBe("closed");
     } finally {
+      db.close();
+    }
+  });
+
+  it("holds the texts' timings in what the index left of its share, and caps the index's cache lower by as much", async () => {
+    const file = join(set.dir, ARTIFACT_FILES.database);
+    const db = new Database(file, { readonly: true });
+    const share = 64 * 2 ** 20;
+    const memory = new SearchMemory(file, { indexBytes: share, pairBytes: 0, hotTextBytes: 2 ** 20 });
+    try {
+      const cacheBefore = memory.index!.pragma("cache_size", { simple: true }) as number;
+      const warmth = await memory.warm(db);
+      expect(warmth.index?.bytes).toBe(indexBytes);
+      expect(warmth.texts!.timingsBytes).toBeGreaterThan(0);
+      expect(warmth.texts!.bytes - warmth.texts!.timingsBytes).toBeLessThanOrEqual(2 ** 20);
+      const pageSize = db.pragma("page_size", { simple: true }) as number;
+      const cacheAfter = memory.index!.pragma("cache_size", { simple: true }) as number;
+      expect((cacheBefore - cacheAfter) * pageSize).toBeGreaterThanOrEqual(warmth.texts!.timingsBytes - pageSize);
+      expect((cacheBefore - cacheAfter) * pageSize).toBeLessThanOrEqual(warmth.texts!.timingsBytes + pageSize);
+    } finally {
+      memory.close();
       db.close();
     }
   });

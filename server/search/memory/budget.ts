@@ -20,7 +20,8 @@ import type { MemoryHelper } from "../../../settings/rows.js";
 /**
  * The budget's shares, in 21sts: the full-text index 16, the phrase-pair
  * lists 1, the most viewed texts 4. A share is a ceiling: an index smaller
- * than its share holds only what it has.
+ * than its share holds only what it has, and the texts' timings go into what
+ * it left (search-memory.ts).
  */
 const SHARES = { index: 16, pairs: 1, texts: 4 } as const;
 const SHARE_PARTS = SHARES.index + SHARES.pairs + SHARES.texts;

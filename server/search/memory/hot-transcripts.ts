@@ -27,6 +27,17 @@ export interface HotRow {
 
 export interface HotWarmth extends Warmth {
   transcripts: number;
+  /** Of `bytes`, what the timings took of `timingsBytes` (HotOptions). */
+  timingsBytes: number;
+}
+
+export interface HotOptions extends WarmOptions {
+  /**
+   * Bytes beyond `budgetBytes` that only the timings may take: the texts
+   * fill `budgetBytes` as they would without timings, and their timings go
+   * here first (default 0: text and timings share `budgetBytes`).
+   */
+  timingsBytes?: number;
 }
 
 /** What a Buffer and its row cost beside their bytes. */
@@ -55,10 +66,12 @@ export class HotTranscripts {
    * slice (512 rows, a few MiB) per turn of the event loop (searches answer meanwhile, reading
    * from the database what is not here yet), until the budget is spent.
    */
-  async load(db: Database.Database, options: WarmOptions): Promise<HotWarmth> {
-    const { budgetBytes, sliceRows = 512, pause = () => new Promise<void>((resolve) => setImmediate(resolve)) } = options;
+  async load(db: Database.Database, options: HotOptions): Promise<HotWarmth> {
+    const { budgetBytes, timingsBytes = 0, sliceRows = 512, pause = () => new Promise<void>((resolve) => setImmediate(resolve)) } = options;
     const started = performance.now();
-    const done = (outcome: HotWarmth["outcome"]): HotWarmth => ({ transcripts: this.#count, bytes: this.#bytes, outcome, ms: performance.now() - started });
+    // What the timings have taken so far of `timingsBytes`.
+    let timingsOver = 0;
+    const done = (outcome: HotWarmth["outcome"]): HotWarmth => ({ transcripts: this.#count, bytes: this.#bytes, timingsBytes: timingsOver, outcome, ms: performance.now() - started });
     if (budgetBytes <= 0) return done("budget");
     const slice = db.prepare(
       `SELECT v.id AS id, t.word_count AS words, v.view_count AS views, CAST(t.script AS BLOB) AS bytes, t.timings AS timings
@@ -71,10 +84,12 @@ export class HotTranscripts {
       const rows = slice.all(after, sliceRows) as { id: number; words: number; views: number; bytes: Buffer; timings: Buffer }[];
       for (const { id, words, views, bytes, timings } of rows) {
         const starts = compactTimings(timings);
+        const over = Math.min(starts.length, timingsBytes - timingsOver);
         const cost = bytes.length + starts.length + ROW_OVERHEAD;
-        if (this.#bytes + cost > budgetBytes) return done("budget");
+        if (this.#bytes + cost - timingsOver - over > budgetBytes) return done("budget");
         this.#rows[id] = { words, views, bytes, starts };
         this.#bytes += cost;
+        timingsOver += over;
         this.#count++;
       }
       if (rows.length < sliceRows) return done("complete");

@@ -44,13 +44,18 @@ export function openIndexConnection(file: string, budgetBytes: number): Database
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
     db.pragma("mmap_size = 0");
-    const pageSize = db.pragma("page_size", { simple: true }) as number;
-    db.pragma(`cache_size = ${Math.ceil((budgetBytes + INDEX_CACHE_SLACK_BYTES) / pageSize)}`);
+    setIndexCacheBytes(db, budgetBytes);
     return db;
   } catch (error) {
     db.close();
     throw error;
   }
+}
+
+/** Caps the index connection's page cache at `budgetBytes` (and a little slack); pages above a lowered cap go as others are read. */
+export function setIndexCacheBytes(db: Database.Database, budgetBytes: number): void {
+  const pageSize = db.pragma("page_size", { simple: true }) as number;
+  db.pragma(`cache_size = ${Math.ceil((Math.max(0, budgetBytes) + INDEX_CACHE_SLACK_BYTES) / pageSize)}`);
 }
 
 /**

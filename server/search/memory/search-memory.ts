@@ -6,7 +6,7 @@
  */
 import type Database from "better-sqlite3";
 import { HotTranscripts, type HotWarmth } from "./hot-transcripts.js";
-import { longestLists, openIndexConnection, warmIndex, warmLists, type IndexWarmth, type ListWarmth } from "./index-memory.js";
+import { longestLists, openIndexConnection, setIndexCacheBytes, warmIndex, warmLists, type IndexWarmth, type ListWarmth } from "./index-memory.js";
 import { TextPrefetch } from "./text-prefetch.js";
 import { WordBitmaps, type BitmapWarmth } from "../match/word-bitmaps.js";
 
@@ -85,7 +85,14 @@ export class SearchMemory {
     if (this.#options.wordBitmaps ?? true) warmth.bitmaps = await this.bitmaps.load(db);
     if (index) warmth.index = await warmIndex(index, { budgetBytes: this.#options.indexBytes ?? 0 });
     if (index && this.#pairBytes > 0) warmth.pairs = await warmLists(index, "phrase_pairs", pairLists, { budgetBytes: this.#pairBytes });
-    if (this.hot && db.open) warmth.texts = await this.hot.load(db, { budgetBytes: this.#options.hotTextBytes ?? 0 });
+    // The texts' share holds their text as it would without timings. Their timings go first into what the
+    // index and its pair lists left of their shares, and the index's page cache is capped lower by as much.
+    const cacheBytes = (this.#options.indexBytes ?? 0) + (this.#options.pairBytes ?? 0);
+    const unspent = index ? Math.max(0, cacheBytes - (warmth.index?.bytes ?? 0) - (warmth.pairs?.bytes ?? 0)) : 0;
+    if (this.hot && db.open) {
+      warmth.texts = await this.hot.load(db, { budgetBytes: this.#options.hotTextBytes ?? 0, timingsBytes: unspent });
+      if (index?.open && warmth.texts.timingsBytes > 0) setIndexCacheBytes(index, cacheBytes - warmth.texts.timingsBytes);
+    }
     if ((index || this.hot) && (this.#options.touchVideos ?? true)) await touchVideos(db);
     await this.prefetch?.ready();
     return warmth;
