@@ -36,6 +36,23 @@ describe("term counting for BM25", () => {
     );
   });
 
+  it("counts in a prefix cut inside a character as in the prefix decoded, in text of Latin letters beyond ASCII", () => {
+    const words = ["été", "ÉTÉ", "ete", "Brücken", "brucken", "tiếng", "TIẾNG", "tieng", "œuvre", "naïve", "ß", "en", "EN", "Én", "x²"];
+    const separators = [" ", "’", "\u00a0", " — ", "\u200b", "«", "»", "-"];
+    const text = fc.array(fc.tuple(fc.constantFrom(...words), fc.constantFrom(...separators)), { minLength: 1, maxLength: 30 }).map((parts) => parts.flat().join(""));
+    fc.assert(
+      fc.property(text, fc.subarray(["ete", "brucken", "tieng", "en", "naive", "x"], { minLength: 1 }), fc.nat(400), (sample, terms, cut) => {
+        const bytes = utf8(sample);
+        const scan = Math.max(1, Math.min(bytes.length, cut + 1));
+        const tokens = tokenize(bytes.subarray(0, scan).toString("utf8"));
+        const scale = bytes.length / scan;
+        const expected = terms.map((term) => tokens.filter((t) => t === term).length * (scale === 1 ? 1 : scale));
+        expect(countTerms(bytes, terms, scan)).toEqual(expected);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it("counts in ASCII text exactly the whole words in the term's lower, Capitalized or UPPER form", () => {
     // Repeated letters ("aaa"), words inside words ("alala", "lala"), digits ("x86"), and mixed case that is not counted ("tHe").
     const words = ["a", "aa", "aaa", "aaaa", "A", "AA", "AAA", "Aaa", "aAa", "la", "lala", "alala", "Lala", "LALA", "laLa", "the", "The", "THE", "tHe", "then", "other", "x86", "X86", "3dx", "3DX", "3Dx", "level", "Level", "LEVEL", "bevel", "levels"];

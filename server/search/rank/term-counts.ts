@@ -10,7 +10,7 @@
  * each term is counted where it stands as a whole token of the folded text.
  */
 import { isAscii } from "node:buffer";
-import { foldText } from "../../../pipeline/artifact/text.js";
+import { FOLD_TABLE_RANGES, foldText, TOKEN_CHARACTER } from "../../../pipeline/artifact/text.js";
 import { isTokenUnitAt } from "../snippet/occurrences.js";
 
 const ASCII_TERM = /^[a-z0-9]+$/;
@@ -40,15 +40,78 @@ export const SCAN_BYTES = 32 * 1024;
 export function countTerms(bytes: Buffer, terms: readonly string[], scanBytes = SCAN_BYTES): number[] {
   const scanned = bytes.length > scanBytes ? bytes.subarray(0, scanBytes) : bytes;
   const scale = bytes.length / Math.max(1, scanned.length);
-  const counts = terms.every((t) => ASCII_TERM.test(t)) && isAscii(scanned)
-    ? terms.map((term) => {
-        const forms = new Set([term, term[0]!.toUpperCase() + term.slice(1), term.toUpperCase()]);
-        let count = 0;
-        for (const form of forms) count += countForm(scanned, Buffer.from(form, "latin1"));
-        return count;
-      })
-    : countFolded(foldText(scanned.toString("utf8")), terms);
+  const asciiTerms = terms.every((t) => ASCII_TERM.test(t));
+  let counts: number[];
+  if (asciiTerms && isAscii(scanned)) {
+    counts = terms.map((term) => {
+      const forms = new Set([term, term[0]!.toUpperCase() + term.slice(1), term.toUpperCase()]);
+      let count = 0;
+      for (const form of forms) count += countForm(scanned, Buffer.from(form, "latin1"));
+      return count;
+    });
+  } else {
+    const folded = asciiTerms ? foldedBytes(scanned) : undefined;
+    counts = folded ? terms.map((term) => countForm(folded, Buffer.from(term, "latin1"))) : countFolded(foldText(scanned.toString("utf8")), terms);
+  }
   return scale === 1 ? counts : counts.map((c) => c * scale);
+}
+
+/** A folded character that is part of a token but not ASCII, and one that is part of none, as `foldedBytes` writes them. */
+const FOLDED_WORD = 0x80;
+const FOLDED_OTHER = 0x20;
+
+/** By code point up to the fold table's end: the byte `foldedBytes` writes for a table character (0: not in the table). */
+const FOLDED_BYTE = (() => {
+  const table = new Uint8Array(Math.max(...FOLD_TABLE_RANGES.map(([, to]) => to)) + 1);
+  for (const [from, to] of FOLD_TABLE_RANGES) {
+    for (let code = from; code <= to; code++) {
+      const folded = foldText(String.fromCharCode(code));
+      const unit = folded.charCodeAt(0);
+      table[code] = folded.length !== 1 ? 0 : unit < 0x80 ? unit : TOKEN_CHARACTER.test(folded) ? FOLDED_WORD : FOLDED_OTHER;
+    }
+  }
+  return table;
+})();
+
+/**
+ * UTF-8 text of ASCII and fold-table characters folded as `foldText` folds
+ * it, one byte per character: ASCII lower-cased, a table character as its
+ * fold where that is ASCII, else FOLDED_WORD or FOLDED_OTHER. An ASCII term
+ * occurs as a whole token here exactly where it does in `foldText` of the
+ * text, without decoding it to a string. Undefined for other text (other
+ * scripts, combining marks, invalid UTF-8); a sequence cut off at the end
+ * counts as one character of no token, as its decoding (U+FFFD) does.
+ */
+function foldedBytes(bytes: Buffer): Buffer | undefined {
+  const out = Buffer.allocUnsafe(bytes.length);
+  const length = bytes.length;
+  let n = 0;
+  for (let i = 0; i < length; ) {
+    const lead = bytes[i]!;
+    if (lead < 0x80) {
+      out[n++] = lead >= 65 && lead <= 90 ? lead + 32 : lead;
+      i++;
+      continue;
+    }
+    const size = lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : 0;
+    if (size === 0) return undefined;
+    if (i + size > length) {
+      out[n++] = FOLDED_OTHER;
+      break;
+    }
+    let code = size === 2 ? lead & 0x1f : lead & 0x0f;
+    for (let k = 1; k < size; k++) {
+      const next = bytes[i + k]!;
+      if ((next & 0xc0) !== 0x80) return undefined;
+      code = (code << 6) | (next & 0x3f);
+    }
+    const byte = code < FOLDED_BYTE.length ? FOLDED_BYTE[code]! : 0;
+    // Outside the table, and overlong forms of ASCII (never written by a valid encoder), go the long way.
+    if (byte === 0 || code < 0x80) return undefined;
+    out[n++] = byte;
+    i += size;
+  }
+  return out.subarray(0, n);
 }
 
 /** Occurrences of each (folded) term as a whole token of a folded text. */
