@@ -223,7 +223,7 @@ export async function warmLogged(catalog: ArtifactCatalog, log: Logger): Promise
       log.info("phrase-pair lists in memory", { builtAt, lists: pairs.lists, mb: mb(pairs.bytes), ms: Math.round(pairs.ms), outcome: pairs.outcome });
     }
     if (texts !== undefined && texts.outcome !== "closed") {
-      log.info("most viewed transcripts in memory", { builtAt, transcripts: texts.transcripts, mb: mb(texts.bytes), ms: Math.round(texts.ms) });
+      log.info("most viewed transcripts in memory", { builtAt, transcripts: texts.transcripts, mb: mb(texts.bytes), timingsMb: mb(texts.timingsBytes), ms: Math.round(texts.ms) });
     }
     if (searches > 0) log.info("search paths warmed", { builtAt, searches });
   } catch (error) {

@@ -7,7 +7,9 @@
  * and UPPER-CASE forms (what captions contain; other mixed forms like "tHe"
  * are not counted). Text or terms with other characters are folded whole as
  * the index folds each token ("Brücken" is "brucken"; pipeline/artifact/text.ts), and
- * each term is counted where it stands as a whole token of the folded text.
+ * each term is counted where it stands as a whole token of the folded text:
+ * in the bytes folded one per character where the terms are ASCII and the
+ * text is Latin script (`foldedBytes`), else in the decoded text.
  */
 import { isAscii } from "node:buffer";
 import { FOLD_TABLE_RANGES, foldText, TOKEN_CHARACTER } from "../../../pipeline/artifact/text.js";
