@@ -211,7 +211,7 @@ export function catalogSettings(
 /** Warms a catalog's search memory (word bitmaps, index, the phrase-pair index's longest lists, then the most viewed transcripts' text) and logs how it went; never rejects. */
 export async function warmLogged(catalog: ArtifactCatalog, log: Logger): Promise<void> {
   try {
-    const { bitmaps, index, pairs, texts, searches } = await catalog.warm();
+    const { bitmaps, index, pairs, texts, searches, searchesMs } = await catalog.warm();
     const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
     const builtAt = catalog.manifest.builtAt;
     if (bitmaps && bitmaps.words > 0) log.info("word bitmaps in memory", { builtAt, words: bitmaps.words, mb: mb(bitmaps.bytes), ms: Math.round(bitmaps.ms) });
@@ -225,7 +225,7 @@ export async function warmLogged(catalog: ArtifactCatalog, log: Logger): Promise
     if (texts !== undefined && texts.outcome !== "closed") {
       log.info("most viewed transcripts in memory", { builtAt, transcripts: texts.transcripts, mb: mb(texts.bytes), timingsMb: mb(texts.timingsBytes), ms: Math.round(texts.ms) });
     }
-    if (searches > 0) log.info("search paths warmed", { builtAt, searches });
+    if (searches > 0) log.info("search paths warmed", { builtAt, searches, ms: Math.round(searchesMs) });
   } catch (error) {
     log.error("search memory could not be filled", errorFields(error));
   }

@@ -47,10 +47,12 @@ export interface CatalogOptions extends SearchMemoryOptions {
 /**
  * What `warm()` read into memory (search-memory.ts); a part is undefined
  * when its memory is 0. `searches`: searches run to compile the search
- * paths before the first user's (search-warmup.ts), their results not kept.
+ * paths before the first user's (search-warmup.ts), their results not kept;
+ * `searchesMs`: how long they took.
  */
 export interface CatalogWarmth extends MemoryWarmth {
   searches: number;
+  searchesMs: number;
 }
 
 /** The live store is small and in insertion order: its matches are all scored, up to this many. */
@@ -230,12 +232,13 @@ export class ArtifactCatalog implements Catalog {
   async warm(): Promise<CatalogWarmth> {
     const warmth = await this.#memory.warm(this.#db);
     let searches = 0;
+    const started = performance.now();
     if (this.#warmSearches) {
       const options = { documents: this.#frequencies.stats().documents, indexCountMaxDf: this.#settings.indexCountMaxDf, countTermMaxShare: this.#settings.countTermMaxShare };
       searches = await runWarmUpSearches(this.#db, this.#memory.hot, this.#frequencies.df, options, (params) => this.#search.search(params));
       this.#search.clearCache();
     }
-    return { ...warmth, searches };
+    return { ...warmth, searches, searchesMs: performance.now() - started };
   }
 
   close(): void {

@@ -3,7 +3,7 @@ import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
 import { openCatalog } from "../../server/data/artifact-catalog.js";
 import type { SearchParams } from "../../server/data/catalog.js";
 import { TranscriptSearch } from "../../server/search/search.js";
-import { warmUpQueries } from "../../server/search/memory/search-warmup.js";
+import { PRACTICE_SEARCHES, practiceQueries, warmUpQueries } from "../../server/search/memory/search-warmup.js";
 import { ShardSearch } from "../../server/search/shard.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
 
@@ -30,6 +30,26 @@ describe("warm-up searches", () => {
     expect(warmUpQueries("", () => 1, { documents: 1, indexCountMaxDf: 1, countTermMaxShare: 1, minViews: 0 })).toEqual([]);
   });
 
+  it("practise on runs of one to four consecutive words of the text, distinct, some bounded, some a page further", () => {
+    const text = Array.from({ length: 400 }, (_, i) => `w${i}`).join(" ");
+    const queries = practiceQueries(text, 100, 7000);
+    expect(queries).toHaveLength(100);
+    expect(new Set(queries.map((q) => `${q.q}|${q.offset}|${q.minViews ?? 0}`)).size).toBe(100);
+    expect(new Set(queries.map((q) => q.q.split(" ").length))).toEqual(new Set([1, 2, 3, 4]));
+    for (const { q } of queries) {
+      // Consecutive words of the text: w(k) w(k+1) ...
+      const numbers = q.split(" ").map((w) => Number(w.slice(1)));
+      expect(numbers.every((n, i) => i === 0 || n === numbers[i - 1]! + 1), q).toBe(true);
+    }
+    expect(queries.filter((q) => q.minViews === 7000).length).toBeGreaterThanOrEqual(15);
+    expect(queries.filter((q) => q.offset > 0).length).toBeGreaterThanOrEqual(8);
+    // Few words give fewer queries, never a repeat; no words, none.
+    const short = practiceQueries("one two", 50, 1);
+    expect(new Set(short.map((q) => `${q.q}|${q.offset}|${q.minViews ?? 0}`)).size).toBe(short.length);
+    expect(short.length).toBeLessThan(50);
+    expect(practiceQueries("", 10, 1)).toEqual([]);
+  });
+
   describe("on an artifact set", () => {
     let set: TempArtifacts;
     beforeAll(async () => {
@@ -47,8 +67,10 @@ describe("warm-up searches", () => {
         const warmth = await catalog.warm();
         const warmedWith = searches.mock.calls.map(([params]) => params as SearchParams);
         expect(warmth.searches).toBe(warmedWith.length);
-        expect(warmth.searches).toBeGreaterThanOrEqual(5);
-        expect(new Set(warmedWith.map((p) => p.q.split(" ").length))).toEqual(new Set([1, 2]));
+        // One of each kind, then practice searches (the set is small: each takes well under the time they are given).
+        expect(warmth.searches).toBeGreaterThan(PRACTICE_SEARCHES / 2);
+        expect(warmth.searchesMs).toBeGreaterThan(0);
+        expect(new Set(warmedWith.map((p) => p.q.split(" ").length))).toEqual(new Set([1, 2, 3, 4]));
         expect(warmedWith.some((p) => p.minViews !== undefined && p.minViews > 0)).toBe(true);
         // Every warm-up search again: each answers as a catalog without a cache does, and each query
         // (a deep page shares its head with the first page) is ranked anew: head runs.

@@ -9,8 +9,13 @@
  * each kind of work: a word in most transcripts, one counted in the
  * candidates' text, one counted from the index, two consecutive words (the
  * phrase tier, the pair index, the second tier), the same with a popularity
- * bound, and a page past the ranked head. The caller empties the result
- * cache afterwards: nothing they compute is kept for the users' searches.
+ * bound, and a page past the ranked head. Then come practice searches: runs
+ * of one to four consecutive words of the next most viewed transcripts, as
+ * many as it takes for the code every search runs to be compiled by the
+ * engine's optimizing tier (one of each kind leaves it to the first users'
+ * searches, each then several times slower than later), within a bounded
+ * share of the start. The caller empties the result cache afterwards:
+ * nothing they compute is kept for the users' searches.
  */
 import type Database from "better-sqlite3";
 import type { SearchParams } from "../../data/catalog.js";
@@ -30,6 +35,38 @@ export interface WarmUpOptions {
 
 /** At most this many words of the sample are looked up. */
 const SAMPLE_WORDS = 2000;
+
+/** Practice searches after the one of each kind, and the most time they may take together. */
+export const PRACTICE_SEARCHES = 150;
+const PRACTICE_MS = 2000;
+
+/** The transcripts (popularity ranks) whose words the practice searches are made of. */
+const PRACTICE_FROM = 6;
+const PRACTICE_TO = 55;
+
+/**
+ * Up to `count` distinct queries of one to four consecutive words of `text`
+ * (lengths in turn), spread over it; every fifth bounded to the most viewed
+ * part of the set (`minViews`), every ninth a page past the first.
+ */
+export function practiceQueries(text: string, count: number, minViews: number): SearchParams[] {
+  const words = tokenize(text);
+  const queries: SearchParams[] = [];
+  const seen = new Set<string>();
+  // A stride coprime with most lengths walks the text without clustering; each try moves on, so a repeat ends nothing.
+  for (let i = 0; queries.length < count && i < count * 4; i++) {
+    const length = 1 + (i % 4);
+    if (words.length < length) continue;
+    const at = (i * 7919) % (words.length - length + 1);
+    const q = words.slice(at, at + length).join(" ");
+    const query: SearchParams = { q, limit: 10, offset: i % 9 === 8 ? 100 : 0, ...(i % 5 === 4 ? { minViews } : {}) };
+    const key = `${q}|${query.offset}|${query.minViews ?? 0}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    queries.push(query);
+  }
+  return queries;
+}
 
 export function warmUpQueries(text: string, df: (term: string) => number, options: WarmUpOptions): SearchParams[] {
   const words = tokenize(text).slice(0, SAMPLE_WORDS);
@@ -55,9 +92,9 @@ export function warmUpQueries(text: string, df: (term: string) => number, option
 
 /**
  * Runs the warm-up searches on words of the five most viewed transcripts,
- * one per turn of the event loop (`search` runs one), and returns how many
- * ran; stops early when the database is closed. The caller empties the
- * result cache afterwards.
+ * then the practice searches on words of the next fifty, one per turn of the
+ * event loop (`search` runs one), and returns how many ran; stops early when
+ * the database is closed. The caller empties the result cache afterwards.
  */
 export async function runWarmUpSearches(
   db: Database.Database,
@@ -67,18 +104,30 @@ export async function runWarmUpSearches(
   search: (params: SearchParams) => void,
 ): Promise<number> {
   if (!db.open) return 0;
-  // The five most viewed are the first text held in memory, where there is any.
-  const held = [1, 2, 3, 4, 5].map((id) => hot?.get(id)?.bytes.toString("utf8"));
-  const text = held.every((t) => t !== undefined)
-    ? held.join("\n")
-    : (db.prepare("SELECT t.script FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id <= 5 ORDER BY v.id").pluck().all() as string[]).join("\n");
   const bound = db.prepare("SELECT view_count FROM videos WHERE id <= 100 ORDER BY id DESC LIMIT 1").pluck().get() as number | undefined;
+  const queries = warmUpQueries(textOf(db, hot, 1, 5), df, { ...options, minViews: bound ?? 0 });
   let run = 0;
-  for (const query of warmUpQueries(text, df, { ...options, minViews: bound ?? 0 })) {
+  for (const query of queries) {
     await new Promise<void>((resolve) => setImmediate(resolve));
-    if (!db.open) break;
+    if (!db.open) return run;
+    search(query);
+    run++;
+  }
+  const deadline = performance.now() + PRACTICE_MS;
+  for (const query of practiceQueries(textOf(db, hot, PRACTICE_FROM, PRACTICE_TO), PRACTICE_SEARCHES, bound ?? 0)) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (!db.open || performance.now() > deadline) break;
     search(query);
     run++;
   }
   return run;
+}
+
+/** The texts of the transcripts ranked `from` to `to`, from memory where all of them are held there. */
+function textOf(db: Database.Database, hot: HotTranscripts | undefined, from: number, to: number): string {
+  const ids = Array.from({ length: to - from + 1 }, (_, i) => from + i);
+  const held = ids.map((id) => hot?.get(id)?.bytes.toString("utf8"));
+  if (held.every((t) => t !== undefined)) return held.join("\n");
+  const rows = db.prepare("SELECT t.script FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id BETWEEN ? AND ? ORDER BY v.id").pluck().all(from, to) as string[];
+  return rows.join("\n");
 }

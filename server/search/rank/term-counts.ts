@@ -9,7 +9,8 @@
  * the index folds each token ("Brücken" is "brucken"; pipeline/artifact/text.ts), and
  * each term is counted where it stands as a whole token of the folded text:
  * in the bytes folded one per character where the terms are ASCII and the
- * text is Latin script (`foldedBytes`), else in the decoded text.
+ * text is Latin script (`foldedBytes`, into a buffer reused from candidate to
+ * candidate), else in the decoded text.
  */
 import { isAscii } from "node:buffer";
 import { FOLD_TABLE_RANGES, foldText, TOKEN_CHARACTER } from "../../../pipeline/artifact/text.js";
@@ -58,6 +59,21 @@ export function countTerms(bytes: Buffer, terms: readonly string[], scanBytes = 
   return scale === 1 ? counts : counts.map((c) => c * scale);
 }
 
+/**
+ * Where `foldedBytes` writes: one buffer for the whole process, grown as
+ * needed, so folding a candidate allocates nothing. What it returns is valid
+ * until the next fold (counting is synchronous).
+ */
+let scratch = Buffer.allocUnsafeSlow(2 * SCAN_BYTES);
+
+function scratchOf(bytes: number): Buffer {
+  if (scratch.length < bytes) scratch = Buffer.allocUnsafeSlow(Math.max(bytes, 2 * scratch.length));
+  return scratch;
+}
+
+/** ASCII lower-cased, by byte. */
+const LOWER_ASCII = Uint8Array.from({ length: 128 }, (_, byte) => (byte >= 65 && byte <= 90 ? byte + 32 : byte));
+
 /** A folded character that is part of a token but not ASCII, and one that is part of none, as `foldedBytes` writes them. */
 const FOLDED_WORD = 0x80;
 const FOLDED_OTHER = 0x20;
@@ -84,35 +100,45 @@ const FOLDED_BYTE = (() => {
  * scripts, combining marks, invalid UTF-8); a sequence cut off at the end
  * counts as one character of no token, as its decoding (U+FFFD) does.
  */
-function foldedBytes(bytes: Buffer): Buffer | undefined {
-  const out = Buffer.allocUnsafe(bytes.length);
-  const length = bytes.length;
+function foldedBytes(buffer: Buffer): Buffer | undefined {
+  const length = buffer.length;
+  const out = scratchOf(length);
+  // Plain typed-array views: element access on them compiles to less than on Buffers.
+  const bytes = new Uint8Array(buffer.buffer, buffer.byteOffset, length);
+  const to = new Uint8Array(out.buffer, out.byteOffset, length);
   let n = 0;
-  for (let i = 0; i < length; ) {
+  let i = 0;
+  while (i < length) {
     const lead = bytes[i]!;
     if (lead < 0x80) {
-      out[n++] = lead >= 65 && lead <= 90 ? lead + 32 : lead;
+      to[n++] = LOWER_ASCII[lead]!;
       i++;
       continue;
     }
-    const size = lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : 0;
-    if (size === 0) return undefined;
-    if (i + size > length) {
-      out[n++] = FOLDED_OTHER;
-      break;
-    }
-    let code = size === 2 ? lead & 0x1f : lead & 0x0f;
-    for (let k = 1; k < size; k++) {
-      const next = bytes[i + k]!;
+    let code: number;
+    let size: number;
+    if (lead >= 0xc2 && lead <= 0xdf) {
+      size = 2;
+      if (i + size > length) break;
+      const next = bytes[i + 1]!;
       if ((next & 0xc0) !== 0x80) return undefined;
-      code = (code << 6) | (next & 0x3f);
-    }
+      code = ((lead & 0x1f) << 6) | (next & 0x3f);
+    } else if (lead >= 0xe0 && lead <= 0xef) {
+      size = 3;
+      if (i + size > length) break;
+      const b1 = bytes[i + 1]!;
+      const b2 = bytes[i + 2]!;
+      if ((b1 & 0xc0) !== 0x80 || (b2 & 0xc0) !== 0x80) return undefined;
+      code = ((lead & 0x0f) << 12) | ((b1 & 0x3f) << 6) | (b2 & 0x3f);
+    } else return undefined;
     const byte = code < FOLDED_BYTE.length ? FOLDED_BYTE[code]! : 0;
     // Outside the table, and overlong forms of ASCII (never written by a valid encoder), go the long way.
     if (byte === 0 || code < 0x80) return undefined;
-    out[n++] = byte;
+    to[n++] = byte;
     i += size;
   }
+  // A sequence cut off at the end: one character of no token.
+  if (i < length) to[n++] = FOLDED_OTHER;
   return out.subarray(0, n);
 }
 
