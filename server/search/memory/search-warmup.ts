@@ -53,7 +53,7 @@ export function practiceQueries(text: string, count: number, minViews: number): 
   const words = tokenize(text);
   const queries: SearchParams[] = [];
   const seen = new Set<string>();
-  // A stride coprime with most lengths walks the text without clustering; each try moves on, so a repeat ends nothing.
+  // A prime stride spreads the runs over the text; a repeat is skipped, and the tries are bounded for a short text.
   for (let i = 0; queries.length < count && i < count * 4; i++) {
     const length = 1 + (i % 4);
     if (words.length < length) continue;
