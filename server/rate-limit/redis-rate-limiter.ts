@@ -7,10 +7,13 @@
  * rejects and the request is counted by the local limiter instead
  * (fallback-rate-limiter.ts).
  *
- * The requests of one key that arrive in the same event-loop turn are asked
- * for in one script call ("take up to n"): under load that is one round trip
- * and one script run per key per turn instead of one per request, with the
- * same count. Within a batch, requests are granted in arrival order.
+ * Requests of one key are asked for in batches, one script call ("take up to
+ * n") per batch, and each key has at most one call in flight per process: the
+ * requests of one event-loop turn form a batch, and those that arrive while
+ * the key's call is out wait for it and go in the next. Under load that is
+ * one round trip and one script run per key per round trip instead of one
+ * per request, with the same count. Within a batch, requests are granted in
+ * arrival order.
  */
 import type { Redis } from "ioredis";
 import { WINDOW_MS } from "./memory-rate-limiter.js";
@@ -53,9 +56,13 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
   redis.defineCommand("transcriptServiceConsumeMany", { numberOfKeys: 1, lua: CONSUME });
   const consumeMany = (redis as unknown as { transcriptServiceConsumeMany(key: string, limit: number, windowMs: number, n: number): Promise<[number, number, number]> })
     .transcriptServiceConsumeMany;
+  /** This turn's requests, by key, in arrival order: asked for at the end of the turn. */
   let pending = new Map<string, Waiting[]>();
+  /** Keys with a call out, and the requests that arrived since: asked for when it returns. */
+  const inFlight = new Map<string, Waiting[]>();
 
   const ask = async (keyId: string, waiting: Waiting[]) => {
+    inFlight.set(keyId, []);
     try {
       const [granted, before, window] = await consumeMany.call(redis, `${prefix}rl:${keyId}`, limit, WINDOW_MS, waiting.length);
       const resetAt = ((window + 1) * WINDOW_MS) / 1000;
@@ -64,20 +71,28 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
       );
     } catch (error) {
       for (const { reject } of waiting) reject(error);
+    } finally {
+      const next = inFlight.get(keyId)!;
+      inFlight.delete(keyId);
+      if (next.length > 0) void ask(keyId, next);
     }
   };
   const flush = () => {
     const batch = pending;
     pending = new Map();
-    for (const [keyId, waiting] of batch) void ask(keyId, waiting);
+    for (const [keyId, waiting] of batch) {
+      const queued = inFlight.get(keyId);
+      if (queued) queued.push(...waiting);
+      else void ask(keyId, waiting);
+    }
   };
 
   return {
     consume(keyId: string): Promise<RateLimitDecision> {
       return new Promise((resolve, reject) => {
-        const waiting = pending.get(keyId);
-        if (waiting) {
-          waiting.push({ resolve, reject });
+        const queued = inFlight.get(keyId) ?? pending.get(keyId);
+        if (queued) {
+          queued.push({ resolve, reject });
           return;
         }
         // After this turn's I/O callbacks (setImmediate), so the requests read in the same turn join the batch.

@@ -1,12 +1,13 @@
 /**
  * The Redis limiter on its own, against the real Redis on 127.0.0.1:6379:
- * requests of one key that arrive in one event-loop turn are asked for in one
- * script call, and the count stays exact across two connections (two
+ * requests of one key that arrive in one event-loop turn, or while the key's
+ * call is out, are asked for in one script call, and the count stays exact across two connections (two
  * replicas): every grant has its own `remaining`, none is given twice.
  */
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, test } from "vitest";
 import { createRedisRateLimiter } from "../../server/rate-limit/redis-rate-limiter.js";
+import type { RateLimitDecision } from "../../server/rate-limit/rate-limiter.js";
 import { REDIS_URL, redisAvailable } from "../helpers/services.js";
 import { roomInThisMinute } from "../helpers/rate-window.js";
 import { dropRedisKeys, redisPrefix } from "../reliability/helpers/replicas.js";
@@ -53,6 +54,33 @@ describe.skipIf(!available)("the Redis rate limiter", () => {
     expect(decisions[0]!.resetAt % 60).toBe(0);
     // One call per limiter for the key (the turn's batch), not one per request.
     expect(calls).toBeLessThanOrEqual(4);
+  });
+
+  test("requests that arrive while the key's call is out wait for it and go out together in the next call", async () => {
+    await roomInThisMinute();
+    const limiter = createRedisRateLimiter({ redis: connect(), prefix, limit: 100 });
+    const probe = connect();
+    const blocker = connect();
+    const before = await scriptCalls(probe);
+    // Redis runs one script at a time: this one holds it for 300 ms, so the limiter's first call stays out that long.
+    const busy = blocker.eval("local s = redis.call('TIME') repeat local t = redis.call('TIME') until (t[1] - s[1]) * 1000000 + (t[2] - s[2]) > 300000 return 1", 0);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const now = Date.now();
+    const first = limiter.consume("key-5", now);
+    const later: Promise<RateLimitDecision>[] = [];
+    // 40 requests, each in a turn of its own, while the first call waits behind the busy script.
+    for (let i = 0; i < 40; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      later.push(limiter.consume("key-5", now));
+    }
+    const decisions = await Promise.all([first, ...later]);
+    await busy;
+    const calls = (await scriptCalls(probe)) - before;
+
+    expect(decisions.every((d) => d.allowed)).toBe(true);
+    expect(decisions.map((d) => d.remaining)).toEqual(Array.from({ length: 41 }, (_, i) => 99 - i));
+    // The busy script, the first request's call and one call for the 40 (one per turn would be 40).
+    expect(calls).toBeLessThanOrEqual(3);
   });
 
   test("keys are counted apart, and requests of later turns go on counting the same window", async () => {
