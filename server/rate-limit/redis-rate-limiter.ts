@@ -39,6 +39,9 @@ end
 return {granted, before, window}
 `;
 
+/** The script's command name on the connection. */
+const CONSUME_COMMAND = "transcriptServiceConsumeMany";
+
 export interface RedisRateLimiterOptions {
   redis: Redis;
   /** Prefix of every key this service writes (several services may share one Redis). */
@@ -53,7 +56,11 @@ interface Waiting {
 
 export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLimiter {
   const { redis, prefix, limit } = options;
-  redis.defineCommand("transcriptServiceConsumeMany", { numberOfKeys: 1, lua: CONSUME });
+  redis.defineCommand(CONSUME_COMMAND, { numberOfKeys: 1, lua: CONSUME });
+  // This limiter batches its calls itself: ioredis's auto-pipelining (redis-client.ts) would only add its own work to each.
+  if (!redis.options.autoPipeliningIgnoredCommands?.includes(CONSUME_COMMAND)) {
+    redis.options.autoPipeliningIgnoredCommands = [...(redis.options.autoPipeliningIgnoredCommands ?? []), CONSUME_COMMAND];
+  }
   const consumeMany = (redis as unknown as { transcriptServiceConsumeMany(key: string, limit: number, windowMs: number, n: number): Promise<[number, number, number]> })
     .transcriptServiceConsumeMany;
   /** This turn's requests, by key, in arrival order: asked for at the end of the turn. */
