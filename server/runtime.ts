@@ -199,7 +199,7 @@ async function chooseStartSet(dataDir: string, state: ServiceState, log: Logger)
 /** The memory (one budget, split by search/memory/budget.ts), phrase-pair and word-bitmap settings of an artifact set's catalog, as the server opens it. */
 export function catalogSettings(
   config: Config,
-): Pick<CatalogOptions, "cacheBytes" | "indexBytes" | "pairBytes" | "hotTextBytes" | "readThreads" | "touchVideos" | "warmSearches" | "search" | "wordBitmaps"> {
+): Pick<CatalogOptions, "cacheBytes" | "indexBytes" | "pairBytes" | "hotTextBytes" | "termVectorBytes" | "readThreads" | "touchVideos" | "warmSearches" | "search" | "wordBitmaps"> {
   return {
     search: { phrasePairs: config.searchPhrasePairs, cacheSize: config.searchCacheEntries },
     wordBitmaps: config.searchWordBitmaps,
@@ -208,7 +208,7 @@ export function catalogSettings(
   };
 }
 
-/** Warms a catalog's search memory (word bitmaps, index, the phrase-pair index's longest lists, then the most viewed transcripts' text) and logs how it went; never rejects. */
+/** Warms a catalog's search memory (word bitmaps, index, the phrase-pair index's longest lists, then the most viewed transcripts' text and term counts) and logs how it went; never rejects. */
 export async function warmLogged(catalog: ArtifactCatalog, log: Logger): Promise<void> {
   try {
     const { bitmaps, index, pairs, texts, searches, searchesMs } = await catalog.warm();
@@ -223,7 +223,15 @@ export async function warmLogged(catalog: ArtifactCatalog, log: Logger): Promise
       log.info("phrase-pair lists in memory", { builtAt, lists: pairs.lists, mb: mb(pairs.bytes), ms: Math.round(pairs.ms), outcome: pairs.outcome });
     }
     if (texts !== undefined && texts.outcome !== "closed") {
-      log.info("most viewed transcripts in memory", { builtAt, transcripts: texts.transcripts, mb: mb(texts.bytes), timingsMb: mb(texts.timingsBytes), ms: Math.round(texts.ms) });
+      log.info("most viewed transcripts in memory", {
+        builtAt,
+        transcripts: texts.transcripts,
+        mb: mb(texts.bytes),
+        timingsMb: mb(texts.timingsBytes),
+        termCounts: texts.vectors,
+        termCountsMb: mb(texts.vectorBytes),
+        ms: Math.round(texts.ms),
+      });
     }
     if (searches > 0) log.info("search paths warmed", { builtAt, searches, ms: Math.round(searchesMs) });
   } catch (error) {

@@ -9,6 +9,7 @@
 import { isAscii } from "node:buffer";
 import type Database from "better-sqlite3";
 import type { HotTranscripts } from "./memory/hot-transcripts.js";
+import type { TermVector } from "./memory/term-vectors.js";
 import { MIN_PREFETCH, type TextPrefetch } from "./memory/text-prefetch.js";
 import { indexFromCompact, indexFromTimings, type SegmentIndex } from "./snippet/segment-index.js";
 
@@ -53,6 +54,16 @@ export class ShardTexts {
   /** Word count, views and text of a transcript, from memory when it is held there. */
   scoringRow(id: number): ScoringRow {
     return this.#hot?.get(id) ?? (this.#sql.scoring.get(id) as ScoringRow);
+  }
+
+  /** The ids of `terms` in the term vectors of the texts held in memory (term-vectors.ts), when there are any. */
+  termIds(terms: readonly string[]): number[] | undefined {
+    return this.#hot && this.#hot.vectors.terms > 0 ? this.#hot.vectors.idsOf(terms) : undefined;
+  }
+
+  /** The term vector of a transcript held in memory, when it has one. */
+  termVector(id: number): TermVector | undefined {
+    return this.#hot?.get(id)?.terms;
   }
 
   /** Word count and views, without reading the text where it is not in memory. */

@@ -8,6 +8,8 @@ import type { SearchParams } from "../../server/data/catalog.js";
 import { HotTranscripts } from "../../server/search/memory/hot-transcripts.js";
 import { openIndexConnection, warmIndex } from "../../server/search/memory/index-memory.js";
 import { SearchMemory } from "../../server/search/memory/search-memory.js";
+import { TermVectors } from "../../server/search/memory/term-vectors.js";
+import { tokenize } from "../../pipeline/artifact/text.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
 
 const VIDEOS = 300;
@@ -187,6 +189,47 @@ describe("search memory: the full-text index and the most viewed transcripts", (
       plain.close();
       held.close();
       partly.close();
+    }
+  });
+
+  it("scores with the term counts held in memory exactly as by counting in the text, with some or all of the texts counted", async () => {
+    // Every term not in most transcripts counted in the candidates' text (none from the index), so the counts are used.
+    const search = { indexCountMaxDf: 0, cacheSize: 0 };
+    const plain = openCatalog({ dir: set.dir, wordBitmaps: false, search });
+    const all = openCatalog({ dir: set.dir, hotTextBytes: 64 * 2 ** 20, termVectorBytes: 64 * 2 ** 20, search });
+    const some = openCatalog({ dir: set.dir, hotTextBytes: 64 * 2 ** 20, termVectorBytes: 40 * 1024, search });
+    const lookups = vi.spyOn(TermVectors, "counts");
+    try {
+      const allWarmth = await all.warm();
+      const someWarmth = await some.warm();
+      // Every text of this set is ASCII or Latin text folded byte by byte, so each has its counts.
+      expect(allWarmth.texts).toMatchObject({ outcome: "complete", vectors: allWarmth.texts!.transcripts });
+      expect(someWarmth.texts!.vectors).toBeGreaterThan(2);
+      expect(someWarmth.texts!.vectors).toBeLessThan(VIDEOS / 2);
+      // Words of the set's own transcripts, one to three at a time, some quoted, some filtered.
+      const db = new Database(join(set.dir, ARTIFACT_FILES.database), { readonly: true });
+      const words = db
+        .prepare("SELECT t.script FROM videos v JOIN transcripts t ON t.id = v.transcript WHERE v.id % 37 = 1")
+        .pluck()
+        .all()
+        .flatMap((script) => tokenize((script as string).slice(0, 400)).filter((_, i) => i % 9 === 0));
+      db.close();
+      const queries: SearchParams[] = words.slice(0, 60).map((word, i) => {
+        const q = i % 3 === 0 ? word : i % 3 === 1 ? `${word} ${words[i + 1]}` : `"${word} ${words[i + 1]}" ${words[i + 7]}`;
+        return { q, limit: 10, offset: i % 4 === 0 ? 5 : 0, ...(i % 5 === 0 && { channel: channelId }) };
+      });
+      lookups.mockClear();
+      const expected = queries.map((q) => plain.search(q));
+      expect(lookups).not.toHaveBeenCalled();
+      expect(queries.map((q) => all.search(q))).toEqual(expected);
+      expect(lookups.mock.calls.length).toBeGreaterThan(200);
+      expect(queries.map((q) => some.search(q))).toEqual(expected);
+      expect(expected.filter((page) => page.results.length > 1).length).toBeGreaterThan(30);
+    } finally {
+      lookups.mockRestore();
+      plain.close();
+      all.close();
+      some.close();
     }
   });
 });

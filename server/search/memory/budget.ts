@@ -10,6 +10,7 @@
  * - `index`: the full-text index in its own page cache (index-memory.ts);
  * - `pairs`: the phrase-pair index's longest lists in that cache too;
  * - `texts`: the most viewed transcripts' text (hot-transcripts.ts);
+ * - `terms`: the term counts of the first of those texts (term-vectors.ts);
  * - `prefetch`: worker threads reading ahead a query's texts (text-prefetch.ts);
  * - `videos`: the videos table touched once, so its mapped pages stay mapped;
  * - `warmup`: searches run once at start (search-warmup.ts).
@@ -18,13 +19,13 @@ export { MEMORY_HELPERS, type MemoryHelper } from "../../../settings/rows.js";
 import type { MemoryHelper } from "../../../settings/rows.js";
 
 /**
- * The budget's shares, in 21sts: the full-text index 16, the phrase-pair
- * lists 1, the most viewed texts 4. A share is a ceiling: an index smaller
- * than its share holds only what it has, and the texts' timings go into what
- * it left (search-memory.ts).
+ * The budget's shares, in 42nds: the full-text index 32, the phrase-pair
+ * lists 2, the most viewed texts 7, their term counts 1. A share is a
+ * ceiling: an index smaller than its share holds only what it has, and the
+ * texts' timings go into what it left (search-memory.ts).
  */
-const SHARES = { index: 16, pairs: 1, texts: 4 } as const;
-const SHARE_PARTS = SHARES.index + SHARES.pairs + SHARES.texts;
+const SHARES = { index: 32, pairs: 2, texts: 7, terms: 1 } as const;
+const SHARE_PARTS = SHARES.index + SHARES.pairs + SHARES.texts + SHARES.terms;
 
 /** Worker threads of `prefetch`: the reads are I/O-bound, so more than the cores. */
 export const READ_THREADS = 4;
@@ -34,6 +35,7 @@ export interface MemoryOptions {
   indexBytes: number;
   pairBytes: number;
   hotTextBytes: number;
+  termVectorBytes: number;
   readThreads: number;
   touchVideos: boolean;
   warmSearches: boolean;
@@ -48,6 +50,8 @@ export function memoryOptions(budgetBytes: number, helpers: readonly MemoryHelpe
     // The pair lists live in the index's page cache: without it they have nowhere to go.
     pairBytes: on.has("index") ? share("pairs") : 0,
     hotTextBytes: share("texts"),
+    // The term counts are made of the texts held: without them there are none.
+    termVectorBytes: on.has("texts") ? share("terms") : 0,
     readThreads: on.has("prefetch") ? READ_THREADS : 0,
     touchVideos: on.has("videos"),
     warmSearches: on.has("warmup"),

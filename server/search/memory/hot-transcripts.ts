@@ -15,6 +15,7 @@
 import type Database from "better-sqlite3";
 import type { Warmth, WarmOptions } from "./index-memory.js";
 import { compactTimings } from "../snippet/segment-index.js";
+import { TermVectors, type TermVector } from "./term-vectors.js";
 
 export interface HotRow {
   words: number;
@@ -23,10 +24,15 @@ export interface HotRow {
   bytes: Buffer;
   /** Its segments' starts and lengths (snippet/segment-index.ts compactTimings), for the matched moment of a search hit. */
   starts: Buffer;
+  /** Its terms' counts (term-vectors.ts), for the rows that have them. */
+  terms?: TermVector;
 }
 
 export interface HotWarmth extends Warmth {
   transcripts: number;
+  /** Of those, how many have their term counts held (term-vectors.ts), in `vectorBytes` bytes beside `bytes`. */
+  vectors: number;
+  vectorBytes: number;
   /** Of `bytes`, what the timings took of `timingsBytes` (HotOptions). */
   timingsBytes: number;
 }
@@ -38,16 +44,49 @@ export interface HotOptions extends WarmOptions {
    * here first (default 0: text and timings share `budgetBytes`).
    */
   timingsBytes?: number;
+  /**
+   * Bytes for the term counts of the rows, from rank 1 down (term-vectors.ts;
+   * default 0: none). Counting takes a pass over each text: these are made
+   * as the rows are read in, until their bytes are spent.
+   */
+  vectorBytes?: number;
 }
 
 /** What a Buffer and its row cost beside their bytes. */
 const ROW_OVERHEAD = 160;
 
+/** Rows' bytes are copied into slabs this large (#copied). */
+const SLAB_BYTES = 16 * 2 ** 20;
+
 export class HotTranscripts {
   /** By video id (popularity rank); holes for videos without a transcript and past the budget. */
   readonly #rows: (HotRow | undefined)[] = [];
+  /** The rows' term counts (term-vectors.ts), and their dictionary. */
+  readonly vectors = new TermVectors();
+
   #bytes = 0;
   #count = 0;
+
+  /** Where rows' bytes are copied to (#copied). */
+  #slab = Buffer.alloc(0);
+  #slabUsed = 0;
+
+  /**
+   * The bytes copied into a slab shared with other rows: the garbage
+   * collector tracks each ArrayBuffer, and a hundred thousand of them, one
+   * per row as the database hands them out, made its pauses longer.
+   */
+  #copied(bytes: Buffer): Buffer {
+    if (bytes.length > SLAB_BYTES / 4) return bytes;
+    if (this.#slabUsed + bytes.length > this.#slab.length) {
+      this.#slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+      this.#slabUsed = 0;
+    }
+    const copy = this.#slab.subarray(this.#slabUsed, this.#slabUsed + bytes.length);
+    bytes.copy(copy);
+    this.#slabUsed += bytes.length;
+    return copy;
+  }
 
   get(id: number): HotRow | undefined {
     return this.#rows[id];
@@ -67,11 +106,20 @@ export class HotTranscripts {
    * from the database what is not here yet), until the budget is spent.
    */
   async load(db: Database.Database, options: HotOptions): Promise<HotWarmth> {
-    const { budgetBytes, timingsBytes = 0, sliceRows = 512, pause = () => new Promise<void>((resolve) => setImmediate(resolve)) } = options;
+    const { budgetBytes, timingsBytes = 0, vectorBytes = 0, sliceRows = 512, pause = () => new Promise<void>((resolve) => setImmediate(resolve)) } = options;
     const started = performance.now();
     // What the timings have taken so far of `timingsBytes`.
     let timingsOver = 0;
-    const done = (outcome: HotWarmth["outcome"]): HotWarmth => ({ transcripts: this.#count, bytes: this.#bytes, timingsBytes: timingsOver, outcome, ms: performance.now() - started });
+    let vectors = 0;
+    const done = (outcome: HotWarmth["outcome"]): HotWarmth => ({
+      transcripts: this.#count,
+      bytes: this.#bytes,
+      timingsBytes: timingsOver,
+      vectors,
+      vectorBytes: this.vectors.bytes,
+      outcome,
+      ms: performance.now() - started,
+    });
     if (budgetBytes <= 0) return done("budget");
     const slice = db.prepare(
       `SELECT v.id AS id, t.word_count AS words, v.view_count AS views, CAST(t.script AS BLOB) AS bytes, t.timings AS timings
@@ -87,7 +135,16 @@ export class HotTranscripts {
         const over = Math.min(starts.length, timingsBytes - timingsOver);
         const cost = bytes.length + starts.length + ROW_OVERHEAD;
         if (this.#bytes + cost - timingsOver - over > budgetBytes) return done("budget");
-        this.#rows[id] = { words, views, bytes, starts };
+        const row: HotRow = { words, views, bytes: this.#copied(bytes), starts: this.#copied(starts) };
+        // A vector's size is known once it is made: the last one may go past the budget by its own size.
+        if (this.vectors.bytes < vectorBytes) {
+          const terms = this.vectors.vectorOf(bytes);
+          if (terms) {
+            row.terms = terms;
+            vectors++;
+          }
+        }
+        this.#rows[id] = row;
         this.#bytes += cost;
         timingsOver += over;
         this.#count++;

@@ -18,6 +18,8 @@ export interface SearchMemoryOptions {
   pairBytes?: number;
   /** Memory for the most viewed transcripts' text (hot-transcripts.ts). */
   hotTextBytes?: number;
+  /** Memory for the term counts of the first of those texts (term-vectors.ts). */
+  termVectorBytes?: number;
   /** Read the word bitmaps into memory (word-bitmaps.ts; default true). */
   wordBitmaps?: boolean;
   /** Threads reading ahead a query's texts (text-prefetch.ts; default 0: none). */
@@ -73,7 +75,7 @@ export class SearchMemory {
   /**
    * Reads into memory the word bitmaps, the full-text index, then the
    * longest lists of the phrase-pair index, then the text of the most viewed
-   * transcripts, then touches the videos table, a slice per turn of the
+   * transcripts and the term counts of the first of them, then touches the videos table, a slice per turn of the
    * event loop, and waits for the text read-ahead threads to start.
    * Searches answer meanwhile, reading from storage what is not in memory
    * yet, with the same results.
@@ -90,7 +92,7 @@ export class SearchMemory {
     const cacheBytes = (this.#options.indexBytes ?? 0) + (this.#options.pairBytes ?? 0);
     const unspent = index ? Math.max(0, cacheBytes - (warmth.index?.bytes ?? 0) - (warmth.pairs?.bytes ?? 0)) : 0;
     if (this.hot && db.open) {
-      warmth.texts = await this.hot.load(db, { budgetBytes: this.#options.hotTextBytes ?? 0, timingsBytes: unspent });
+      warmth.texts = await this.hot.load(db, { budgetBytes: this.#options.hotTextBytes ?? 0, timingsBytes: unspent, vectorBytes: this.#options.termVectorBytes ?? 0 });
       if (index?.open && warmth.texts.timingsBytes > 0) setIndexCacheBytes(index, cacheBytes - warmth.texts.timingsBytes);
     }
     if ((index || this.hot) && (this.#options.touchVideos ?? true)) await touchVideos(db);

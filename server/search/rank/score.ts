@@ -5,7 +5,8 @@
 import type { ScoringRow, ShardTexts } from "../texts.js";
 import { bm25, inverseDocumentFrequency, type CorpusStats } from "./bm25.js";
 import type { IndexTermCounts } from "./index-term-counts.js";
-import { countTerms } from "./term-counts.js";
+import { TermVectors } from "../memory/term-vectors.js";
+import { ASCII_TERM, countTerms, scanScale } from "./term-counts.js";
 
 export interface Scored {
   id: number;
@@ -52,6 +53,8 @@ export function scoreCandidates(inputs: ScoreInputs, options: ScoreOptions, text
   const inText = counted.filter((i) => !fromIndex.has(i));
   const inTextTerms = inText.map((i) => terms[i]!);
   if (inText.length > 0 && !confirmed) texts.prefetch(candidates);
+  // Where a candidate held in memory has its terms counted already, they are looked up (the same counts).
+  const vectorIds = inText.length > 0 && inTextTerms.every((t) => ASCII_TERM.test(t)) ? texts.termIds(inTextTerms) : undefined;
   const scored = candidates.map((id) => {
     const frequencies = new Array<number>(terms.length).fill(1);
     for (const [i, counts] of fromIndex) frequencies[i] = Math.max(1, counts.get(id) ?? 1);
@@ -59,7 +62,14 @@ export function scoreCandidates(inputs: ScoreInputs, options: ScoreOptions, text
     if (inText.length === 0) row = confirmed?.get(id) ?? texts.counts(id);
     else {
       row = confirmed?.get(id) ?? texts.scoringRow(id);
-      countTerms(row.bytes!, inTextTerms).forEach((tf, j) => (frequencies[inText[j]!] = Math.max(1, tf)));
+      const vector = vectorIds && texts.termVector(id);
+      let tfs: number[];
+      if (vector) {
+        const scale = scanScale(row.bytes!.length);
+        tfs = TermVectors.counts(vector, vectorIds);
+        if (scale !== 1) tfs = tfs.map((c) => c * scale);
+      } else tfs = countTerms(row.bytes!, inTextTerms);
+      tfs.forEach((tf, j) => (frequencies[inText[j]!] = Math.max(1, tf)));
     }
     const base = bm25(frequencies, idf, row.words, corpus);
     return { id, score: base * (boosts.get(id) ?? 1), views: row.views };

@@ -16,7 +16,8 @@ import { isAscii } from "node:buffer";
 import { FOLD_TABLE_RANGES, foldText, TOKEN_CHARACTER } from "../../../pipeline/artifact/text.js";
 import { isTokenUnitAt } from "../snippet/occurrences.js";
 
-const ASCII_TERM = /^[a-z0-9]+$/;
+/** A term counted in its case forms in ASCII text (else folded). */
+export const ASCII_TERM = /^[a-z0-9]+$/;
 
 function isWordByte(byte: number | undefined): boolean {
   if (byte === undefined) return false;
@@ -40,9 +41,14 @@ function countForm(bytes: Buffer, form: Buffer): number {
  */
 export const SCAN_BYTES = 32 * 1024;
 
+/** What a count over the first `scanBytes` of a text of `length` bytes is multiplied by. */
+export function scanScale(length: number, scanBytes = SCAN_BYTES): number {
+  return length / Math.max(1, Math.min(length, scanBytes));
+}
+
 export function countTerms(bytes: Buffer, terms: readonly string[], scanBytes = SCAN_BYTES): number[] {
   const scanned = bytes.length > scanBytes ? bytes.subarray(0, scanBytes) : bytes;
-  const scale = bytes.length / Math.max(1, scanned.length);
+  const scale = scanScale(bytes.length, scanBytes);
   const asciiTerms = terms.every((t) => ASCII_TERM.test(t));
   let counts: number[];
   if (asciiTerms && isAscii(scanned)) {
@@ -100,7 +106,7 @@ const FOLDED_BYTE = (() => {
  * scripts, combining marks, invalid UTF-8); a sequence cut off at the end
  * counts as one character of no token, as its decoding (U+FFFD) does.
  */
-function foldedBytes(buffer: Buffer): Buffer | undefined {
+export function foldedBytes(buffer: Buffer): Buffer | undefined {
   const length = buffer.length;
   const out = scratchOf(length);
   // Plain typed-array views: element access on them compiles to less than on Buffers.

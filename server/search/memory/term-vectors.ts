@@ -1,0 +1,214 @@
+/**
+ * Term frequencies of the most viewed transcripts, counted once when their
+ * text is read into memory (hot-transcripts.ts), so that scoring a candidate
+ * looks its terms up instead of scanning its text for each of them.
+ *
+ * A vector holds exactly what rank/term-counts.ts `countTerms` counts for
+ * ASCII terms, before the scaling to the text's length (which the caller
+ * applies as `countTerms` does), over the text's first SCAN_BYTES:
+ * - in a pure-ASCII text, the whole-word occurrences of each word in lower
+ *   case, Capitalized or UPPER CASE (a word is a maximal run of ASCII letters
+ *   and digits: where `countTerms` finds a form with no word byte either side);
+ * - in other text that `foldedBytes` folds, each whole token of the folded
+ *   bytes that is ASCII.
+ * Other texts get no vector and are counted as before, so the counts, and
+ * every answer, are the same with or without vectors.
+ */
+import { isAscii } from "node:buffer";
+import { foldedBytes, SCAN_BYTES } from "../rank/term-counts.js";
+
+/** By byte: 1 a lower-case letter or a digit, 2 an upper-case letter, 3 another word byte (0x80 up), 0 not a word byte. */
+const WORD_CLASS = Uint8Array.from({ length: 256 }, (_, b) => ((b >= 97 && b <= 122) || (b >= 48 && b <= 57) ? 1 : b >= 65 && b <= 90 ? 2 : b >= 0x80 ? 3 : 0));
+const LOWER = Uint8Array.from({ length: 256 }, (_, b) => (b >= 65 && b <= 90 ? b + 32 : b));
+
+/** One transcript's counts: its terms' ids in ascending order, and the count of each. */
+export interface TermVector {
+  ids: Uint32Array;
+  counts: Uint16Array;
+}
+
+/** What a vector's two views cost beside their bytes. */
+const VECTOR_OVERHEAD = 200;
+
+/** Vectors are cut out of slabs this large, so they add no ArrayBuffer of their own for the garbage collector to track. */
+const SLAB_BYTES = 8 * 2 ** 20;
+
+export class TermVectors {
+  /** Term → id, for the query's terms. */
+  readonly #ids = new Map<string, number>();
+  /** Open addressing over the terms' hashes: id + 1, 0 for an empty slot. */
+  #slots = new Int32Array(1 << 16);
+  #hashes = new Int32Array(1 << 12);
+  /** Each term's lower-case bytes, at #starts[id], #lengths[id] in #arena. */
+  #arena = new Uint8Array(1 << 16);
+  #arenaUsed = 0;
+  #starts = new Uint32Array(1 << 12);
+  #lengths = new Uint16Array(1 << 12);
+  /** Per term id, its count in the text being read (0 between texts), and the ids it touched. */
+  #count = new Int32Array(1 << 12);
+  #touched = new Int32Array(1 << 12);
+  #slab = new ArrayBuffer(0);
+  #slabUsed = 0;
+  /** Bytes the vectors take (the dictionary, a few bytes per distinct term, aside). */
+  bytes = 0;
+
+  /** Terms known so far. */
+  get terms(): number {
+    return this.#ids.size;
+  }
+
+  /**
+   * The vector of a transcript's UTF-8 text, or undefined when `countTerms`
+   * would count its ASCII terms in the decoded text (scripts and characters
+   * `foldedBytes` does not fold).
+   */
+  vectorOf(bytes: Buffer, scanBytes = SCAN_BYTES): TermVector | undefined {
+    const length = Math.min(bytes.length, scanBytes);
+    const scanned = length === bytes.length ? bytes : bytes.subarray(0, length);
+    const ascii = isAscii(scanned);
+    const source = ascii ? scanned : foldedBytes(scanned);
+    if (!source) return undefined;
+    const view = new Uint8Array(source.buffer, source.byteOffset, source.length);
+    const end = view.length;
+    let touched = 0;
+    let i = 0;
+    while (i < end) {
+      while (i < end && WORD_CLASS[view[i]!] === 0) i++;
+      if (i === end) break;
+      const start = i;
+      let uppers = 0;
+      let lowers = 0;
+      let others = 0;
+      let hash = 0x811c9dc5 | 0;
+      for (; i < end; i++) {
+        const b = view[i]!;
+        const c = WORD_CLASS[b]!;
+        if (c === 0) break;
+        if (c === 2) uppers++;
+        else if (c === 3) others++;
+        else if (b >= 97) lowers++;
+        hash = Math.imul(hash ^ LOWER[b]!, 16777619);
+      }
+      // ASCII text: the forms countTerms counts (all lower case, no lower-case letter, or only the first letter upper).
+      // Folded text is lower case already; a token with a non-ASCII character is no ASCII term.
+      if (others > 0 || !(uppers === 0 || lowers === 0 || (uppers === 1 && WORD_CLASS[view[start]!] === 2))) continue;
+      const id = this.#idOf(view, start, i, hash);
+      const seen = this.#count[id]!;
+      this.#count[id] = seen + 1;
+      if (seen === 0) {
+        if (touched === this.#touched.length) this.#touched = grown(this.#touched, touched * 2);
+        this.#touched[touched++] = id;
+      }
+    }
+    const ids = this.#touched.subarray(0, touched).sort();
+    // A count past 16 bits (a scan far longer than SCAN_BYTES) goes without a vector.
+    let fits = true;
+    for (let k = 0; k < touched; k++) fits &&= this.#count[ids[k]!]! <= 0xffff;
+    const vector = fits ? this.#allocate(touched) : undefined;
+    for (let k = 0; k < touched; k++) {
+      const id = ids[k]!;
+      if (vector) {
+        vector.ids[k] = id;
+        vector.counts[k] = this.#count[id]!;
+      }
+      this.#count[id] = 0;
+    }
+    return vector;
+  }
+
+  /** The ids of `terms` (-1 for a term in no vector: it counts 0 everywhere). */
+  idsOf(terms: readonly string[]): number[] {
+    return terms.map((term) => this.#ids.get(term) ?? -1);
+  }
+
+  /** What a vector counts for each of `ids` (idsOf), unscaled. */
+  static counts(vector: TermVector, ids: readonly number[]): number[] {
+    const { ids: held, counts } = vector;
+    return ids.map((id) => {
+      let lo = 0;
+      let hi = held.length - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >>> 1;
+        const at = held[mid]!;
+        if (at === id) return counts[mid]!;
+        if (at < id) lo = mid + 1;
+        else hi = mid - 1;
+      }
+      return 0;
+    });
+  }
+
+  /** The id of the lower-cased bytes view[start, end), added when new. */
+  #idOf(view: Uint8Array, start: number, end: number, hash: number): number {
+    const length = end - start;
+    let mask = this.#slots.length - 1;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const held = this.#slots[slot]! - 1;
+      if (held < 0) break;
+      if (this.#hashes[held] !== hash || this.#lengths[held] !== length) continue;
+      const at = this.#starts[held]!;
+      let same = true;
+      for (let k = 0; k < length; k++) {
+        if (this.#arena[at + k] !== LOWER[view[start + k]!]) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return held;
+    }
+    const id = this.#ids.size;
+    if (id === this.#hashes.length) {
+      const size = id * 2;
+      this.#hashes = grown(this.#hashes, size);
+      this.#starts = grown(this.#starts, size);
+      this.#lengths = grown(this.#lengths, size);
+      this.#count = grown(this.#count, size);
+    }
+    if (this.#arenaUsed + length > this.#arena.length) this.#arena = grown(this.#arena, Math.max(this.#arena.length * 2, this.#arenaUsed + length));
+    for (let k = 0; k < length; k++) this.#arena[this.#arenaUsed + k] = LOWER[view[start + k]!]!;
+    this.#hashes[id] = hash;
+    this.#starts[id] = this.#arenaUsed;
+    this.#lengths[id] = length;
+    this.#arenaUsed += length;
+    this.#ids.set(Buffer.from(this.#arena.buffer, this.#arena.byteOffset + this.#starts[id]!, length).toString("latin1"), id);
+    // At most half full, so probes stay short.
+    if ((id + 1) * 2 > this.#slots.length) this.#rehash(this.#slots.length * 2);
+    else {
+      mask = this.#slots.length - 1;
+      let slot = hash & mask;
+      while (this.#slots[slot] !== 0) slot = (slot + 1) & mask;
+      this.#slots[slot] = id + 1;
+    }
+    return id;
+  }
+
+  #rehash(size: number): void {
+    const slots = new Int32Array(size);
+    const mask = size - 1;
+    for (let id = 0; id < this.#ids.size; id++) {
+      let slot = this.#hashes[id]! & mask;
+      while (slots[slot] !== 0) slot = (slot + 1) & mask;
+      slots[slot] = id + 1;
+    }
+    this.#slots = slots;
+  }
+
+  /** Room for a vector of `n` terms, from the current slab. */
+  #allocate(n: number): TermVector {
+    const bytes = n * 6 + (n % 2 === 1 ? 2 : 0);
+    if (this.#slabUsed + bytes > this.#slab.byteLength) {
+      this.#slab = new ArrayBuffer(Math.max(SLAB_BYTES, bytes));
+      this.#slabUsed = 0;
+    }
+    const at = this.#slabUsed;
+    this.#slabUsed += bytes;
+    this.bytes += bytes + VECTOR_OVERHEAD;
+    return { ids: new Uint32Array(this.#slab, at, n), counts: new Uint16Array(this.#slab, at + n * 4, n) };
+  }
+}
+
+function grown<T extends Int32Array | Uint32Array | Uint16Array | Uint8Array>(array: T, size: number): T {
+  const next = new (array.constructor as new (n: number) => T)(size);
+  next.set(array);
+  return next;
+}

@@ -1,0 +1,82 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { TermVectors } from "../../server/search/memory/term-vectors.js";
+import { countTerms, SCAN_BYTES } from "../../server/search/rank/term-counts.js";
+
+const ascii = (text: string) => Buffer.from(text, "latin1");
+
+/** What countTerms makes of a vector's count: scaled to the text's length over the scanned prefix. */
+function scaled(vectors: TermVectors, bytes: Buffer, terms: string[], scanBytes: number): number[] | undefined {
+  const vector = vectors.vectorOf(bytes, scanBytes);
+  if (!vector) return undefined;
+  const scale = bytes.length / Math.max(1, Math.min(bytes.length, scanBytes));
+  const counts = TermVectors.counts(vector, vectors.idsOf(terms));
+  return scale === 1 ? counts : counts.map((c) => c * scale);
+}
+
+describe("term vectors of the transcripts held in memory", () => {
+  it("count whole words in lower, Capitalized and UPPER case, and nothing for a term the text lacks", () => {
+    const vectors = new TermVectors();
+    const vector = vectors.vectorOf(ascii("The theory: the THE, tHe then other the. X86 x86"))!;
+    expect(TermVectors.counts(vector, vectors.idsOf(["the", "theory", "x86", "absent", "then"]))).toEqual([4, 1, 2, 0, 1]);
+  });
+
+  it("count the folded tokens of Latin text beyond ASCII, and are not made for text countTerms decodes", () => {
+    const vectors = new TermVectors();
+    const vector = vectors.vectorOf(Buffer.from("Café cafe écafe CAFÉ naïve", "utf8"))!;
+    expect(TermVectors.counts(vector, vectors.idsOf(["cafe", "naive", "ecafe"]))).toEqual([3, 1, 1]);
+    // Characters foldedBytes leaves to the decoded text (other scripts, ß).
+    expect(vectors.vectorOf(Buffer.from("течёт und so", "utf8"))).toBeUndefined();
+    expect(vectors.vectorOf(Buffer.from("日本語 und so", "utf8"))).toBeUndefined();
+  });
+
+  it("count exactly what countTerms counts in Latin text beyond ASCII, over any prefix cut", () => {
+    const words = ["été", "ÉTÉ", "ete", "Été", "Brücken", "brucken", "BRÜCKEN", "tiếng", "TIẾNG", "tieng", "naïve", "en", "EN", "Én", "x²", "a1", "A1", "l’été", "café", "recette"];
+    const separators = [" ", "’", "\u00a0", " — ", "\u200b", "«", "»", "-", ", "];
+    const text = fc.array(fc.tuple(fc.constantFrom(...words), fc.constantFrom(...separators)), { minLength: 1, maxLength: 40 }).map((parts) => parts.flat().join(""));
+    const terms = ["ete", "brucken", "tieng", "en", "naive", "x", "a1", "l", "cafe", "recette", "absent"];
+    const vectors = new TermVectors();
+    let compared = 0;
+    fc.assert(
+      fc.property(text, fc.subarray(terms, { minLength: 1 }), fc.nat(400), (sample, picked, cut) => {
+        const bytes = Buffer.from(sample, "utf8");
+        const scan = Math.max(1, Math.min(bytes.length, cut + 1));
+        const counted = scaled(vectors, bytes, picked, scan);
+        if (!counted) return;
+        compared++;
+        expect(counted).toEqual(countTerms(bytes, picked, scan));
+      }),
+      { numRuns: 3000 },
+    );
+    // Every word folds one character to one byte, so nearly every sample has a vector.
+    expect(compared).toBeGreaterThan(2500);
+  });
+
+  it("count over the text's first SCAN_BYTES, as countTerms does, with many terms", () => {
+    const vectors = new TermVectors();
+    // Thousands of distinct words, so the dictionary grows and rehashes; longer than the scan, cut inside a word.
+    const text = Array.from({ length: 9000 }, (_, i) => (i % 3 === 0 ? `Word${i % 4000}` : `w${(i * 7919) % 5000}x`)).join(" ");
+    const bytes = ascii(text);
+    expect(bytes.length).toBeGreaterThan(SCAN_BYTES);
+    const terms = ["word0", "word3999", "w0x", "w4999x", "w17x", "word1", "absent"];
+    expect(scaled(vectors, bytes, terms, SCAN_BYTES)).toEqual(countTerms(bytes, terms));
+    expect(vectors.terms).toBeGreaterThan(4000);
+  });
+
+  it("count exactly what countTerms counts, over any prefix cut, for any ASCII terms", () => {
+    // Repeated letters, words inside words, digits, mixed case that is not counted, and separators of all kinds.
+    const words = ["a", "aa", "aaa", "A", "AA", "Aaa", "aAa", "la", "lala", "alala", "Lala", "LALA", "laLa", "the", "The", "THE", "tHe", "then", "x86", "X86", "3dx", "3DX", "3Dx", "1st", "1St", "1ST", "level", "Level", "LEVEL", "levels", "q"];
+    const separators = [" ", ", ", ".\n", "-", "'", "  ", "_", "\t", "~"];
+    const text = fc.array(fc.tuple(fc.constantFrom(...words), fc.constantFrom(...separators)), { minLength: 1, maxLength: 60 }).map((parts) => parts.flat().join(""));
+    const terms = ["a", "aa", "aaa", "la", "lala", "alala", "the", "then", "x86", "3dx", "1st", "level", "levels", "q", "absent"];
+    const vectors = new TermVectors();
+    fc.assert(
+      fc.property(text, fc.subarray(terms, { minLength: 1 }), fc.nat(500), (sample, picked, cut) => {
+        const bytes = ascii(sample);
+        const scan = Math.max(1, Math.min(bytes.length, cut + 1));
+        expect(scaled(vectors, bytes, picked, scan)).toEqual(countTerms(bytes, picked, scan));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
