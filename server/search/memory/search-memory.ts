@@ -75,8 +75,9 @@ export class SearchMemory {
   /**
    * Reads into memory the word bitmaps, the full-text index, then the
    * longest lists of the phrase-pair index, then the text of the most viewed
-   * transcripts and the term counts of the first of them, then touches the videos table, a slice per turn of the
-   * event loop, and waits for the text read-ahead threads to start.
+   * transcripts and the term counts of the first of them, then touches the
+   * videos table, a slice per turn of the event loop, and waits for the text
+   * read-ahead threads to start.
    * Searches answer meanwhile, reading from storage what is not in memory
    * yet, with the same results.
    */

@@ -9,13 +9,15 @@
  * - in a pure-ASCII text, the whole-word occurrences of each word in lower
  *   case, Capitalized or UPPER CASE (a word is a maximal run of ASCII letters
  *   and digits: where `countTerms` finds a form with no word byte either side);
- * - in other text that `foldedBytes` folds, each whole token of the folded
- *   bytes that is ASCII.
- * Other texts get no vector and are counted as before, so the counts, and
- * every answer, are the same with or without vectors.
+ * - in other text, each whole token that is ASCII of the folded bytes
+ *   (`foldedBytes`) where it folds them, else of the text decoded and folded
+ *   (`foldText`), its tokens bounded as `countTerms` bounds them there.
+ * The counts, and every answer, are the same with or without vectors.
  */
 import { isAscii } from "node:buffer";
+import { foldText } from "../../../pipeline/artifact/text.js";
 import { foldedBytes, SCAN_BYTES } from "../rank/term-counts.js";
+import { isTokenUnitAt } from "../snippet/occurrences.js";
 
 /** By byte: 1 a lower-case letter or a digit, 2 an upper-case letter, 3 another word byte (0x80 up), 0 not a word byte. */
 const WORD_CLASS = Uint8Array.from({ length: 256 }, (_, b) => ((b >= 97 && b <= 122) || (b >= 48 && b <= 57) ? 1 : b >= 65 && b <= 90 ? 2 : b >= 0x80 ? 3 : 0));
@@ -43,10 +45,12 @@ export class TermVectors {
   #arena = new Uint8Array(1 << 16);
   #arenaUsed = 0;
   #starts = new Uint32Array(1 << 12);
-  #lengths = new Uint16Array(1 << 12);
+  #lengths = new Uint32Array(1 << 12);
   /** Per term id, its count in the text being read (0 between texts), and the ids it touched. */
   #count = new Int32Array(1 << 12);
   #touched = new Int32Array(1 << 12);
+  /** A token of decoded text, as bytes (#ofDecoded). */
+  #word = new Uint8Array(256);
   #slab = new ArrayBuffer(0);
   #slabUsed = 0;
   /** Bytes the vectors take (the dictionary, a few bytes per distinct term, aside). */
@@ -57,17 +61,13 @@ export class TermVectors {
     return this.#ids.size;
   }
 
-  /**
-   * The vector of a transcript's UTF-8 text, or undefined when `countTerms`
-   * would count its ASCII terms in the decoded text (scripts and characters
-   * `foldedBytes` does not fold).
-   */
+  /** The vector of a transcript's UTF-8 text (undefined only when a count does not fit in 16 bits). */
   vectorOf(bytes: Buffer, scanBytes = SCAN_BYTES): TermVector | undefined {
     const length = Math.min(bytes.length, scanBytes);
     const scanned = length === bytes.length ? bytes : bytes.subarray(0, length);
     const ascii = isAscii(scanned);
     const source = ascii ? scanned : foldedBytes(scanned);
-    if (!source) return undefined;
+    if (!source) return this.#ofDecoded(foldText(scanned.toString("utf8")));
     const view = new Uint8Array(source.buffer, source.byteOffset, source.length);
     const end = view.length;
     let touched = 0;
@@ -92,14 +92,57 @@ export class TermVectors {
       // ASCII text: the forms countTerms counts (all lower case, no lower-case letter, or only the first letter upper).
       // Folded text is lower case already; a token with a non-ASCII character is no ASCII term.
       if (others > 0 || !(uppers === 0 || lowers === 0 || (uppers === 1 && WORD_CLASS[view[start]!] === 2))) continue;
-      const id = this.#idOf(view, start, i, hash);
-      const seen = this.#count[id]!;
-      this.#count[id] = seen + 1;
-      if (seen === 0) {
-        if (touched === this.#touched.length) this.#touched = grown(this.#touched, touched * 2);
-        this.#touched[touched++] = id;
-      }
+      touched = this.#counted(this.#idOf(view, start, i, hash), touched);
     }
+    return this.#vector(touched);
+  }
+
+  /**
+   * The vector of a text decoded and folded whole, as countTerms counts an
+   * ASCII term in it: where the term stands with no token unit either side,
+   * that is, as a whole run of token units.
+   */
+  #ofDecoded(folded: string): TermVector | undefined {
+    const end = folded.length;
+    let word = this.#word;
+    let touched = 0;
+    let i = 0;
+    while (i < end) {
+      if (!isTokenUnitAt(folded, i)) {
+        i++;
+        continue;
+      }
+      let n = 0;
+      let ascii = true;
+      let hash = 0x811c9dc5 | 0;
+      for (; i < end && isTokenUnitAt(folded, i); i++) {
+        const c = folded.charCodeAt(i);
+        if (!ascii) continue;
+        if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57))) {
+          ascii = false;
+          continue;
+        }
+        if (n === word.length) word = this.#word = grown(word, n * 2);
+        word[n++] = c;
+        hash = Math.imul(hash ^ c, 16777619);
+      }
+      if (ascii) touched = this.#counted(this.#idOf(word, 0, n, hash), touched);
+    }
+    return this.#vector(touched);
+  }
+
+  /** One more occurrence of term `id` in the text being read; returns how many terms it has touched. */
+  #counted(id: number, touched: number): number {
+    const seen = this.#count[id]!;
+    this.#count[id] = seen + 1;
+    if (seen > 0) return touched;
+    if (touched === this.#touched.length) this.#touched = grown(this.#touched, touched * 2);
+    this.#touched[touched] = id;
+    return touched + 1;
+  }
+
+  /** The vector of the counts made since the last one, which are reset. */
+  #vector(touched: number): TermVector | undefined {
     const ids = this.#touched.subarray(0, touched).sort();
     // A count past 16 bits (a scan far longer than SCAN_BYTES) goes without a vector.
     let fits = true;
@@ -207,7 +250,7 @@ export class TermVectors {
   }
 }
 
-function grown<T extends Int32Array | Uint32Array | Uint16Array | Uint8Array>(array: T, size: number): T {
+function grown<T extends Int32Array | Uint32Array | Uint8Array>(array: T, size: number): T {
   const next = new (array.constructor as new (n: number) => T)(size);
   next.set(array);
   return next;
