@@ -14,6 +14,20 @@ function scaled(vectors: TermVectors, bytes: Buffer, terms: string[], scanBytes:
   return scale === 1 ? counts : counts.map((c) => c * scale);
 }
 
+/** Over texts of `words` joined by `separators`, cut anywhere: the vectors count what countTerms counts, for any of `terms`. */
+function expectCountsOfCountTerms(words: string[], separators: string[], terms: string[], encode: (text: string) => Buffer, maxLength: number, maxCut: number): void {
+  const text = fc.array(fc.tuple(fc.constantFrom(...words), fc.constantFrom(...separators)), { minLength: 1, maxLength }).map((parts) => parts.flat().join(""));
+  const vectors = new TermVectors();
+  fc.assert(
+    fc.property(text, fc.subarray(terms, { minLength: 1 }), fc.nat(maxCut), (sample, picked, cut) => {
+      const bytes = encode(sample);
+      const scan = Math.max(1, Math.min(bytes.length, cut + 1));
+      expect(scaled(vectors, bytes, picked, scan)).toEqual(countTerms(bytes, picked, scan));
+    }),
+    { numRuns: 3000 },
+  );
+}
+
 describe("term vectors of the transcripts held in memory", () => {
   it("count whole words in lower, Capitalized and UPPER case, and nothing for a term the text lacks", () => {
     const vectors = new TermVectors();
@@ -37,33 +51,15 @@ describe("term vectors of the transcripts held in memory", () => {
     // Words of several scripts, diacritics precomposed and written apart, letters outside the BMP, and separators.
     const words = ["Brücken", "brucken", "e\u0301te\u0301", "été", "ÉTÉ", "течёт", "ТЕЧЁТ", "Ἑλλάς", "ſtraße", "Straße", "İstanbul", "ﬁn", "日本語", "𝒜b", "b𝒜", "en𝒜", "x\u0301", "\u0301x", "en", "EN", "recette", "Recette", "naïve", "9\u20e3", "a1", "x", "und"];
     const separators = [" ", ", ", ".\n", " — ", "\u00a0", "’", "-", "😀", "\u200b"];
-    const text = fc.array(fc.tuple(fc.constantFrom(...words), fc.constantFrom(...separators)), { minLength: 1, maxLength: 40 }).map((parts) => parts.flat().join(""));
     const terms = ["brucken", "ete", "en", "recette", "naive", "a1", "x", "und", "fin", "strasse", "istanbul", "b", "absent"];
-    const vectors = new TermVectors();
-    fc.assert(
-      fc.property(text, fc.subarray(terms, { minLength: 1 }), fc.nat(400), (sample, picked, cut) => {
-        const bytes = Buffer.from(sample, "utf8");
-        const scan = Math.max(1, Math.min(bytes.length, cut + 1));
-        expect(scaled(vectors, bytes, picked, scan)).toEqual(countTerms(bytes, picked, scan));
-      }),
-      { numRuns: 3000 },
-    );
+    expectCountsOfCountTerms(words, separators, terms, (text) => Buffer.from(text, "utf8"), 40, 400);
   });
 
   it("count exactly what countTerms counts in Latin text beyond ASCII, over any prefix cut", () => {
     const words = ["été", "ÉTÉ", "ete", "Été", "Brücken", "brucken", "BRÜCKEN", "tiếng", "TIẾNG", "tieng", "naïve", "en", "EN", "Én", "x²", "a1", "A1", "l’été", "café", "recette"];
     const separators = [" ", "’", "\u00a0", " — ", "\u200b", "«", "»", "-", ", "];
-    const text = fc.array(fc.tuple(fc.constantFrom(...words), fc.constantFrom(...separators)), { minLength: 1, maxLength: 40 }).map((parts) => parts.flat().join(""));
     const terms = ["ete", "brucken", "tieng", "en", "naive", "x", "a1", "l", "cafe", "recette", "absent"];
-    const vectors = new TermVectors();
-    fc.assert(
-      fc.property(text, fc.subarray(terms, { minLength: 1 }), fc.nat(400), (sample, picked, cut) => {
-        const bytes = Buffer.from(sample, "utf8");
-        const scan = Math.max(1, Math.min(bytes.length, cut + 1));
-        expect(scaled(vectors, bytes, picked, scan)).toEqual(countTerms(bytes, picked, scan));
-      }),
-      { numRuns: 3000 },
-    );
+    expectCountsOfCountTerms(words, separators, terms, (text) => Buffer.from(text, "utf8"), 40, 400);
   });
 
   it("count over the text's first SCAN_BYTES, as countTerms does, with many terms", () => {
@@ -81,16 +77,7 @@ describe("term vectors of the transcripts held in memory", () => {
     // Repeated letters, words inside words, digits, mixed case that is not counted, and separators of all kinds.
     const words = ["a", "aa", "aaa", "A", "AA", "Aaa", "aAa", "la", "lala", "alala", "Lala", "LALA", "laLa", "the", "The", "THE", "tHe", "then", "x86", "X86", "3dx", "3DX", "3Dx", "1st", "1St", "1ST", "level", "Level", "LEVEL", "levels", "q"];
     const separators = [" ", ", ", ".\n", "-", "'", "  ", "_", "\t", "~"];
-    const text = fc.array(fc.tuple(fc.constantFrom(...words), fc.constantFrom(...separators)), { minLength: 1, maxLength: 60 }).map((parts) => parts.flat().join(""));
     const terms = ["a", "aa", "aaa", "la", "lala", "alala", "the", "then", "x86", "3dx", "1st", "level", "levels", "q", "absent"];
-    const vectors = new TermVectors();
-    fc.assert(
-      fc.property(text, fc.subarray(terms, { minLength: 1 }), fc.nat(500), (sample, picked, cut) => {
-        const bytes = ascii(sample);
-        const scan = Math.max(1, Math.min(bytes.length, cut + 1));
-        expect(scaled(vectors, bytes, picked, scan)).toEqual(countTerms(bytes, picked, scan));
-      }),
-      { numRuns: 3000 },
-    );
+    expectCountsOfCountTerms(words, separators, terms, ascii, 60, 500);
   });
 });
