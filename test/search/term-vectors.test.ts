@@ -5,13 +5,11 @@ import { countTerms, SCAN_BYTES } from "../../server/search/rank/term-counts.js"
 
 const ascii = (text: string) => Buffer.from(text, "latin1");
 
-/** What countTerms makes of a vector's count: scaled to the text's length over the scanned prefix. */
+/** What the vector of `bytes` answers for `terms`, as countTerms answers it. */
 function scaled(vectors: TermVectors, bytes: Buffer, terms: string[], scanBytes: number): number[] | undefined {
   const vector = vectors.vectorOf(bytes, scanBytes);
   if (!vector) return undefined;
-  const scale = bytes.length / Math.max(1, Math.min(bytes.length, scanBytes));
-  const counts = TermVectors.counts(vector, vectors.idsOf(terms));
-  return scale === 1 ? counts : counts.map((c) => c * scale);
+  return TermVectors.termCounts(vector, vectors.idsOf(terms), bytes.length, scanBytes);
 }
 
 /** Over texts of `words` joined by `separators`, cut anywhere: the vectors count what countTerms counts, for any of `terms`. */

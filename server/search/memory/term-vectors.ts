@@ -4,8 +4,8 @@
  * looks its terms up instead of scanning its text for each of them.
  *
  * A vector holds exactly what rank/term-counts.ts `countTerms` counts for
- * ASCII terms, before the scaling to the text's length (which the caller
- * applies as `countTerms` does), over the text's first SCAN_BYTES:
+ * ASCII terms over the text's first SCAN_BYTES (`termCounts` scales them to
+ * the text's length as `countTerms` does):
  * - in a pure-ASCII text, the whole-word occurrences of each word in lower
  *   case, Capitalized or UPPER CASE (a word is a maximal run of ASCII letters
  *   and digits: where `countTerms` finds a form with no word byte either side);
@@ -16,7 +16,7 @@
  */
 import { isAscii } from "node:buffer";
 import { foldText } from "../../../pipeline/artifact/text.js";
-import { foldedBytes, SCAN_BYTES } from "../rank/term-counts.js";
+import { foldedBytes, SCAN_BYTES, scanScale } from "../rank/term-counts.js";
 import { isTokenUnitAt } from "../snippet/occurrences.js";
 
 /** By byte: 1 a lower-case letter or a digit, 2 an upper-case letter, 3 another word byte (0x80 up), 0 not a word byte. */
@@ -162,6 +162,17 @@ export class TermVectors {
   /** The ids of `terms` (-1 for a term in no vector: it counts 0 everywhere). */
   idsOf(terms: readonly string[]): number[] {
     return terms.map((term) => this.#ids.get(term) ?? -1);
+  }
+
+  /**
+   * What `countTerms` answers for the terms of `ids` (idsOf) in the text of
+   * `length` bytes whose vector (over its first `scanBytes`) this is: the
+   * counts scaled to the text's length.
+   */
+  static termCounts(vector: TermVector, ids: readonly number[], length: number, scanBytes = SCAN_BYTES): number[] {
+    const counts = TermVectors.counts(vector, ids);
+    const scale = scanScale(length, scanBytes);
+    return scale === 1 ? counts : counts.map((count) => count * scale);
   }
 
   /** What a vector counts for each of `ids` (idsOf), unscaled. */

@@ -6,7 +6,7 @@ import type { ScoringRow, ShardTexts } from "../texts.js";
 import { bm25, inverseDocumentFrequency, type CorpusStats } from "./bm25.js";
 import type { IndexTermCounts } from "./index-term-counts.js";
 import { TermVectors } from "../memory/term-vectors.js";
-import { ASCII_TERM, countTerms, scanScale } from "./term-counts.js";
+import { ASCII_TERM, countTerms } from "./term-counts.js";
 
 export interface Scored {
   id: number;
@@ -63,12 +63,7 @@ export function scoreCandidates(inputs: ScoreInputs, options: ScoreOptions, text
     else {
       row = confirmed?.get(id) ?? texts.scoringRow(id);
       const vector = vectorIds && texts.termVector(id);
-      let tfs: number[];
-      if (vector) {
-        const scale = scanScale(row.bytes!.length);
-        tfs = TermVectors.counts(vector, vectorIds);
-        if (scale !== 1) tfs = tfs.map((c) => c * scale);
-      } else tfs = countTerms(row.bytes!, inTextTerms);
+      const tfs = vector ? TermVectors.termCounts(vector, vectorIds, row.bytes!.length) : countTerms(row.bytes!, inTextTerms);
       tfs.forEach((tf, j) => (frequencies[inText[j]!] = Math.max(1, tf)));
     }
     const base = bm25(frequencies, idf, row.words, corpus);
