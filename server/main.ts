@@ -21,7 +21,6 @@ import { demoKeyBanner, ensureServableSet, isDemoSet, issueDemoKey, NoArtifactSe
 import { createLogger, errorFields } from "./log.js";
 import { createMemoryRateLimiter } from "./rate-limit/memory-rate-limiter.js";
 import { openRuntime, reloadOnSighup, warmLogged } from "./runtime.js";
-import { warmServing } from "./serving-warmup.js";
 import { closeGracefully } from "./shutdown.js";
 import { runPrimary } from "./cluster/primary.js";
 import { connectWorker } from "./cluster/worker-link.js";
@@ -169,20 +168,8 @@ async function main(): Promise<void> {
   if (isDemoSet(catalog.manifest)) demoKey = link || config.databaseUrl !== undefined ? undefined : issueDemoKey(keyStore, log);
   else revokeDemoKeys(keyStore, catalog.manifest.dataset, log);
   // Before listening: the first searches should not wait on storage for the index.
-  const warmth = await warmLogged(catalog, log);
+  await warmLogged(catalog, log);
   if (stoppedDuringStartup(closeOpened)) return;
-  // Then the response path, over HTTP on a loopback port of its own (serving-warmup.ts).
-  if (warmth !== undefined && warmth.searched.length > 0) {
-    try {
-      const served = await warmServing({ config, catalog: runtime.catalogs, searches: warmth.searched });
-      log.info("serving path warmed", { requests: served.requests, failed: served.failed, ms: Math.round(served.ms) });
-    } catch (error) {
-      log.warn("serving path warm-up failed; serving without it", errorFields(error));
-    } finally {
-      catalog.clearSearchCache();
-    }
-    if (stoppedDuringStartup(closeOpened)) return;
-  }
   runtime.state.markLoaded();
 
   // Per process, or the primary's with WORKERS > 1: the limiter without Redis, and its fallback with Redis down.

@@ -21,7 +21,7 @@ import { CurrentWatcher } from "./artifact-set/current-watcher.js";
 import { previousVerifiedSet, verifySet } from "./artifact-set/set-verifier.js";
 import type { Config } from "./config.js";
 import type { Catalog } from "./data/catalog.js";
-import { openCatalog, type ArtifactCatalog, type CatalogOptions, type CatalogWarmth } from "./data/artifact-catalog.js";
+import { openCatalog, type ArtifactCatalog, type CatalogOptions } from "./data/artifact-catalog.js";
 import { LiveStore } from "./data/live-store.js";
 import { memoryOptions } from "./search/memory/budget.js";
 import { createLiveFetcher, type LiveFetcher } from "./live/live-fetcher.js";
@@ -208,16 +208,10 @@ export function catalogSettings(
   };
 }
 
-/**
- * Warms a catalog's search memory (word bitmaps, index, the phrase-pair
- * index's longest lists, then the most viewed transcripts' text and term
- * counts) and logs how it went; never rejects. Returns what `warm()` did,
- * undefined when it failed.
- */
-export async function warmLogged(catalog: ArtifactCatalog, log: Logger): Promise<CatalogWarmth | undefined> {
+/** Warms a catalog's search memory (word bitmaps, index, the phrase-pair index's longest lists, then the most viewed transcripts' text and term counts) and logs how it went; never rejects. */
+export async function warmLogged(catalog: ArtifactCatalog, log: Logger): Promise<void> {
   try {
-    const warmth = await catalog.warm();
-    const { bitmaps, index, pairs, texts, searches, searchesMs } = warmth;
+    const { bitmaps, index, pairs, texts, searches, searchesMs } = await catalog.warm();
     const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
     const builtAt = catalog.manifest.builtAt;
     if (bitmaps && bitmaps.words > 0) log.info("word bitmaps in memory", { builtAt, words: bitmaps.words, mb: mb(bitmaps.bytes), ms: Math.round(bitmaps.ms) });
@@ -240,10 +234,8 @@ export async function warmLogged(catalog: ArtifactCatalog, log: Logger): Promise
       });
     }
     if (searches > 0) log.info("search paths warmed", { builtAt, searches, ms: Math.round(searchesMs) });
-    return warmth;
   } catch (error) {
     log.error("search memory could not be filled", errorFields(error));
-    return undefined;
   }
 }
 

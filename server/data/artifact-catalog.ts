@@ -53,8 +53,6 @@ export interface CatalogOptions extends SearchMemoryOptions {
 export interface CatalogWarmth extends MemoryWarmth {
   searches: number;
   searchesMs: number;
-  /** The warm-up searches, in the order they ran (the serving warm-up sends them again over HTTP). */
-  searched: SearchParams[];
 }
 
 /** The live store is small and in insertion order: its matches are all scored, up to this many. */
@@ -234,22 +232,13 @@ export class ArtifactCatalog implements Catalog {
   async warm(): Promise<CatalogWarmth> {
     const warmth = await this.#memory.warm(this.#db);
     let searches = 0;
-    const searched: SearchParams[] = [];
     const started = performance.now();
     if (this.#warmSearches) {
       const options = { documents: this.#frequencies.stats().documents, indexCountMaxDf: this.#settings.indexCountMaxDf, countTermMaxShare: this.#settings.countTermMaxShare };
-      searches = await runWarmUpSearches(this.#db, this.#memory.hot, this.#frequencies.df, options, (params) => {
-        searched.push(params);
-        this.#search.search(params);
-      });
+      searches = await runWarmUpSearches(this.#db, this.#memory.hot, this.#frequencies.df, options, (params) => this.#search.search(params));
       this.#search.clearCache();
     }
-    return { ...warmth, searches, searchesMs: performance.now() - started, searched };
-  }
-
-  /** Empties the search result cache (after warm-up searches, whose results no user asked for). */
-  clearSearchCache(): void {
-    this.#search.clearCache();
+    return { ...warmth, searches, searchesMs: performance.now() - started };
   }
 
   close(): void {

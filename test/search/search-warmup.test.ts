@@ -67,7 +67,6 @@ describe("warm-up searches", () => {
         const warmth = await catalog.warm();
         const warmedWith = searches.mock.calls.map(([params]) => params as SearchParams);
         expect(warmth.searches).toBe(warmedWith.length);
-        expect(warmth.searched).toEqual(warmedWith);
         // One of each kind, then practice searches (the set is small: each takes well under the time they are given).
         expect(warmth.searches).toBeGreaterThan(PRACTICE_SEARCHES / 2);
         expect(warmth.searchesMs).toBeGreaterThan(0);
