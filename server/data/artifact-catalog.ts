@@ -16,6 +16,7 @@ import type { Catalog, ChannelPage, SearchPage, SearchParams, Stats, TranscriptL
 import type { LiveStore, Placement } from "./live-store.js";
 import { SEARCH_DEFAULTS, TranscriptSearch, type SearchOptions, type SearchShard } from "../search/search.js";
 import { ShardSearch, type DocumentFrequencies } from "../search/shard.js";
+import { Lru } from "./lru.js";
 import { TranscriptTables } from "./transcript-tables.js";
 import { SearchMemory, type MemoryWarmth, type SearchMemoryOptions } from "../search/memory/search-memory.js";
 import { runWarmUpSearches } from "../search/memory/search-warmup.js";
@@ -54,6 +55,9 @@ export interface CatalogWarmth extends MemoryWarmth {
   searches: number;
   searchesMs: number;
 }
+
+/** Document frequencies kept, by term: a term is at most a query's length (500 characters), so 16 MiB at worst. */
+const DF_KEPT_TERMS = 16_384;
 
 /** The live store is small and in insertion order: its matches are all scored, up to this many. */
 const LIVE_CANDIDATES = 1000;
@@ -118,9 +122,15 @@ export class ArtifactCatalog implements Catalog {
     const dfStatement = (index ?? db).prepare("SELECT df FROM term_stats WHERE term = ?").pluck();
     const { transcripts, totalWords } = manifest.counts;
     const live = options.live;
+    // A query asks each term's frequency several times (planning, each tier, the count); the set's never change.
+    const dfs = new Lru<string, number>(DF_KEPT_TERMS);
     // One set of statistics for both shards, so their scores compare.
     const frequencies: DocumentFrequencies = {
-      df: (term) => (dfStatement.get(term) as number | undefined) ?? 0,
+      df: (term) => {
+        let df = dfs.get(term);
+        if (df === undefined) dfs.set(term, (df = (dfStatement.get(term) as number | undefined) ?? 0));
+        return df;
+      },
       stats: () => ({
         documents: transcripts + (live?.counts().transcripts ?? 0),
         averageLength: transcripts ? totalWords / transcripts : 1,
