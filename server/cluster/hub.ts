@@ -1,18 +1,18 @@
 /**
- * What the primary holds for all its workers: the rate-limit windows, the
- * claims on live fetches and the negative cache, each in its memory alone,
- * so every worker sees one count per key, one fetch per missing (video,
- * language) and one set of remembered failures. A worker that exits
- * abandons its claims: the workers waiting on them claim again.
+ * What the primary holds for all its workers: the rate-limit windows (leased
+ * to the workers a range at a time, rate-leases.ts), the claims on live
+ * fetches and the negative cache, each in its memory alone, so every worker
+ * sees one count per key, one fetch per missing (video, language) and one
+ * set of remembered failures. A worker that exits abandons its claims: the
+ * workers waiting on them claim again.
  */
 import { NegativeCache } from "../live/negative-cache.js";
 import { shareYouTubeError, youTubeErrorFrom, type FetchOutcome } from "../coordination/fetch-coordination.js";
-import { createMemoryRateLimiter } from "../rate-limit/memory-rate-limiter.js";
 import type { Answer, Ask } from "./messages.js";
+import { RateLeases, type LeaseHolder, type OrdinalRange } from "./rate-leases.js";
 
-/** Who asked: answers go back through `reply`. */
-export interface Asker {
-  readonly id: number;
+/** Who asked: answers go back through `reply`, recalls of its rate leases through `recall`. */
+export interface Asker extends LeaseHolder {
   reply(id: number, answer: Answer): void;
 }
 
@@ -26,15 +26,17 @@ export interface HubOptions {
   negativeCacheMs: number;
   negativeCacheSize: number;
   clock?: () => number;
+  /** How long a recall of rate leases waits for a worker's answer (rate-leases.ts). */
+  recallTimeoutMs?: number;
 }
 
 export class Hub {
-  readonly #limiter;
+  readonly #leases: RateLeases;
   readonly #negative: NegativeCache;
   readonly #claims = new Map<string, ClaimEntry>();
 
   constructor(options: HubOptions) {
-    this.#limiter = createMemoryRateLimiter({ limit: options.rateLimitPerMinute });
+    this.#leases = new RateLeases({ limit: options.rateLimitPerMinute, ...(options.recallTimeoutMs !== undefined && { recallTimeoutMs: options.recallTimeoutMs }) });
     this.#negative = new NegativeCache({
       ttlMs: options.negativeCacheMs,
       maxEntries: options.negativeCacheSize,
@@ -50,7 +52,7 @@ export class Hub {
   async handle(asker: Asker, id: number, ask: Ask): Promise<void> {
     switch (ask.op) {
       case "rate":
-        asker.reply(id, { op: "rate", decision: await this.#limiter.consume(ask.keyId, ask.nowMs) });
+        this.#leases.consume(asker, ask.keyId, ask.nowMs, (grant) => asker.reply(id, { op: "rate", ...grant }));
         return;
       case "claim": {
         const entry = this.#claims.get(ask.key);
@@ -80,8 +82,14 @@ export class Hub {
     }
   }
 
-  /** A worker exited: its claims are abandoned (their waiters claim again) and its waits forgotten. */
+  /** What `asker` had not taken of a recalled rate lease. */
+  returned(asker: Asker, keyId: string, window: number, ranges: readonly OrdinalRange[]): void {
+    this.#leases.returned(asker, keyId, window, ranges);
+  }
+
+  /** A worker exited: its claims are abandoned (their waiters claim again), its waits forgotten, its rate leases counted as taken. */
   gone(asker: Asker): void {
+    this.#leases.gone(asker);
     for (const [key, entry] of this.#claims) {
       entry.waiters = entry.waiters.filter((waiter) => waiter.asker !== asker);
       if (entry.owner === asker) this.#settle(key, entry, { kind: "abandoned" });

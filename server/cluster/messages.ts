@@ -2,10 +2,13 @@
  * The messages between the primary and its workers (WORKERS > 1), over
  * node:cluster's IPC channel. A worker asks (`Ask`, with an id) and the
  * primary answers with that id; a claim answered `follower` gets a second
- * answer with the same id once the fetch it waits for has an outcome.
+ * answer with the same id once the fetch it waits for has an outcome. A
+ * rate answer may carry a lease of the key's count, which the primary may
+ * recall and the worker then gives back (rate-leases.ts).
  */
 import type { FetchOutcome, SharedYouTubeError } from "../coordination/fetch-coordination.js";
 import type { RateLimitDecision } from "../rate-limit/rate-limiter.js";
+import type { RateGrant, OrdinalRange } from "./rate-leases.js";
 
 /** Marks this service's messages apart from node's own cluster traffic. */
 export const CHANNEL = "transcript-service";
@@ -18,23 +21,21 @@ export type Ask =
   | { op: "negative-remember"; videoId: string; lang: string; error: SharedYouTubeError };
 
 export type Answer =
-  | { op: "rate"; decision: RateLimitDecision }
+  | ({ op: "rate" } & RateGrant)
   | { op: "claim"; role: "leader" | "follower" }
   | { op: "outcome"; outcome: FetchOutcome }
   | { op: "settle" }
   | { op: "negative-get"; error: SharedYouTubeError | null }
   | { op: "negative-remember"; remembered: boolean };
 
-/** A worker to the primary. `listening`: the worker serves, on this port. */
+/** A worker to the primary. `listening`: the worker serves, on this port. `returned`: what it had not taken of a recalled lease. */
 export type WorkerMessage =
   | { channel: typeof CHANNEL; id: number; ask: Ask }
-  | { channel: typeof CHANNEL; listening: { port: number; dataset: string; builtAt: string } };
+  | { channel: typeof CHANNEL; listening: { port: number; dataset: string; builtAt: string } }
+  | { channel: typeof CHANNEL; returned: { keyId: string; window: number; ranges: OrdinalRange[] } };
 
-export interface PrimaryMessage {
-  channel: typeof CHANNEL;
-  id: number;
-  answer: Answer;
-}
+/** The primary to a worker: an answer, or a recall of the leases it holds of a key's window. */
+export type PrimaryMessage = { channel: typeof CHANNEL; id: number; answer: Answer } | { channel: typeof CHANNEL; recall: { keyId: string; window: number } };
 
 export function isServiceMessage(message: unknown): message is { channel: typeof CHANNEL } {
   return typeof message === "object" && message !== null && (message as { channel?: unknown }).channel === CHANNEL;

@@ -84,6 +84,12 @@ export async function runPrimary(config: Config, workers: number, log: Logger): 
           if (error) log.debug("answer to a worker lost", { worker: worker.id, ...errorFields(error) });
         });
       },
+      recall(keyId, window) {
+        if (!worker.isConnected()) return;
+        const message: PrimaryMessage = { channel: CHANNEL, recall: { keyId, window } };
+        // A recall that is lost times out in the hub, and what the worker held counts as taken.
+        worker.send(message, undefined, () => undefined);
+      },
     };
     worker.on("message", (message: unknown) => {
       if (!isServiceMessage(message)) return;
@@ -96,6 +102,10 @@ export async function runPrimary(config: Config, workers: number, log: Logger): 
           announced = true;
           announce(sent.listening);
         }
+        return;
+      }
+      if ("returned" in sent) {
+        hub.returned(asker, sent.returned.keyId, sent.returned.window, sent.returned.ranges);
         return;
       }
       hub.handle(asker, sent.id, sent.ask).catch((error: unknown) => log.error("worker question failed", { worker: worker.id, ...errorFields(error) }));

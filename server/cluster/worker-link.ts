@@ -1,7 +1,8 @@
 /**
  * A worker's side of the IPC channel to its primary (WORKERS > 1): the rate
- * limiter, the fetch claims and the negative cache of `hub.ts`, behind the
- * same interfaces as their one-process versions. When the primary cannot be
+ * limiter (counting from leases of the primary's count,
+ * leased-rate-limiter.ts), the fetch claims and the negative cache of
+ * `hub.ts`, behind the same interfaces as their one-process versions. When the primary cannot be
  * asked (it is gone), the question fails as a 503 problem rather than being
  * answered by this worker alone.
  */
@@ -14,6 +15,7 @@ import {
   type FetchOutcome,
 } from "../coordination/fetch-coordination.js";
 import type { RateLimiter } from "../rate-limit/rate-limiter.js";
+import { createLeasedRateLimiter } from "./leased-rate-limiter.js";
 import { CHANNEL, isServiceMessage, type Answer, type Ask, type PrimaryMessage, type WorkerMessage } from "./messages.js";
 
 export interface WorkerLink {
@@ -40,10 +42,20 @@ export function connectWorker(channel: NodeJS.Process = process): WorkerLink {
   const pending = new Map<number, Pending>();
   let nextId = 0;
   let closed = false;
+  // `ask` and `expect` are defined below; the limiter calls them only once a request comes.
+  const rateLimiter = createLeasedRateLimiter(async (keyId, nowMs) => expect(await ask({ op: "rate", keyId, nowMs }), "rate"));
 
   const onMessage = (message: unknown): void => {
     if (!isServiceMessage(message)) return;
-    const { id, answer } = message as PrimaryMessage;
+    const sent = message as PrimaryMessage;
+    if ("recall" in sent) {
+      const { keyId, window } = sent.recall;
+      const returned: WorkerMessage = { channel: CHANNEL, returned: { keyId, window, ranges: rateLimiter.recall(keyId, window) } };
+      // Unsent (the primary is gone), the recall times out there and what was held counts as taken.
+      if (!closed && channel.connected) channel.send?.(returned, undefined, {}, () => undefined);
+      return;
+    }
+    const { id, answer } = sent;
     const entry = pending.get(id);
     if (entry === undefined) return;
     if (answer.op === "outcome") {
@@ -102,9 +114,7 @@ export function connectWorker(channel: NodeJS.Process = process): WorkerLink {
   };
 
   return {
-    rateLimiter: {
-      consume: async (keyId, nowMs) => expect(await ask({ op: "rate", keyId, nowMs }), "rate").decision,
-    },
+    rateLimiter,
     coordination: {
       claims: { claim },
       negative: {

@@ -11,6 +11,7 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { Client } from "undici";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { openKeyStore } from "../../server/auth/key-store.js";
 import { startStandin, type Standin } from "../../scripts/youtube-standin/server.js";
@@ -44,6 +45,8 @@ interface Workers {
   logs(): Record<string, any>[];
   /** GET with a request id of its own; resolves with the response and the worker that answered it. */
   get(path: string, key?: string): Promise<ApiResponse & { worker: number }>;
+  /** The same GET over a connection of the caller's (kept alive): which worker holds it. */
+  getOn(client: Client, path: string): Promise<{ status: number; remaining: string | undefined; worker: number }>;
 }
 
 async function startWorkers(env: Record<string, string> = {}): Promise<Workers> {
@@ -68,9 +71,7 @@ async function startWorkers(env: Record<string, string> = {}): Promise<Workers> 
       .filter((line) => line.startsWith("{"))
       .map((line) => JSON.parse(line) as Record<string, any>);
   let requests = 0;
-  const get = async (p: string, withKey = key): Promise<ApiResponse & { worker: number }> => {
-    const requestId = `w${process.pid}-${++requests}`;
-    const res = await call(server.baseUrl, p, { key: withKey, headers: { "X-Request-Id": requestId, Connection: "close" } });
+  const workerOf = async (requestId: string): Promise<number> => {
     let worker = 0;
     await until(
       () => {
@@ -80,9 +81,20 @@ async function startWorkers(env: Record<string, string> = {}): Promise<Workers> 
       10_000,
       `the access log line of ${requestId}`,
     );
-    return { ...res, worker };
+    return worker;
   };
-  return { server, dataDir, key, logs, get };
+  const get = async (p: string, withKey = key): Promise<ApiResponse & { worker: number }> => {
+    const requestId = `w${process.pid}-${++requests}`;
+    const res = await call(server.baseUrl, p, { key: withKey, headers: { "X-Request-Id": requestId, Connection: "close" } });
+    return { ...res, worker: await workerOf(requestId) };
+  };
+  const getOn = async (client: Client, p: string): Promise<{ status: number; remaining: string | undefined; worker: number }> => {
+    const requestId = `w${process.pid}-${++requests}`;
+    const res = await client.request({ method: "GET", path: p, headers: { "x-api-key": key, "x-request-id": requestId } });
+    await res.body.dump();
+    return { status: res.statusCode, remaining: res.headers["x-ratelimit-remaining"] as string | undefined, worker: await workerOf(requestId) };
+  };
+  return { server, dataDir, key, logs, get, getOn };
 }
 
 /** The pids of the workers listening now (their `worker listening` lines, less those that exited). */
@@ -307,4 +319,36 @@ describe("WORKERS=2, RATE_LIMIT_PER_MINUTE=100", () => {
     expect(await w.server.stop()).toEqual({ code: 0, signal: null });
   }, 150_000);
 
+  test("a lease held by an idle worker is recalled: the other worker, busy with the key, still gets the whole limit", async () => {
+    await roomInThisMinute();
+    const w = await startWorkers({ RATE_LIMIT_PER_MINUTE: "100" });
+    // One request takes its worker's first lease of the minute; that worker then sees no more.
+    const first = await w.get("/v1/stats");
+    expect(first.status).toBe(200);
+    // A keep-alive connection held by the other worker (node:cluster hands connections round-robin).
+    const probes: { status: number; remaining: string | undefined }[] = [];
+    let client: Client | undefined;
+    for (let attempt = 0; attempt < 10 && client === undefined; attempt++) {
+      const candidate = new Client(w.server.baseUrl);
+      const probe = await w.getOn(candidate, "/v1/stats");
+      probes.push(probe);
+      if (probe.worker !== first.worker) client = candidate;
+      else await candidate.close();
+    }
+    if (client === undefined) throw new Error("no connection reached the second worker");
+    const answers: { status: number; remaining: string | undefined }[] = [];
+    for (let i = 0; i < 120; i++) {
+      const res = await client.request({ method: "GET", path: "/v1/stats", headers: { "x-api-key": w.key } });
+      await res.body.dump();
+      answers.push({ status: res.statusCode, remaining: res.headers["x-ratelimit-remaining"] as string | undefined });
+    }
+    await client.close();
+    // Exactly 100 of the minute pass, each with its own remaining count, and every request after them is refused.
+    const before = 1 + probes.length;
+    expect(probes.every((p) => p.status === 200)).toBe(true);
+    expect(answers.map((a) => a.status)).toEqual([...Array<number>(100 - before).fill(200), ...Array<number>(120 - (100 - before)).fill(429)]);
+    const remaining = [first.headers.get("x-ratelimit-remaining"), ...probes.map((p) => p.remaining), ...answers.slice(0, 100 - before).map((a) => a.remaining)];
+    expect(remaining.map(Number).sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    expect(await w.server.stop()).toEqual({ code: 0, signal: null });
+  }, 150_000);
 });
