@@ -38,6 +38,8 @@ export interface BenchOptions {
   servingConnections: number;
   /** Seconds of the `workers` phase's timed run per server. */
   workersSeconds: number;
+  /** Rounds of the `workers` phase (WORKERS=1 and 2 alternated). */
+  workersRounds: number;
   /** Transcripts the FlexSearch peer indexes at most (it holds them in memory). */
   flexMaxDocs: number;
   /** Wall-clock budget in seconds for each peer's pass over the queries; queries past it are not run. */
@@ -84,6 +86,7 @@ export const OPTION_TABLE: readonly OptionSpec[] = [
   { name: "soak-seconds", default: "600", help: "Seconds of mixed load between the two RSS samples." },
   { name: "serving-seconds", default: "10", help: "Seconds per autocannon run." },
   { name: "workers-seconds", default: "20", help: "Seconds of the workers phase's throughput run per server." },
+  { name: "workers-rounds", default: "3", help: "Rounds of the workers phase, WORKERS=1 and 2 alternated; its figures are the medians over the rounds." },
   { name: "connections", default: "64", help: "autocannon connections." },
   { name: "flex-max-docs", default: "20000", help: "Most transcripts the in-memory FlexSearch peer indexes." },
   { name: "peer-budget", default: "600", help: "Seconds each peer may spend on the query set." },
@@ -150,6 +153,7 @@ export function parseBenchArgs(argv: string[], cores: number): BenchOptions {
         "soak-seconds": { type: "string" },
         "serving-seconds": { type: "string" },
         "workers-seconds": { type: "string" },
+        "workers-rounds": { type: "string" },
         connections: { type: "string" },
         "flex-max-docs": { type: "string" },
         "peer-budget": { type: "string" },
@@ -191,6 +195,7 @@ export function parseBenchArgs(argv: string[], cores: number): BenchOptions {
     soakSeconds: integer(values["soak-seconds"], 600, "soak-seconds", 1),
     servingSeconds: integer(values["serving-seconds"], 10, "serving-seconds", 1),
     workersSeconds: integer(values["workers-seconds"], 20, "workers-seconds", 1),
+    workersRounds: integer(values["workers-rounds"], 3, "workers-rounds", 1),
     servingConnections: integer(values.connections, 64, "connections", 1),
     flexMaxDocs: integer(values["flex-max-docs"], 20_000, "flex-max-docs", 1),
     peerBudgetSeconds: integer(values["peer-budget"], 600, "peer-budget", 1),

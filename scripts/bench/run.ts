@@ -299,6 +299,7 @@ export async function runBench(options: BenchOptions, command: string, log: (lin
       concurrency: CONCURRENCY,
       budgetSeconds: Math.max(60, options.peerBudgetSeconds),
       throughputSeconds: options.workersSeconds,
+      rounds: options.workersRounds,
       log,
     });
     took("workers");

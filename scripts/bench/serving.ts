@@ -97,7 +97,7 @@ export async function measureServing(options: {
   }
 }
 
-async function cannon(origin: string, targets: readonly Target[], options: { apiKey: string; seconds: number; connections: number }): Promise<CannonFigures> {
+export async function cannon(origin: string, targets: readonly Target[], options: { apiKey: string; seconds: number; connections: number }): Promise<CannonFigures> {
   let next = 0;
   const result = await autocannon({
     url: origin,

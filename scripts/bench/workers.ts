@@ -1,24 +1,34 @@
 /**
  * Phase `workers`: search throughput at concurrency 8 with WORKERS=1 and
- * WORKERS=2 (node:cluster), one server after the other on the same set and
- * query set, each with its result cache off (run.ts), so every request
- * searches. Each freshly started server gets the query set once (the first
- * pass, reported on its own), then the query set over and over for
- * `throughputSeconds` on the same 8 connections: the throughput is the
- * requests answered ÷ that wall time. (Two passes of a few hundred queries
- * last about a second, and each ends in a drain with fewer requests in
- * flight, which weighs on two workers more than on one.)
+ * WORKERS=2 (node:cluster) on the same set and query set, each server
+ * started fresh with its result cache off (run.ts), so every request
+ * searches. Each server gets the query set once (the first pass, timed
+ * request by request), then the query set over and over for
+ * `throughputSeconds` from autocannon on 8 connections: the throughput is
+ * the requests answered ÷ that time. (The load generator runs on the same
+ * cores as the servers; autocannon takes less of them per request than a
+ * general HTTP client, which would weigh on two workers, which use both
+ * cores, more than on one.)
+ *
+ * A shared machine's speed drifts by tens of percent from one minute to the
+ * next, so the two settings are measured in `rounds` rounds, alternated
+ * (1, 2, then 2, 1, …), and the figures reported are the medians over the
+ * rounds: the ratio of each round's two throughputs, and the first-pass
+ * p99 with two workers.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { timePaths, type LatencySummary } from "./latency.js";
 import { treeRssOf, type ServerProcess } from "./server-process.js";
+import { cannon, type CannonFigures } from "./serving.js";
 
 export interface WorkersRun {
   workers: number;
+  /** 1-based round. */
+  round: number;
   first: LatencySummary;
-  /** The timed run after the first pass. */
-  repeat: LatencySummary;
+  /** The timed run after the first pass (autocannon). */
+  timed: CannonFigures;
   /** Requests answered in the timed run ÷ its wall time. */
   requestsPerSecond: number;
   firstRequestsPerSecond: number;
@@ -29,11 +39,28 @@ export interface WorkersRun {
 export interface WorkersComparison {
   concurrency: number;
   queries: number;
+  rounds: number;
   runs: WorkersRun[];
   /** Length of each timed run. */
   throughputSeconds: number;
-  /** Timed-run req/s with 2 workers ÷ with 1. */
+  /** Per round: timed-run req/s with 2 workers ÷ with 1. */
+  ratios: number[];
+  /** Median of `ratios`. */
   ratio: number;
+  /** Median over the rounds of the first-pass p99 with 2 workers (ms). */
+  firstP99: number;
+}
+
+/** The median of numbers (the mean of the middle two for an even count). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** The order of the two settings in each round: 1 then 2, 2 then 1, …, so a drift of the machine weighs on both alike. */
+export function roundOrder(round: number): [number, number] {
+  return round % 2 === 1 ? [1, 2] : [2, 1];
 }
 
 /** Waits for the server log's `listening` line that counts `workers` workers (the primary logs it once every worker serves). */
@@ -66,30 +93,48 @@ export async function compareWorkers(options: {
   budgetSeconds: number;
   /** Length of the timed run after the first pass. */
   throughputSeconds: number;
+  /** Rounds of the two settings, alternated (default 3). */
+  rounds?: number;
   log: (line: string) => void;
 }): Promise<WorkersComparison> {
+  const rounds = options.rounds ?? 3;
   const runs: WorkersRun[] = [];
-  for (const workers of [1, 2]) {
-    const server = await options.start(workers);
-    try {
-      const first = await timePaths(server.origin, options.paths, { concurrency: options.concurrency, apiKey: options.apiKey, budgetSeconds: options.budgetSeconds });
-      // Enough rounds of the query set that the time, not the list, ends the run.
-      const rounds = Math.max(1, Math.ceil((options.throughputSeconds * 20_000) / Math.max(1, options.paths.length)));
-      const looped = Array.from({ length: rounds }, () => options.paths).flat();
-      const timed = await timePaths(server.origin, looped, { concurrency: options.concurrency, apiKey: options.apiKey, budgetSeconds: options.throughputSeconds });
-      const run: WorkersRun = {
-        workers,
-        first: first.summary,
-        repeat: timed.summary,
-        requestsPerSecond: timed.summary.count / timed.summary.seconds,
-        firstRequestsPerSecond: first.summary.count / first.summary.seconds,
-        rssMiB: Math.round(treeRssOf(server.pid) / 2 ** 20),
-      };
-      options.log(`workers ${workers}: ${run.requestsPerSecond.toFixed(0)} req/s (timed run), first pass p99 ${first.summary.p99.toFixed(1)} ms`);
-      runs.push(run);
-    } finally {
-      await server.stop();
+  for (let round = 1; round <= rounds; round++) {
+    for (const workers of roundOrder(round)) {
+      const server = await options.start(workers);
+      try {
+        const first = await timePaths(server.origin, options.paths, { concurrency: options.concurrency, apiKey: options.apiKey, budgetSeconds: options.budgetSeconds });
+        const timed = await cannon(server.origin, options.paths.map((path) => ({ method: "GET", path })), {
+          apiKey: options.apiKey,
+          seconds: options.throughputSeconds,
+          connections: options.concurrency,
+        });
+        const run: WorkersRun = {
+          workers,
+          round,
+          first: first.summary,
+          timed,
+          requestsPerSecond: timed.requestsPerSecond,
+          firstRequestsPerSecond: first.summary.count / first.summary.seconds,
+          rssMiB: Math.round(treeRssOf(server.pid) / 2 ** 20),
+        };
+        options.log(`workers ${workers}, round ${round}: ${run.requestsPerSecond.toFixed(0)} req/s (timed run), first pass p99 ${first.summary.p99.toFixed(1)} ms`);
+        runs.push(run);
+      } finally {
+        await server.stop();
+      }
     }
   }
-  return { concurrency: options.concurrency, queries: options.paths.length, throughputSeconds: options.throughputSeconds, runs, ratio: runs[1]!.requestsPerSecond / runs[0]!.requestsPerSecond };
+  const of = (round: number, workers: number) => runs.find((run) => run.round === round && run.workers === workers)!;
+  const ratios = Array.from({ length: rounds }, (_, i) => of(i + 1, 2).requestsPerSecond / of(i + 1, 1).requestsPerSecond);
+  return {
+    concurrency: options.concurrency,
+    queries: options.paths.length,
+    rounds,
+    throughputSeconds: options.throughputSeconds,
+    runs,
+    ratios,
+    ratio: median(ratios),
+    firstP99: median(runs.filter((run) => run.workers === 2).map((run) => run.first.p99)),
+  };
 }
