@@ -183,7 +183,8 @@ function optInRows(r: BenchResults, load: (phase: keyof BenchResults["load"]) =>
     rows.push({
       section: s,
       metric: `throughput WORKERS=2 ÷ WORKERS=1 (${w.throughputSeconds} s runs), median of the rounds`,
-      value: `${w.ratio.toFixed(2)}× (rounds ${list(ratios, (v) => v.toFixed(2))})`,
+      // Three decimals: a median just under the target must not read as meeting it.
+      value: `${w.ratio.toFixed(3)}× (rounds ${list(ratios, (v) => v.toFixed(2))})`,
       target: "≥ 1.7×",
       verdict: check(w.ratio >= 1.7 && errors === 0),
     });
