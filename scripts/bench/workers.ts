@@ -29,7 +29,7 @@ export interface WorkersRun {
   first: LatencySummary;
   /** The timed run after the first pass (autocannon). */
   timed: CannonFigures;
-  /** Requests answered in the timed run ÷ its wall time. */
+  /** Requests answered per second in the timed run (autocannon's mean of its per-second counts). */
   requestsPerSecond: number;
   firstRequestsPerSecond: number;
   /** The primary and its workers, after the passes. */

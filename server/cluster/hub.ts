@@ -26,8 +26,6 @@ export interface HubOptions {
   negativeCacheMs: number;
   negativeCacheSize: number;
   clock?: () => number;
-  /** How long a recall of rate leases waits for a worker's answer (rate-leases.ts). */
-  recallTimeoutMs?: number;
 }
 
 export class Hub {
@@ -36,7 +34,7 @@ export class Hub {
   readonly #claims = new Map<string, ClaimEntry>();
 
   constructor(options: HubOptions) {
-    this.#leases = new RateLeases({ limit: options.rateLimitPerMinute, ...(options.recallTimeoutMs !== undefined && { recallTimeoutMs: options.recallTimeoutMs }) });
+    this.#leases = new RateLeases({ limit: options.rateLimitPerMinute });
     this.#negative = new NegativeCache({
       ttlMs: options.negativeCacheMs,
       maxEntries: options.negativeCacheSize,

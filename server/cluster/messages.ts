@@ -7,7 +7,6 @@
  * recall and the worker then gives back (rate-leases.ts).
  */
 import type { FetchOutcome, SharedYouTubeError } from "../coordination/fetch-coordination.js";
-import type { RateLimitDecision } from "../rate-limit/rate-limiter.js";
 import type { RateGrant, OrdinalRange } from "./rate-leases.js";
 
 /** Marks this service's messages apart from node's own cluster traffic. */

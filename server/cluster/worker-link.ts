@@ -2,9 +2,10 @@
  * A worker's side of the IPC channel to its primary (WORKERS > 1): the rate
  * limiter (counting from leases of the primary's count,
  * leased-rate-limiter.ts), the fetch claims and the negative cache of
- * `hub.ts`, behind the same interfaces as their one-process versions. When the primary cannot be
- * asked (it is gone), the question fails as a 503 problem rather than being
- * answered by this worker alone.
+ * `hub.ts`, behind the same interfaces as their one-process versions. When
+ * the primary cannot be asked (it is gone), the question fails as a 503
+ * problem rather than being answered by this worker alone; requests it can
+ * count from a lease it holds still pass.
  */
 import { HttpError } from "../http/http-error.js";
 import {
