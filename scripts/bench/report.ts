@@ -151,7 +151,10 @@ function optInRows(r: BenchResults, load: (phase: keyof BenchResults["load"]) =>
       verdict: "",
     });
   }
-  if (r.workers) {
+  // Results written before the phase ran in rounds (an old results.json given to --report-only) have no rounds to report.
+  if (r.workers && !("rounds" in r.workers)) {
+    rows.push({ section: "8 workers (node:cluster)", metric: "throughput WORKERS=2 ÷ WORKERS=1", value: "not shown: results of an older bench; rerun --phases workers", target: "≥ 1.7×", verdict: "" });
+  } else if (r.workers) {
     const w = r.workers;
     const s = `8 workers (node:cluster), concurrency ${w.concurrency}, ${w.queries} queries once, then for ${w.throughputSeconds} s, per fresh server, result cache off, ${w.rounds} rounds alternated${load("workers")}`;
     const list = (values: number[], format: (v: number) => string) => values.map(format).join(" / ");

@@ -79,6 +79,13 @@ describe("the opt-in phases' rows", () => {
     expect(verdict(passing, "throughput WORKERS=2 ÷ WORKERS=1")?.verdict).toBe("MISS");
   });
 
+  it("workers results of the single-round format are named as such, not reported", () => {
+    const old = { ...base, workers: { concurrency: 8, queries: 10, throughputSeconds: 20, runs: [], ratio: 1.8 } } as unknown as BenchResults;
+    expect(resultRows(old).filter((row) => row.section.startsWith("8 workers"))).toEqual([
+      expect.objectContaining({ value: "not shown: results of an older bench; rerun --phases workers", verdict: "" }),
+    ]);
+  });
+
   it("the workers phase alternates the two settings from round to round and takes medians", () => {
     expect([1, 2, 3, 4].map(roundOrder)).toEqual([[1, 2], [2, 1], [1, 2], [2, 1]]);
     expect(median([3, 1, 2])).toBe(2);
