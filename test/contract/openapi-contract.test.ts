@@ -23,6 +23,7 @@ import { artifactRecords, fresh, STORED, upstreamCorpus } from "../live/helpers/
 import { startLiveServer, type LiveServer } from "../live/helpers/live-server.js";
 import { CHANNEL_A, CHANNEL_UNKNOWN, fixtureRecords, IDS } from "../server/helpers/fixture-records.js";
 import type { paths } from "./api-types.js";
+import { roomInThisMinute } from "../helpers/rate-window.js";
 
 type Json = any;
 type ServerName = "main" | "tight" | "offline";
@@ -280,6 +281,8 @@ const RECIPES: Record<string, Recipe> = {
   subscription_expired: (o) => send(o, { key: "expired", query: sampleQuery(o), body: bulkBody(o) }),
   plan_required: (o) => send(o, { key: "free", query: sampleQuery(o), body: bulkBody(o) }),
   rate_limited: async (o) => {
+    // Six requests in one clock-minute window: the sixth is over the tight limit only if the minute does not turn between them.
+    await roomInThisMinute(5);
     const key = keyFor("tight", "fresh")!;
     let answer: Answer | undefined;
     for (let i = 0; i < 6; i++) answer = await send(o, { server: "tight", headers: { "X-API-Key": key }, query: sampleQuery(o), body: bulkBody(o) });
