@@ -33,7 +33,7 @@ async function main(argv: string[]): Promise<number> {
   console.log(textTable(rows));
   if (results.ablation) console.log(["", ...ablationTable(results.ablation, 8)].join("\n"));
   if (options.report !== "") {
-    await writeReport(options.report, results, rows);
+    await writeReport(options.report, results);
     log(`updated ${options.report}`);
   }
   return 0;

@@ -299,7 +299,8 @@ export const REPORT_HEADER = `# Benchmarks
 
 Written by \`npm run bench\` (scripts/bench.ts): the latest run of each corpus
 size and path, each with its date, machine, commit and command. A new run
-replaces the section of its size and path; earlier runs are in the git history
+replaces the section of its size and path (the opt-in phases, run without the
+full run, have a section each); earlier runs are in the git history
 of this file (\`git log -p BENCHMARKS.md\`). The machines were shared with
 other jobs, so each section gives the load average at the start of each phase;
 compare figures within one section. Why search is built as it is, and the
@@ -353,15 +354,55 @@ What the rows measure:
 
 `;
 
+/** The opt-in phases: the results' field, the phase, its section's title, and the number its rows' section starts with. */
+const OPT_IN_PARTS = [
+  { field: "mcp", phase: "mcp", title: "MCP vs REST", number: 7 },
+  { field: "workers", phase: "workers", title: "workers", number: 8 },
+  { field: "redis", phase: "redis", title: "serving with Redis", number: 9 },
+  { field: "dataset", phase: "dataset", title: "dataset export", number: 10 },
+  { field: "pgPeer", phase: "pg-peer", title: "PostgreSQL peer", number: 11 },
+] as const;
+
 /** One section per size and path (the direct build and the full pipeline give different artifact sets). */
 export function sectionHeading(r: BenchResults): string {
   const mode = r.build?.mode === "pipeline" ? "full pipeline" : r.build?.mode === "direct" ? "direct build" : "artifact set reused";
-  // An ablation run on its own has a section of its own, beside the full run's.
-  // The PostgreSQL peer alone (its load takes long) has one too, so it does not replace the other opt-in phases' rows.
-  const optIn = r.mcp || r.workers || r.redis || r.dataset;
-  const pgOnly = r.pgPeer && !optIn;
-  const only = !r.server && !r.search ? (r.ablation ? ", memory helpers ablation" : r.compare ? ", side by side" : pgOnly ? ", PostgreSQL peer" : optIn || r.pgPeer ? ", opt-in phases" : "") : "";
+  // An ablation run on its own has a section of its own, beside the full run's; so has each opt-in phase run without the full run (reportParts).
+  const optIn = OPT_IN_PARTS.filter((part) => r[part.field] !== undefined);
+  const alone = optIn.length === 1 ? `, ${optIn[0]!.title}` : optIn.length > 1 ? ", opt-in phases" : "";
+  const only = !r.server && !r.search ? (r.ablation ? ", memory helpers ablation" : r.compare ? ", side by side" : alone) : "";
   return `## ${r.size.toLocaleString("en-US")} videos, ${mode}${only}`;
+}
+
+/**
+ * The results as the report holds them: a run of opt-in phases without the
+ * full run is written as one section per phase (each with the run's header
+ * and the set's rows), so rerunning one phase replaces its own rows and keeps
+ * the other phases' as they were measured.
+ */
+export function reportParts(r: BenchResults): BenchResults[] {
+  const optIn = OPT_IN_PARTS.filter((part) => r[part.field] !== undefined);
+  if (r.server || r.search || r.ablation || r.compare || optIn.length <= 1) return [r];
+  const none = Object.fromEntries(OPT_IN_PARTS.map((part) => [part.field, undefined]));
+  const only = <T extends object>(figures: T | undefined, phase: string) =>
+    Object.fromEntries(Object.entries(figures ?? {}).filter(([name]) => name === phase)) as Partial<T>;
+  return optIn.map((part) => ({ ...r, ...none, [part.field]: r[part.field], load: only(r.load, part.phase), phaseSeconds: only(r.phaseSeconds, part.phase) }));
+}
+
+/**
+ * A section of opt-in phases written before each phase had its own, split
+ * into one section per phase: the same header, the set's rows, and that
+ * phase's rows (by the number their section starts with).
+ */
+function splitOptInSection(section: string): string[] {
+  const lines = section.trimEnd().split("\n");
+  const table = lines.findIndex((line) => line.startsWith("| Section |"));
+  if (table < 0) return [section];
+  const header = lines.slice(1, table);
+  const rows = lines.slice(table + 2);
+  const numbered = (n: number) => rows.filter((line) => line.startsWith(`| ${n} `));
+  return OPT_IN_PARTS.filter((part) => numbered(part.number).length > 0).map((part) =>
+    [lines[0]!.replace(/, opt-in phases$/, `, ${part.title}`), ...header, ...lines.slice(table, table + 2), ...numbered(1), ...numbered(part.number), ""].join("\n"),
+  );
 }
 
 /** A section the bench writes: `## <size> videos, <path>`. */
@@ -369,20 +410,25 @@ const BENCH_SECTION = /^## ([\d,]+) videos, /;
 
 /**
  * The whole report: the header, then the bench's sections of `existing` in
- * ascending size, with `section` in place of the one of its heading (or added).
+ * ascending size, with each of `written` in place of the one of its heading (or added).
  * Anything else in `existing` (a header of an older form, notes written by hand)
  * is dropped: the file holds only the latest run of each size and path.
  */
-export function reportText(existing: string, section?: string): string {
-  const kept = existing.split(/(?=^## )/m).filter((p) => BENCH_SECTION.test(p));
-  const sections = new Map(kept.map((p) => [p.slice(0, p.indexOf("\n")), p] as const));
-  if (section !== undefined) sections.set(section.slice(0, section.indexOf("\n")), section);
+export function reportText(existing: string, ...written: string[]): string {
+  const kept = existing
+    .split(/(?=^## )/m)
+    .filter((p) => BENCH_SECTION.test(p))
+    .flatMap((p) => (/^## .*, opt-in phases\n/.test(p) ? splitOptInSection(p) : [p]));
+  const headingOf = (p: string) => p.slice(0, p.indexOf("\n"));
+  const sections = new Map(kept.map((p) => [headingOf(p), p] as const));
+  for (const section of written) sections.set(headingOf(section), section);
   const size = (p: string) => Number(BENCH_SECTION.exec(p)![1]!.replace(/,/g, ""));
   const ordered = [...sections.values()].sort((a, b) => size(a) - size(b));
   return [REPORT_HEADER, ...ordered].map((p) => p.trimEnd() + "\n").join("\n");
 }
 
-export async function writeReport(path: string, r: BenchResults, rows: readonly Row[]): Promise<void> {
+/** Writes the run's sections (reportParts) into the report at `path`. */
+export async function writeReport(path: string, r: BenchResults): Promise<void> {
   const existing = existsSync(path) ? readFileSync(path, "utf8") : "";
-  await writeFile(path, reportText(existing, markdownSection(r, rows)));
+  await writeFile(path, reportText(existing, ...reportParts(r).map((part) => markdownSection(part, resultRows(part)))));
 }

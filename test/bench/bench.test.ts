@@ -52,8 +52,8 @@ describe("npm run bench at 200 videos", () => {
     );
     expect(rows.some((r) => r.metric.startsWith("p99 ratio plain SQLite FTS5"))).toBe(true);
     const path = join(work, "BENCHMARKS.md");
-    await writeReport(path, results, rows);
-    await writeReport(path, results, rows);
+    await writeReport(path, results);
+    await writeReport(path, results);
     const text = readFileSync(path, "utf8");
     expect(text.match(/^## 200 videos, direct build$/gm)).toHaveLength(1);
     expect(text).toContain("- command: `test`");

@@ -18,7 +18,7 @@ import { compareMcpWithRest } from "../../scripts/bench/mcp-vs-rest.js";
 import { BenchUsageError, DEFAULT_PHASES, parseBenchArgs } from "../../scripts/bench/options.js";
 import { comparePostgres } from "../../scripts/bench/pg-peer.js";
 import type { BenchQuery } from "../../scripts/bench/query-set.js";
-import { resultRows, sectionHeading } from "../../scripts/bench/report.js";
+import { markdownSection, reportParts, reportText, resultRows, sectionHeading } from "../../scripts/bench/report.js";
 import type { BenchResults } from "../../scripts/bench/run.js";
 import { startServer, type ServerProcess } from "../../scripts/bench/server-process.js";
 import { measureServing } from "../../scripts/bench/serving.js";
@@ -103,10 +103,55 @@ describe("the opt-in phases' rows", () => {
     expect(skipped).toEqual([expect.objectContaining({ value: "not run: no Redis answered at redis://127.0.0.1:6379", verdict: "" })]);
   });
 
-  it("a run of opt-in phases alone has a section of its own, so it never replaces the full run's", () => {
-    expect(sectionHeading({ ...base, build: undefined, redis: { url: "redis://h", skipped: "x" }, pgPeer: { url: "postgres://h/", skipped: "x" } })).toBe("## 2,000 videos, artifact set reused, opt-in phases");
-    // The PostgreSQL peer on its own keeps the other opt-in phases' section.
-    expect(sectionHeading({ ...base, build: undefined, pgPeer: { url: "postgres://h/", skipped: "x" } })).toBe("## 2,000 videos, artifact set reused, PostgreSQL peer");
+  it("a run of opt-in phases alone is written as one section per phase, so it never replaces the full run's, and one phase rerun keeps the others' rows", () => {
+    const redis = { url: "redis://h", skipped: "no Redis" };
+    const pgPeer = { url: "postgres://h/", skipped: "no PostgreSQL" };
+    const both: BenchResults = { ...base, build: undefined, redis, pgPeer, load: { redis: 1.5, "pg-peer": 2.5, end: 3 }, phaseSeconds: { redis: 10, "pg-peer": 20 } };
+    const parts = reportParts(both);
+    expect(parts.map(sectionHeading)).toEqual(["## 2,000 videos, artifact set reused, serving with Redis", "## 2,000 videos, artifact set reused, PostgreSQL peer"]);
+    expect(parts.map((part) => [part.redis, part.pgPeer, part.load, part.phaseSeconds])).toEqual([
+      [redis, undefined, { redis: 1.5 }, { redis: 10 }],
+      [undefined, pgPeer, { "pg-peer": 2.5 }, { "pg-peer": 20 }],
+    ]);
+    // With the full run's phases, the opt-in rows stay in the full run's one section.
+    expect(reportParts({ ...both, search: {} as BenchResults["search"] })).toHaveLength(1);
+
+    const report = reportText("", ...parts.map((part) => markdownSection(part, resultRows(part))));
+    const rerun: BenchResults = { ...base, build: undefined, startedAt: "2026-02-02T00:00:00Z", redis: { url: "redis://h", skipped: "still no Redis" }, load: {} };
+    const after = reportText(report, ...reportParts(rerun).map((part) => markdownSection(part, resultRows(part))));
+    expect(after.match(/^## .*$/gm)).toEqual(["## 2,000 videos, artifact set reused, serving with Redis", "## 2,000 videos, artifact set reused, PostgreSQL peer"]);
+    expect(after).toContain("not run: still no Redis");
+    expect(after).not.toContain("not run: no Redis");
+    expect(after).toContain("not run: no PostgreSQL");
+  });
+
+  it("a section of several opt-in phases from before they had one each is split by phase, keeping its header and the set's rows in each", () => {
+    const legacy = [
+      "## 500,000 videos, full pipeline, opt-in phases",
+      "",
+      "- date: old",
+      "- command: `npm run bench -- --phases mcp,workers`",
+      "",
+      "| Section | Metric | Value | Target | |",
+      "|---|---|---|---|---|",
+      "| 1 corpus+artifacts (reused) | corpus | 500,000 videos |  |  |",
+      "| 7 MCP vs REST [load 0.4] | MCP p50 ÷ REST p50 | 1.10× | ≤ 1.15 | PASS |",
+      "| 8 workers (node:cluster) [load 1.6] | throughput | 1.697× | ≥ 1.7× | MISS |",
+      "",
+    ].join("\n");
+    const split = reportText(legacy);
+    expect(split.match(/^## .*$/gm)).toEqual(["## 500,000 videos, full pipeline, MCP vs REST", "## 500,000 videos, full pipeline, workers"]);
+    const [mcp, workers] = split.split(/(?=^## )/m).slice(1);
+    for (const part of [mcp!, workers!]) expect(part).toContain("- command: `npm run bench -- --phases mcp,workers`\n\n| Section | Metric | Value | Target | |\n|---|---|---|---|---|\n| 1 corpus+artifacts (reused) | corpus |");
+    expect(mcp).toContain("| 7 MCP vs REST");
+    expect(mcp).not.toContain("| 8 workers");
+    expect(workers).toContain("| 8 workers");
+    expect(workers).not.toContain("| 7 MCP");
+    // A section of the workers phase written now replaces the split one; the MCP rows stay.
+    const rerun = reportText(legacy, "## 500,000 videos, full pipeline, workers\n\n- date: new\n");
+    expect(rerun).toContain("- date: new");
+    expect(rerun.match(/^## .*$/gm)).toEqual(["## 500,000 videos, full pipeline, MCP vs REST", "## 500,000 videos, full pipeline, workers"]);
+    expect(reportText(split)).toBe(split);
   });
 });
 
