@@ -29,6 +29,7 @@ export interface ShardQuery {
 export class QueryPlanner {
   readonly #popularityOrdered: boolean;
   readonly #sql;
+  #lastRank: number | undefined;
 
   /** `popularityOrdered`: rowids are popularity ranks, so `minViews` is a rowid bound (else a join filter). */
   constructor(db: Database.Database, popularityOrdered: boolean) {
@@ -42,9 +43,10 @@ export class QueryPlanner {
     };
   }
 
-  /** The shard's last rowid (its rank bound without filters). */
+  /** The shard's last rowid (its rank bound without filters); read once where rowids are popularity ranks (an artifact set, whose content never changes). */
   lastRank(): number {
-    return this.#sql.maxRank.get() as number;
+    if (!this.#popularityOrdered) return this.#sql.maxRank.get() as number;
+    return (this.#lastRank ??= this.#sql.maxRank.get() as number);
   }
 
   /**

@@ -113,7 +113,7 @@ export class ShardSearch {
     this.#frequencies = frequencies;
     this.#planner = new QueryPlanner(db, options.popularityOrdered);
     this.#texts = new ShardTexts(db, options.readAheadColdMicros, memory);
-    this.#titles = new TitleBoosts(titles, options);
+    this.#titles = new TitleBoosts(titles, options, options.popularityOrdered);
     this.#indexCounts = new IndexTermCounts(index);
     // The artifact set's content never changes: its last rank is read once. Without popularity order,
     // minViews is a join filter and the rowid bound is the table's end.
