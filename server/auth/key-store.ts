@@ -23,6 +23,7 @@ import { DATA_DIR_NAMES, dataDirLayout } from "../../pipeline/artifact/layout.js
 import type { Plan } from "../config.js";
 import { generateKey, generateKeyId, hashKey, keyMatchesHash, parseKeyId } from "./api-key.js";
 import type { KeyRecord } from "./key-record.js";
+import { whileBusy } from "../data/while-busy.js";
 
 /** The file name in DATA_DIR, for messages. */
 export const KEYS_DB_FILE = DATA_DIR_NAMES.keys;
@@ -85,8 +86,8 @@ const VERIFIED_MEMORY = 10_000;
 export function openKeyStore(options: OpenKeyStoreOptions): KeyStore {
   fs.mkdirSync(options.dataDir, { recursive: true });
   const db = new Database(dataDirLayout(options.dataDir).keys);
-  db.pragma("journal_mode = WAL");
   db.pragma("busy_timeout = 5000");
+  whileBusy(() => db.pragma("journal_mode = WAL"));
   db.exec(DDL);
 
   const byId = db.prepare<[string], KeyRow>("SELECT * FROM api_keys WHERE key_id = ?");

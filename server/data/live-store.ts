@@ -23,6 +23,7 @@ import { prepareTrack } from "../../pipeline/artifact/segments.js";
 import { createTitleIndex, type TitleIndex } from "../../pipeline/artifact/title-index.js";
 import type { ChannelVideoItem } from "./catalog.js";
 import { toChannelVideoItem, type ChannelVideoRow } from "./transcript-tables.js";
+import { whileBusy } from "./while-busy.js";
 
 
 export interface LiveCounts {
@@ -96,7 +97,8 @@ export class LiveStore {
     try {
       // The wait first: several workers may open a new store at once (WORKERS > 1).
       db.pragma("busy_timeout = 5000");
-      db.pragma("journal_mode = WAL");
+      // Switching a new file to WAL can meet another process's lock without the busy wait applying: tried again.
+      whileBusy(() => db.pragma("journal_mode = WAL"));
       db.pragma("synchronous = FULL");
       // Checked and made in one IMMEDIATE transaction, so of two processes opening a new store one makes it.
       db.transaction(() => {

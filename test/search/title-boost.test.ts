@@ -25,7 +25,7 @@ function titleIndex(): { index: TitleIndex; searches: Map<string, number> } {
   index.search = ((query: string, options: unknown) => {
     searches.set(query, (searches.get(query) ?? 0) + 1);
     return search(query, options as never);
-  }) as typeof index.search;
+  }) as unknown as typeof index.search;
   return { index, searches };
 }
 
