@@ -190,8 +190,8 @@ export class ShardSearch {
     const row = { ...(this.#hit.get(id) as Omit<SearchHit, keyof HitText | "url" | "wordCount">), wordCount: words };
     let text = snippets.get(id);
     if (text === undefined) {
-      const { script, ascii, segments } = this.#texts.text(id);
-      text = hitText(script, segments, parsed, { maxChars: this.#options.snippetChars, maxSpans: SNIPPET_SPANS, ascii });
+      const { script, ascii, bytes, segments } = this.#texts.text(id);
+      text = hitText(script, segments, parsed, { maxChars: this.#options.snippetChars, maxSpans: SNIPPET_SPANS, ascii, bytes });
       // Bounded: a page is at most 100 hits, and a query's head is evicted with its cache entry.
       if (snippets.size < 1000) snippets.set(id, text);
     }

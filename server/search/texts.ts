@@ -71,12 +71,17 @@ export class ShardTexts {
     return this.#hot?.get(id) ?? (this.#sql.withoutText.get(id) as { words: number; views: number });
   }
 
-  /** The transcript's text as a string (`ascii`: pure ASCII) and where its segments lie in it and in time, for the snippet and the matched moment. */
-  text(id: number): { script: string; ascii: boolean; segments: SegmentIndex } {
+  /**
+   * The transcript's text as a string (`ascii`: pure ASCII) and as its UTF-8
+   * bytes, and where its segments lie in it and in time, for the snippet and
+   * the matched moment.
+   */
+  text(id: number): { script: string; ascii: boolean; bytes: Buffer; segments: SegmentIndex } {
     const hot = this.#hot?.get(id);
-    if (hot) return { ...decoded(hot.bytes), segments: indexFromCompact(hot.starts) };
+    if (hot) return { ...decoded(hot.bytes), bytes: hot.bytes, segments: indexFromCompact(hot.starts) };
     const row = this.#sql.text.get(id) as { bytes: Buffer | null; timings: Buffer | null };
-    return { ...decoded(row.bytes ?? Buffer.alloc(0)), segments: indexFromTimings(row.timings ?? new Uint8Array(0)) };
+    const bytes = row.bytes ?? Buffer.alloc(0);
+    return { ...decoded(bytes), bytes, segments: indexFromTimings(row.timings ?? new Uint8Array(0)) };
   }
 
   /**

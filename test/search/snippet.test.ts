@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { FOLD_TABLE_RANGES, foldKeepingOffsets, foldText, tokenize } from "../../pipeline/artifact/text.js";
-import { findOccurrences, findOccurrencesTokenByToken } from "../../server/search/snippet/occurrences.js";
+import { FOLD_FIRST_BYTES, findOccurrences, findOccurrencesTokenByToken } from "../../server/search/snippet/occurrences.js";
 import { makeSnippet } from "../../server/search/snippet/snippet.js";
 
 const snippet = (text: string, terms: string[], maxChars = 60) => makeSnippet(text, findOccurrences(text, terms), { maxChars });
@@ -90,9 +90,46 @@ describe("occurrences in text folded whole, offsets kept", () => {
         const expected = findOccurrencesTokenByToken(body, terms, maxSpans);
         const got = findOccurrences(body, terms, maxSpans);
         expect(got.spans).toEqual(expected.spans);
-        if (maxSpans === Infinity) expect(got.counts).toEqual(expected.counts);
+        expect(got.counts).toEqual(expected.counts);
+        // The same from the text's bytes, folded from them where they can be.
+        const fromBytes = findOccurrences(body, terms, maxSpans, undefined, Buffer.from(body, "utf8"));
+        expect(fromBytes.spans).toEqual(expected.spans);
+        expect(fromBytes.counts).toEqual(expected.counts);
       }),
       { numRuns: 3000 },
+    );
+  });
+
+  it("does not take a term for a whole word where the opening folded first cuts off the letter after it", () => {
+    // "en" ends where the opening ends, and the opening's last byte is the first of "é": "ené" is one word, not "en".
+    const body = "a ".repeat((FOLD_FIRST_BYTES - 4) / 2) + " ené en";
+    expect(Buffer.from(body, "utf8").indexOf("é")).toBe(FOLD_FIRST_BYTES - 1);
+    const fromBytes = findOccurrences(body, ["en"], 1, false, Buffer.from(body, "utf8"));
+    expect(fromBytes.spans).toEqual([FOLD_FIRST_BYTES + 1, FOLD_FIRST_BYTES + 3, 0]);
+    expect(fromBytes).toEqual(findOccurrencesTokenByToken(body, ["en"], 1));
+  });
+
+  it("finds from a long text's bytes, with a cap, what the whole text holds, where the cap is reached before the opening's end, at it, or after it", () => {
+    // Texts past FOLD_FIRST_BYTES: a term capped in the opening (or near its end, or only later), a rarer term, letters cut at the
+    // opening's end, and characters that cannot be folded from bytes (an emoji, other scripts) before or after it.
+    const folding = ["en", "EN", "En", "été", "recette", "Recette", "naïve", "x", " ", " ", "’", ", ", "-", "é"];
+    const pieces = [...folding, "ﬁn", "日本", "😀"];
+    const filler = fc.array(fc.constantFrom("la ", "très ", "bien ", "à ", "l’été "), { minLength: 1, maxLength: 8 }).map((parts) => parts.join(""));
+    const text = fc
+      .tuple(filler, fc.integer({ min: FOLD_FIRST_BYTES - 1500, max: FOLD_FIRST_BYTES + 300 }), fc.array(fc.constantFrom(...folding), { maxLength: 300 }), fc.array(fc.constantFrom(...pieces), { maxLength: 60 }))
+      .map(([fill, length, middle, tail]) => {
+        let body = "";
+        while (Buffer.byteLength(body) < length) body += fill;
+        return body + middle.join(" ") + tail.join("");
+      });
+    fc.assert(
+      fc.property(text, fc.subarray(["en", "ete", "recette", "fin", "naive", "x"], { minLength: 1 }), fc.constantFrom(1, 3, 40, Infinity), (body, terms, maxSpans) => {
+        const expected = findOccurrencesTokenByToken(body, terms, maxSpans);
+        const fromBytes = findOccurrences(body, terms, maxSpans, false, Buffer.from(body, "utf8"));
+        expect(fromBytes.spans).toEqual(expected.spans);
+        expect(fromBytes.counts).toEqual(expected.counts);
+      }),
+      { numRuns: 300 },
     );
   });
 });

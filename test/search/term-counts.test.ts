@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { tokenize } from "../../pipeline/artifact/text.js";
+import { FOLD_TABLE_RANGES, foldKeepingOffsets, tokenize } from "../../pipeline/artifact/text.js";
 import { findOccurrences } from "../../server/search/snippet/occurrences.js";
+import { foldedBytes } from "../../server/search/folded-bytes.js";
 import { countTerms } from "../../server/search/rank/term-counts.js";
 
 const utf8 = (text: string) => Buffer.from(text, "utf8");
@@ -67,6 +68,26 @@ describe("term counting for BM25", () => {
           return tokens.filter((t) => forms.has(t)).length;
         });
         expect(countTerms(utf8(sample), picked, Infinity)).toEqual(expected);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("folds bytes as the text folds keeping offsets, one byte per UTF-16 unit, whatever the runs of ASCII between other letters", () => {
+    // Every ASCII character (the case edges "@", "[", "`", "{" included) and every fold-table character, in runs of any length,
+    // so the four-bytes-at-a-time path meets a letter beyond ASCII at every alignment.
+    const ascii = fc.integer({ min: 0, max: 0x7f }).map((code) => String.fromCharCode(code));
+    const table = fc.constantFrom(...FOLD_TABLE_RANGES).chain(([from, to]) => fc.integer({ min: from, max: to })).map((code) => String.fromCharCode(code));
+    const text = fc.array(fc.oneof(fc.array(ascii, { maxLength: 13 }).map((run) => run.join("")), table), { maxLength: 60 }).map((parts) => parts.join(""));
+    fc.assert(
+      fc.property(text, (sample) => {
+        const folded = foldKeepingOffsets(sample)!;
+        const expected = [...folded].map((char, at) => {
+          const code = char.charCodeAt(0);
+          if (code < 0x80) return code;
+          return /[\p{L}\p{N}\p{M}]/u.test(sample[at]!) ? 0x80 : 0x20;
+        });
+        expect([...foldedBytes(utf8(sample))!]).toEqual(expected);
       }),
       { numRuns: 3000 },
     );

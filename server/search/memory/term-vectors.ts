@@ -16,7 +16,8 @@
  */
 import { isAscii } from "node:buffer";
 import { foldText } from "../../../pipeline/artifact/text.js";
-import { foldedBytes, SCAN_BYTES, scanScale } from "../rank/term-counts.js";
+import { foldedBytes } from "../folded-bytes.js";
+import { SCAN_BYTES, scanScale } from "../rank/term-counts.js";
 import { isTokenUnitAt } from "../snippet/occurrences.js";
 
 /** By byte: 1 a lower-case letter or a digit, 2 an upper-case letter, 3 another word byte (0x80 up), 0 not a word byte. */

@@ -6,7 +6,8 @@ import type { ScoringRow, ShardTexts } from "../texts.js";
 import { bm25, inverseDocumentFrequency, type CorpusStats } from "./bm25.js";
 import type { IndexTermCounts } from "./index-term-counts.js";
 import { TermVectors } from "../memory/term-vectors.js";
-import { ASCII_TERM, countTerms } from "./term-counts.js";
+import { ASCII_TERM } from "../folded-bytes.js";
+import { countTerms } from "./term-counts.js";
 
 export interface Scored {
   id: number;

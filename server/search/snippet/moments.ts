@@ -48,11 +48,13 @@ export interface HitTextOptions {
   maxSpans: number;
   /** Whether the text is pure ASCII, where the caller knows (findOccurrences). */
   ascii?: boolean;
+  /** The text's UTF-8 bytes, where the caller has them (findOccurrences). */
+  bytes?: Buffer;
 }
 
 /** The snippet, the moment and the other moments of one hit. `index`: its segments (without any, moment 0). */
 export function hitText(script: string, index: SegmentIndex, parsed: ParsedQuery, options: HitTextOptions): HitText {
-  const occurrences = findOccurrences(script, parsed.terms, options.maxSpans, options.ascii);
+  const occurrences = findOccurrences(script, parsed.terms, options.maxSpans, options.ascii, options.bytes);
   const window = snippetWindow(script, occurrences, { maxChars: options.maxChars });
   const snippet = renderSnippet(script, window);
   const matches = queryMatches(script, occurrences.spans, parsed);
