@@ -32,7 +32,7 @@ export function nextWholeWord(text: string, form: string, from: number): number 
 
 /**
  * Where `foldedBytes` writes: one buffer for the whole process, grown as
- * needed, so folding a candidate allocates nothing. What it returns is valid
+ * needed, so folding a candidate allocates no buffer. What it returns is valid
  * until the next fold (counting is synchronous).
  */
 let scratch = Buffer.allocUnsafeSlow(64 * 1024);

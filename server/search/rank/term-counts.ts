@@ -1,8 +1,8 @@
 /**
  * Term frequencies for BM25, counted in the stored UTF-8 bytes of a
- * transcript without decoding it: the hot loop of scoring a query's
- * candidates: the bytes, read as a Latin-1 string (a copy, not a decoding),
- * are searched with String#indexOf per case form.
+ * transcript without decoding it (the hot loop of scoring a query's
+ * candidates): the bytes, read as a Latin-1 string (a copy, not a
+ * decoding), are searched with String#indexOf per case form.
  *
  * In pure-ASCII text an ASCII term is counted in its lower-case, Capitalized
  * and UPPER-CASE forms (what captions contain; other mixed forms like "tHe"
