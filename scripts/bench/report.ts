@@ -376,16 +376,22 @@ export function sectionHeading(r: BenchResults): string {
 /**
  * The results as the report holds them: a run of opt-in phases without the
  * full run is written as one section per phase (each with the run's header
- * and the set's rows), so rerunning one phase replaces its own rows and keeps
- * the other phases' as they were measured.
+ * and the set's rows), and so is its ablation or side by side, so rerunning
+ * one phase replaces its own rows and keeps the other phases' as they were
+ * measured.
  */
 export function reportParts(r: BenchResults): BenchResults[] {
   const optIn = OPT_IN_PARTS.filter((part) => r[part.field] !== undefined);
-  if (r.server || r.search || r.ablation || r.compare || optIn.length <= 1) return [r];
-  const none = Object.fromEntries(OPT_IN_PARTS.map((part) => [part.field, undefined]));
+  const ownSection = r.ablation ? "ablation" : r.compare ? "compare" : undefined;
+  if (r.server || r.search || optIn.length + (ownSection ? 1 : 0) <= 1) return [r];
+  const none = { ...Object.fromEntries(OPT_IN_PARTS.map((part) => [part.field, undefined])), ablation: undefined, compare: undefined };
   const only = <T extends object>(figures: T | undefined, phase: string) =>
     Object.fromEntries(Object.entries(figures ?? {}).filter(([name]) => name === phase)) as Partial<T>;
-  return optIn.map((part) => ({ ...r, ...none, [part.field]: r[part.field], load: only(r.load, part.phase), phaseSeconds: only(r.phaseSeconds, part.phase) }));
+  const part = (phase: string, fields: Partial<BenchResults>): BenchResults => ({ ...r, ...none, ...fields, load: only(r.load, phase), phaseSeconds: only(r.phaseSeconds, phase) });
+  return [
+    ...(ownSection ? [part(ownSection, { ablation: r.ablation, compare: r.compare })] : []),
+    ...optIn.map((opt) => part(opt.phase, { [opt.field]: r[opt.field] })),
+  ];
 }
 
 /**

@@ -125,6 +125,20 @@ describe("the opt-in phases' rows", () => {
     expect(after).toContain("not run: no PostgreSQL");
   });
 
+  it("a side by side run with opt-in phases is written as one section for the side by side and one per phase", () => {
+    const compare = { otherTree: "/tmp/before", rounds: 1, rows: [] } as unknown as BenchResults["compare"];
+    const redis = { url: "redis://h", skipped: "no Redis" };
+    const run: BenchResults = { ...base, build: undefined, compare, redis, load: { compare: 1, redis: 2, end: 3 }, phaseSeconds: { compare: 5, redis: 6 } };
+    const parts = reportParts(run);
+    expect(parts.map(sectionHeading)).toEqual(["## 2,000 videos, artifact set reused, side by side", "## 2,000 videos, artifact set reused, serving with Redis"]);
+    expect(parts.map((part) => [part.compare, part.redis, part.load, part.phaseSeconds])).toEqual([
+      [compare, undefined, { compare: 1 }, { compare: 5 }],
+      [undefined, redis, { redis: 2 }, { redis: 6 }],
+    ]);
+    // A side by side alone stays one section.
+    expect(reportParts({ ...run, redis: undefined })).toHaveLength(1);
+  });
+
   it("a section of several opt-in phases from before they had one each is split by phase, keeping its header and the set's rows in each", () => {
     const legacy = [
       "## 500,000 videos, full pipeline, opt-in phases",
