@@ -98,13 +98,20 @@ export function ablationTable(rows: readonly AblationRow[], concurrency: number,
   ];
 }
 
-/** `--compare-tree DIR`: this checkout and DIR's, alternated `rounds` times (default 2) on the same set and queries. */
+/**
+ * `--compare-tree DIR`: this checkout and DIR's, alternated `rounds` times (default 2) on the same set and queries.
+ * Which goes first alternates too (this tree in odd rounds, DIR's in even ones), so that whatever the first
+ * server of a round pays or leaves behind (page cache, a warmer CPU) falls on both trees alike.
+ */
 export function compareConfigs(tree: string, label: string, rounds = 2): AblationConfig[] {
   const suffix = (round: number) => (round === 0 ? "" : round === 1 ? ", again" : `, round ${round + 1}`);
-  return Array.from({ length: rounds }, (_, round) => [
-    { name: `this tree${suffix(round)}`, env: {} },
-    { name: `${label}${suffix(round)}`, env: {}, repoRoot: tree },
-  ]).flat();
+  return Array.from({ length: rounds }, (_, round) => {
+    const pair: AblationConfig[] = [
+      { name: `this tree${suffix(round)}`, env: {} },
+      { name: `${label}${suffix(round)}`, env: {}, repoRoot: tree },
+    ];
+    return round % 2 === 0 ? pair : pair.reverse();
+  }).flat();
 }
 
 /**

@@ -262,7 +262,7 @@ export function markdownSection(r: BenchResults, rows: readonly Row[]): string {
   if (r.compare && r.compare.rows.length > 0) {
     const dropped = r.command.includes("--drop-cache") ? ", the database dropped from the page cache before each first start" : "";
     const rounds = r.compare.rows.filter((row) => row.name.startsWith("this tree")).length;
-    notes.push("", `Side by side on the same set and queries: this checkout's server and ${r.compare.label}, alternated ${rounds === 2 ? "twice" : `${rounds} times`}${dropped}: start to first answer, RSS right after it, the first sequential pass, and the first pass at concurrency 8 after a restart:`, "");
+    notes.push("", `Side by side on the same set and queries: this checkout's server and ${r.compare.label}, alternated ${rounds === 2 ? "twice" : `${rounds} times`}, this tree first in odd rounds and the other in even ones${dropped}: start to first answer, RSS right after it, the first sequential pass, and the first pass at concurrency 8 after a restart:`, "");
     notes.push(...ablationTable(r.compare.rows, 8, "this tree", "server"));
     const summary = compareSummary(r.compare.rows);
     if (summary.length > 0) {

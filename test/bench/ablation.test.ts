@@ -93,7 +93,7 @@ describe("the ablation", () => {
     expect(sectionHeading({ ...results, search: {} } as unknown as BenchResults)).toBe("## 2,000 videos, direct build");
   });
 
-  it("compares this checkout with --compare-tree, alternated twice, each started from its own tree", async () => {
+  it("compares this checkout with --compare-tree, alternated twice, each started from its own tree, the first in a round alternating too", async () => {
     expect(DEFAULT_PHASES).not.toContain("compare");
     expect(() => parseBenchArgs(["--phases", "compare"], 2)).toThrow(new BenchUsageError('The "compare" phase needs "--compare-tree DIR"'));
     expect(parseBenchArgs(["--phases", "compare", "--compare-tree", "/tmp/other"], 2)).toMatchObject({ phases: ["compare"], compareTree: "/tmp/other" });
@@ -101,8 +101,8 @@ describe("the ablation", () => {
     expect(configs.map((c) => [c.name, c.repoRoot])).toEqual([
       ["this tree", undefined],
       ["/tmp/other at abc1234", "/tmp/other"],
-      ["this tree, again", undefined],
       ["/tmp/other at abc1234, again", "/tmp/other"],
+      ["this tree, again", undefined],
     ]);
     const roots: (string | undefined)[] = [];
     const start = async (_env: Record<string, string>, repoRoot?: string): Promise<ServerProcess> => {
@@ -115,10 +115,10 @@ describe("the ablation", () => {
     const rows = await measureAblation({ start, configs, paths: ["/v1/search?q=a"], apiKey: "k", concurrency: 2, budgetSeconds: 30, dropCachePath: undefined, log: () => {} });
     expect(rows.map((r) => r.name)).toEqual(configs.map((c) => c.name));
     // Two starts per configuration (the concurrent pass meets an empty result cache), each from its tree.
-    expect(roots).toEqual([undefined, undefined, "/tmp/other", "/tmp/other", undefined, undefined, "/tmp/other", "/tmp/other"]);
+    expect(roots).toEqual([undefined, undefined, "/tmp/other", "/tmp/other", "/tmp/other", "/tmp/other", undefined, undefined]);
     expect(ablationTable(rows, 8, "this tree", "server")[0]).toContain("| server | start s |");
     expect(parseBenchArgs(["--phases", "compare", "--compare-tree", "/tmp/other", "--compare-rounds", "3"], 2).compareRounds).toBe(3);
-    expect(compareConfigs("/tmp/other", "other", 3).map((c) => c.name)).toEqual(["this tree", "other", "this tree, again", "other, again", "this tree, round 3", "other, round 3"]);
+    expect(compareConfigs("/tmp/other", "other", 3).map((c) => c.name)).toEqual(["this tree", "other", "other, again", "this tree, again", "this tree, round 3", "other, round 3"]);
   });
 
   it("sums the side by side up as this tree's mean over the rounds ÷ the other's", () => {

@@ -70,6 +70,12 @@ afterAll(async () => {
   await redis?.stop();
 });
 
+/** A fetch error with its cause (undici puts the socket's error there), in one line. */
+function errorLine(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return `${error instanceof Error ? error.message : String(error)}${cause ? ` (${cause.code ?? ""} ${cause.message ?? ""})` : ""}`;
+}
+
 /** The request ids a replica's access log holds so far. */
 function loggedIds(replica: ServerProcess): Set<string> {
   const ids = new Set<string>();
@@ -207,15 +213,17 @@ describe.skipIf(!available)("three replicas behind HAProxy (REDIS_URL, DATABASE_
 
   test("Redis killed and restarted mid-load: no 5xx through HAProxy, each replica says degraded meanwhile, then one count again", async () => {
     const answers: ApiResponse[] = [];
-    const errors: unknown[] = [];
+    /** A request that got no answer: its id, what fetch said, and HAProxy's log line for it (how HAProxy ended it). */
+    const errors: { requestId: string; error: string; haproxy: string[] }[] = [];
     let loading = true;
     const paths = ["/v1/stats", "/v1/search?q=river", `/v1/transcript/${fresh(2).videoId}`];
     const loop = async (worker: number) => {
       for (let i = 0; loading; i++) {
+        const requestId = `redis-${worker}-${i}`;
         try {
-          answers.push(await viaHaproxy(paths[(worker + i) % paths.length]!, keys.redisLoad, `redis-${worker}-${i}`));
+          answers.push(await viaHaproxy(paths[(worker + i) % paths.length]!, keys.redisLoad, requestId));
         } catch (error) {
-          errors.push(error);
+          errors.push({ requestId, error: errorLine(error), haproxy: [] });
         }
       }
     };
@@ -236,6 +244,9 @@ describe.skipIf(!available)("three replicas behind HAProxy (REDIS_URL, DATABASE_
       loading = false;
       await loops;
     }
+    // HAProxy logs a request when it ends; give it a moment, so a failure shows how HAProxy saw it.
+    if (errors.length > 0) await new Promise((resolve) => setTimeout(resolve, 500));
+    for (const failed of errors) failed.haproxy = haproxy!.log().split("\n").filter((line) => line.includes(failed.requestId));
     expect(errors).toEqual([]);
     expect(answers.filter((x) => x.status >= 500).map((x) => x.body)).toEqual([]);
     expect(answers.filter((x) => x.status !== 200 && x.status !== 429).map((x) => x.status)).toEqual([]);
