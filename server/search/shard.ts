@@ -122,11 +122,11 @@ export class ShardSearch {
     const pairs = options.phrasePairs && options.popularityOrdered ? rankOrderedMatches(index, "phrase_pairs", lastRank) : undefined;
     this.#phraseStrategies = [pairs ? pairIndexPhrase(pairs, this.#texts, options.nearTermMaxShare) : nearPhrase(matches, this.#texts, options.nearTermMaxShare)];
     const bitmaps = options.popularityOrdered ? memory.bitmaps : undefined;
-    // All of a short list at once, for the word bitmaps to filter.
-    const wholeList = index.prepare("SELECT rowid FROM transcript_fts WHERE transcript_fts MATCH ? ORDER BY rowid").pluck();
+    // A short list, a slice at a time, for the word bitmaps to filter (FTS5 seeks to the rowid bound).
+    const listFrom = index.prepare("SELECT rowid FROM transcript_fts WHERE transcript_fts MATCH ? AND rowid > ? AND rowid <= ? ORDER BY rowid LIMIT ?").pluck();
     this.#words = new WordMatches(
       options,
-      [...(bitmaps ? [bitmapAllWords(bitmaps, (expression) => wholeList.all(expression) as number[], options.bitmapDriverMaxDf)] : []), ftsAllWords(matches)],
+      [...(bitmaps ? [bitmapAllWords(bitmaps, (expression, after, maxRank, count) => listFrom.all(expression, after, maxRank, count) as number[], options.bitmapDriverMaxDf)] : []), ftsAllWords(matches)],
       { matches, pairs },
       (term) => frequencies.df(term),
     );

@@ -99,22 +99,71 @@ describe("match strategies", () => {
     const bitmaps = new WordBitmaps();
     await bitmaps.load(db);
     expect(bitmaps.size).toBeGreaterThan(0);
+    // Each word's share: the transcripts holding it (its bits) over those its bitmap covers.
+    for (const [term, df] of db.prepare("SELECT term, df FROM word_bitmaps").raw().all() as [string, number][]) {
+      const set = bitmaps.get(term)!;
+      const bits = [...set].reduce((sum, word) => sum + [...word.toString(2)].filter((bit) => bit === "1").length, 0);
+      expect(bits).toBe(df);
+      expect(bitmaps.share(term)).toBe(bits / (set.length * 32));
+    }
+    expect(bitmaps.share("notaword")).toBe(0);
     const words = rankOrderedMatches(db, "transcript_fts", planner.lastRank());
-    const whole = db.prepare("SELECT rowid FROM transcript_fts WHERE transcript_fts MATCH ? ORDER BY rowid").pluck();
-    const viaBitmaps = bitmapAllWords(bitmaps, (expression) => whole.all(expression) as number[], Number.MAX_SAFE_INTEGER);
+    const slice = db.prepare("SELECT rowid FROM transcript_fts WHERE transcript_fts MATCH ? AND rowid > ? AND rowid <= ? ORDER BY rowid LIMIT ?").pluck();
+    /** Rows FTS5 handed over, over every call. */
+    let read = 0;
+    const listFrom = (expression: string, after: number, maxRank: number, count: number) => {
+      const rows = slice.all(expression, after, maxRank, count) as number[];
+      read += rows.length;
+      return rows;
+    };
+    const viaBitmaps = bitmapAllWords(bitmaps, listFrom, Number.MAX_SAFE_INTEGER);
+    // Slices of one row and up, each as long as if every transcript held the common words: the list is
+    // read in many slices, each picked up where the last ended.
+    const inSlices = bitmapAllWords({ size: bitmaps.size, get: (term) => bitmaps.get(term), share: () => 1 }, listFrom, Number.MAX_SAFE_INTEGER, 1);
     const fts = ftsAllWords(words);
     let answered = 0;
+    const views = db.prepare("SELECT view_count FROM videos WHERE id = 150").pluck().get() as number;
     for (const q of [...phrases, "the", "the and", "of a to"]) {
-      const query = tiers(q).at(-1)!;
-      const expected = fts.find(request(query, 1001));
-      expect(expected).toEqual(words(query.countExpression, query.maxRank, 0, 1001, 0));
-      const got = viaBitmaps.find(request(query, 1001));
-      if (got !== undefined) {
-        answered++;
-        expect(got, q).toEqual(expected);
+      for (const minViews of [0, views]) {
+        const query = tiers(q, minViews).at(-1)!;
+        for (const limit of [1, 10, 1001]) {
+          const expected = fts.find(request(query, limit));
+          expect(expected).toEqual(words(query.countExpression, query.maxRank, 0, limit, 0));
+          const got = viaBitmaps.find(request(query, limit));
+          if (got === undefined) continue;
+          answered++;
+          expect(got, q).toEqual(expected);
+          expect(inSlices.find(request(query, limit)), q).toEqual(expected);
+        }
       }
     }
-    expect(answered).toBeGreaterThan(3);
+    expect(answered).toBeGreaterThan(3 * 3 * 2);
+
+    // A word with no bitmap beside a word with one that half its transcripts or fewer hold: the slices, sized
+    // as if every transcript held that word, come up short, and the next picks up after the last; the list is
+    // read only as far as the first matches take.
+    const drivers = db
+      .prepare("SELECT term FROM term_stats WHERE term NOT IN (SELECT term FROM word_bitmaps) AND df >= 6 AND term GLOB '[a-z]*' AND term NOT GLOB '*[0-9]*' ORDER BY df DESC, term")
+      .pluck()
+      .all() as string[];
+    const withBitmaps = db.prepare("SELECT term FROM word_bitmaps ORDER BY df, term").pluck().all() as string[];
+    let mixed: { term: string; common: string; query: ShardQuery; all: number[]; driver: number[] } | undefined;
+    search: for (const term of drivers) {
+      for (const common of withBitmaps) {
+        const query = tiers(`${term} ${common}`).at(-1)!;
+        const all = words(query.countExpression, query.maxRank, 0, 1001, 0);
+        const driver = slice.all(`script : ("${term}")`, 0, query.maxRank, 1_000_000) as number[];
+        if (all.length >= 3 && all.length * 2 <= driver.length && driver.indexOf(all[2]!) < driver.length - 1) {
+          mixed = { term, common, query, all, driver };
+          break search;
+        }
+      }
+    }
+    expect(mixed).toBeDefined();
+    read = 0;
+    expect(inSlices.find(request(mixed!.query, 3)), `${mixed!.term} ${mixed!.common}`).toEqual(mixed!.all.slice(0, 3));
+    expect(read).toBeGreaterThan(3);
+    expect(read).toBeLessThan(mixed!.driver.length);
     // firstAnswer takes the first strategy that answers, and tells which.
     const query = tiers("the").at(-1)!;
     expect(firstAnswer([viaBitmaps, fts], request(query, 10))?.by).toBe("word-bitmaps");

@@ -10,26 +10,43 @@ import { firstAnswer, type MatchStrategy } from "./strategy.js";
 import { andOfSets, filterBySets, type WordBitmaps } from "./word-bitmaps.js";
 
 /**
+ * FTS5's answer for an expression in rowid order: at most `count` rowids
+ * above `after` and at most `maxRank`.
+ */
+export type ListFrom = (expression: string, after: number, maxRank: number, count: number) => number[];
+
+/** The fewest rows of the other groups' list read at once. */
+const MIN_SLICE = 256;
+
+/**
  * The list through the word bitmaps (word-bitmaps.ts), where they make it
  * cheaper than FTS5:
  * - every group a word with a bitmap, no channel: the AND of the bitmaps;
  * - else the list of FTS5's answer for the other groups and the channel
- *   filter alone (`wholeList`), filtered by the bitmaps, when that list is
+ *   filter alone (`listFrom`), filtered by the bitmaps, when that list is
  *   short (at most `driverMaxDf`, going by the document frequencies): FTS5
  *   reads it quickly, where the AND of all the groups walks the common
- *   words' long lists beside it.
+ *   words' long lists beside it. That list is read in slices, each as long
+ *   as the bitmaps' shares say it takes to find the matches still wanted
+ *   (and a quarter more), until there are `limit` of them: the list of a
+ *   word in thousands of transcripts ANDed with common words yields its
+ *   first thousand matches long before its end.
  */
-export function bitmapAllWords(bitmaps: WordBitmaps, wholeList: (expression: string) => number[], driverMaxDf: number): MatchStrategy {
+export function bitmapAllWords(bitmaps: Pick<WordBitmaps, "size" | "get" | "share">, listFrom: ListFrom, driverMaxDf: number, minSlice = MIN_SLICE): MatchStrategy {
   return {
     name: "word-bitmaps",
     find({ query, limit, df }) {
       if (bitmaps.size === 0) return undefined;
       const sets: Uint32Array[] = [];
       const rest: string[] = [];
+      // The share of transcripts in every bitmap, taking the words as independent.
+      let share = 1;
       for (const group of query.parsed.groups) {
         const set = group.includes(" ") ? undefined : bitmaps.get(group);
-        if (set) sets.push(set);
-        else rest.push(group);
+        if (set) {
+          sets.push(set);
+          share *= bitmaps.share(group);
+        } else rest.push(group);
       }
       if (sets.length === 0) return undefined;
       if (rest.length === 0 && !query.channel) return andOfSets(sets, query.maxRank, limit);
@@ -40,7 +57,17 @@ export function bitmapAllWords(bitmaps: WordBitmaps, wholeList: (expression: str
       );
       if (driverDf > driverMaxDf) return undefined;
       const expression = rest.length > 0 ? `${query.filter}script : (${rest.map((group) => `"${group}"`).join(" AND ")})` : query.channel;
-      return filterBySets(wholeList(expression), sets, query.maxRank, limit);
+      const found: number[] = [];
+      let after = 0;
+      while (found.length < limit) {
+        const wanted = limit - found.length;
+        const slice = Math.max(minSlice, Math.ceil((wanted / Math.max(share, 1e-6)) * 1.25));
+        const ids = listFrom(expression, after, query.maxRank, slice);
+        for (const id of filterBySets(ids, sets, query.maxRank, wanted)) found.push(id);
+        if (ids.length < slice) break;
+        after = ids[ids.length - 1]!;
+      }
+      return found;
     },
   };
 }

@@ -25,6 +25,7 @@ const LOAD_SLICE = 64;
 
 export class WordBitmaps {
   readonly #sets = new Map<string, Uint32Array>();
+  readonly #shares = new Map<string, number>();
 
   /** The set of transcripts holding `term`, when it has a bitmap and that bitmap is loaded. */
   get(term: string): Uint32Array | undefined {
@@ -33,6 +34,11 @@ export class WordBitmaps {
 
   get size(): number {
     return this.#sets.size;
+  }
+
+  /** The share of the transcripts the bitmap covers that hold `term` (its document frequency over the bitmap's bits); 0 without a bitmap. */
+  share(term: string): number {
+    return this.#shares.get(term) ?? 0;
   }
 
   /**
@@ -46,17 +52,18 @@ export class WordBitmaps {
     const started = performance.now();
     let bytes = 0;
     if (endianness() !== "LE" || !hasWordBitmaps(db)) return { words: 0, bytes, ms: 0 };
-    const slice = db.prepare("SELECT term, bits FROM word_bitmaps WHERE term > ? ORDER BY term LIMIT ?").raw();
+    const slice = db.prepare("SELECT term, df, bits FROM word_bitmaps WHERE term > ? ORDER BY term LIMIT ?").raw();
     let after = "";
     for (;;) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       if (!db.open) break;
-      const rows = slice.all(after, LOAD_SLICE) as [string, Buffer][];
-      for (const [term, bits] of rows) {
+      const rows = slice.all(after, LOAD_SLICE) as [string, number, Buffer][];
+      for (const [term, df, bits] of rows) {
         // Copied: a blob's Buffer need not start at a multiple of 4 bytes.
         const set = new Uint32Array(Math.ceil(bits.length / 4));
         new Uint8Array(set.buffer).set(bits);
         this.#sets.set(term, set);
+        this.#shares.set(term, df / Math.max(1, set.length * 32));
         bytes += set.byteLength;
       }
       if (rows.length < LOAD_SLICE) break;
