@@ -26,6 +26,8 @@ export interface HubOptions {
   negativeCacheMs: number;
   negativeCacheSize: number;
   clock?: () => number;
+  /** A rate-lease recall ended without some workers' answers (rate-leases.ts). */
+  onLateRecall?: (holders: number, timeoutMs: number) => void;
 }
 
 export class Hub {
@@ -34,7 +36,7 @@ export class Hub {
   readonly #claims = new Map<string, ClaimEntry>();
 
   constructor(options: HubOptions) {
-    this.#leases = new RateLeases({ limit: options.rateLimitPerMinute });
+    this.#leases = new RateLeases({ limit: options.rateLimitPerMinute, ...(options.onLateRecall ? { onLateRecall: options.onLateRecall } : {}) });
     this.#negative = new NegativeCache({
       ttlMs: options.negativeCacheMs,
       maxEntries: options.negativeCacheSize,

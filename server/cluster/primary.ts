@@ -68,6 +68,8 @@ export async function runPrimary(config: Config, workers: number, log: Logger): 
     rateLimitPerMinute: config.rateLimitPerMinute,
     negativeCacheMs: config.negativeCacheSeconds * 1000,
     negativeCacheSize: config.negativeCacheSize,
+    onLateRecall: (holders, timeoutMs) =>
+      log.warn("workers did not give back their rate-limit leases in time; what they held counts as used this minute", { workers: holders, timeoutMs }),
   });
   const listeningWorkers = new Set<number>();
   let announced = false;

@@ -42,8 +42,14 @@ export interface RateLeasesOptions {
   leaseShare?: number;
   /** Ordinals in one lease at most (default 64). */
   maxLease?: number;
-  /** How long a recall waits for the holders' answers (default 1000 ms). */
+  /**
+   * How long a recall waits for the holders' answers (default 5000 ms): long
+   * enough for a worker busy with a burst of requests to get to the message,
+   * since what it does not give back in time is lost for the window.
+   */
   recallTimeoutMs?: number;
+  /** Called when a recall ends without the answers of `holders` workers (their leases count as used). */
+  onLateRecall?: (holders: number, timeoutMs: number) => void;
 }
 
 interface Waiting {
@@ -71,6 +77,7 @@ export class RateLeases {
   readonly #leaseShare: number;
   readonly #maxLease: number;
   readonly #recallTimeoutMs: number;
+  readonly #onLateRecall: ((holders: number, timeoutMs: number) => void) | undefined;
   readonly #keys = new Map<string, KeyWindow>();
   #newestWindow = -Infinity;
 
@@ -79,7 +86,8 @@ export class RateLeases {
     this.#limit = options.limit;
     this.#leaseShare = options.leaseShare ?? 1 / 8;
     this.#maxLease = options.maxLease ?? 64;
-    this.#recallTimeoutMs = options.recallTimeoutMs ?? 1000;
+    this.#recallTimeoutMs = options.recallTimeoutMs ?? 5000;
+    this.#onLateRecall = options.onLateRecall;
   }
 
   /** Keys counted now (for tests of the sweep). */
@@ -181,6 +189,7 @@ export class RateLeases {
     entry.recalling = new Set(entry.holders);
     entry.holders.clear();
     entry.timer = setTimeout(() => {
+      this.#onLateRecall?.(entry.recalling.size, this.#recallTimeoutMs);
       entry.recalling.clear();
       this.#endRecall(keyId, entry);
     }, this.#recallTimeoutMs);

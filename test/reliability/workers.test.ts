@@ -306,6 +306,8 @@ describe("WORKERS=2, RATE_LIMIT_PER_MINUTE=100", () => {
     const w = await startWorkers({ RATE_LIMIT_PER_MINUTE: "100" });
     const answers = await Promise.all(Array.from({ length: 250 }, () => w.get("/v1/stats")));
     const byStatus = (status: number) => answers.filter((a) => a.status === status);
+    // A recall left unanswered would cost requests (fewer pass): the primary says so, and that comes first here.
+    expect(w.logs().filter((l) => l.level === "warn" && String(l.msg).includes("rate-limit leases"))).toEqual([]);
     expect(byStatus(200)).toHaveLength(100);
     expect(byStatus(429)).toHaveLength(150);
     // Both workers answered, and both let some through: the count is one, not one per worker.

@@ -104,7 +104,8 @@ describe("rate leases over several workers", () => {
   });
 
   test("a worker that does not answer a recall keeps its lease as taken: fewer pass, never more", async () => {
-    const leases = new RateLeases({ limit: 100, recallTimeoutMs: 50 });
+    const late: [number, number][] = [];
+    const leases = new RateLeases({ limit: 100, recallTimeoutMs: 50, onLateRecall: (holders, timeoutMs) => late.push([holders, timeoutMs]) });
     const [hung, busy] = workers(2, leases);
     await hung!.limiter.consume("k", NOW);
     hung!.answers = false;
@@ -113,6 +114,9 @@ describe("rate leases over several workers", () => {
     const passed = allowed(decisions).length;
     expect(passed).toBeLessThan(99);
     expect(passed).toBeGreaterThan(50);
+    // Each recall the hung worker let run out is told once, with the one worker that did not answer.
+    expect(late.length).toBeGreaterThan(0);
+    expect(late.every(([holders, timeoutMs]) => holders === 1 && timeoutMs === 50)).toBe(true);
     // What the hung worker holds is still its own to take, so the count stays exact overall.
     const rest: RateLimitDecision[] = [];
     for (let i = 0; i < 100; i++) rest.push(await hung!.limiter.consume("k", NOW));
