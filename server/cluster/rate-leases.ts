@@ -42,11 +42,7 @@ export interface RateLeasesOptions {
   leaseShare?: number;
   /** Ordinals in one lease at most (default 64). */
   maxLease?: number;
-  /**
-   * How long a recall waits for the holders' answers (default 5000 ms): long
-   * enough for a worker busy with a burst of requests to get to the message,
-   * since what it does not give back in time is lost for the window.
-   */
+  /** How long a recall waits for the holders' answers (default 1000 ms); what is not given back in time is lost for the window. */
   recallTimeoutMs?: number;
   /** Called when a recall ends without the answers of `holders` workers (their leases count as used). */
   onLateRecall?: (holders: number, timeoutMs: number) => void;
@@ -86,7 +82,7 @@ export class RateLeases {
     this.#limit = options.limit;
     this.#leaseShare = options.leaseShare ?? 1 / 8;
     this.#maxLease = options.maxLease ?? 64;
-    this.#recallTimeoutMs = options.recallTimeoutMs ?? 5000;
+    this.#recallTimeoutMs = options.recallTimeoutMs ?? 1000;
     this.#onLateRecall = options.onLateRecall;
   }
 

@@ -51,9 +51,14 @@ export function connectWorker(channel: NodeJS.Process = process): WorkerLink {
     const sent = message as PrimaryMessage;
     if ("recall" in sent) {
       const { keyId, window } = sent.recall;
-      const returned: WorkerMessage = { channel: CHANNEL, returned: { keyId, window, ranges: rateLimiter.recall(keyId, window) } };
-      // Unsent (the primary is gone), the recall times out there and what was held counts as taken.
-      if (!closed && channel.connected) channel.send?.(returned, undefined, {}, () => undefined);
+      // Answered once this turn's promise jobs have run: a lease the primary sent before the recall may have
+      // arrived in the same read, its answer resolved but not yet kept by the limiter (which happens after an
+      // await). Given back now, it would be missed, held here unused, and those requests lost for the window.
+      setImmediate(() => {
+        const returned: WorkerMessage = { channel: CHANNEL, returned: { keyId, window, ranges: rateLimiter.recall(keyId, window) } };
+        // Unsent (the primary is gone), the recall times out there and what was held counts as taken.
+        if (!closed && channel.connected) channel.send?.(returned, undefined, {}, () => undefined);
+      });
       return;
     }
     const { id, answer } = sent;

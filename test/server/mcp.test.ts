@@ -17,6 +17,7 @@ import { buildArtifacts } from "../../pipeline/build.js";
 import type { VideoRecord } from "../../pipeline/artifact/contract.js";
 import { count, plainSnippet } from "../../server/mcp/readable.js";
 import { CHANNEL_A, CHANNEL_UNKNOWN, IDS, fixtureRecords } from "./helpers/fixture-records.js";
+import { roomInThisMinute } from "../helpers/rate-window.js";
 import { call, expectProblem, postJson } from "./helpers/http.js";
 import { createStandInSource, type StandInSource } from "./helpers/stand-in-source.js";
 import { startTestServer, type Artifacts, type TestServer } from "./helpers/test-server.js";
@@ -474,6 +475,8 @@ describe("keys, limits and origins: the REST rules", () => {
   });
 
   it("MCP and REST requests count in one window per key, with the same headers and 429", async () => {
+    // The counts below are of one clock minute: a start near its end would see them restart mid-test.
+    await roomInThisMinute();
     const key = limited.keys.pro;
     const rest1 = await call(limited.baseUrl, "/v1/stats", { key });
     expect(rest1.headers.get("x-ratelimit-remaining")).toBe("5");
