@@ -49,6 +49,17 @@ describe("response compression", () => {
     }
   });
 
+  test("counts an uncompressed answer's characters beyond ASCII in Content-Length as their UTF-8 bytes", async () => {
+    for (const path of ["/v1/search?q=flie%C3%9Ft", `/v1/transcript/${IDS.german}?lang=de`]) {
+      const res = await fetchRaw(path);
+      expect(res.headers["content-encoding"]).toBeUndefined();
+      const text = res.body.toString("utf8");
+      expect(text).toContain("fließt");
+      expect(Number(res.headers["content-length"])).toBe(res.body.length);
+      expect(res.body.length).toBeGreaterThan(text.length);
+    }
+  });
+
   test("leaves small bodies uncompressed", async () => {
     const res = await fetchRaw("/v1/stats", "br, gzip");
     expect(res.headers["content-encoding"]).toBeUndefined();
