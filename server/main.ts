@@ -33,12 +33,16 @@ import { waitForPostgres } from "./coordination/wait-for-postgres.js";
 import { fallbackCoordination, localFetchCoordination } from "./coordination/fetch-coordination.js";
 import { createFallbackRateLimiter } from "./rate-limit/fallback-rate-limiter.js";
 import { ServiceState } from "./service-state.js";
+import { practiceServing } from "./serving-practice.js";
 
 /** What serves while PostgreSQL is down, as /healthz says it. */
 const POSTGRESQL_FALLBACK = "postgresql unreachable: live fetches stored here and queued for it, api keys from the copy in memory";
 
 /** How often a worker looks for live records other workers stored (one cheap pragma when none). */
 const LIVE_SYNC_MS = 250;
+
+/** Practice search requests before listening (serving-practice.ts): enough for the engine to optimize the code around a search. */
+const PRACTICE_REQUESTS = 200;
 
 async function main(): Promise<void> {
   let config;
@@ -170,6 +174,14 @@ async function main(): Promise<void> {
   // Before listening: the first searches should not wait on storage for the index.
   await warmLogged(catalog, log);
   if (stoppedDuringStartup(closeOpened)) return;
+  // Then practice requests, so the first users' requests run compiled code around their searches too.
+  const practice = catalog.practiceSearches(PRACTICE_REQUESTS);
+  if (practice.length > 0) {
+    const { answered, failed, ms } = await practiceServing({ config, catalog: runtime.catalogs, searches: practice, log });
+    catalog.forgetSearches();
+    log.info("serving paths warmed", { requests: answered, failed, ms: Math.round(ms) });
+    if (stoppedDuringStartup(closeOpened)) return;
+  }
   runtime.state.markLoaded();
 
   // Per process, or the primary's with WORKERS > 1: the limiter without Redis, and its fallback with Redis down.

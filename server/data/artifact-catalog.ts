@@ -19,7 +19,7 @@ import { ShardSearch, type DocumentFrequencies } from "../search/shard.js";
 import { Lru } from "./lru.js";
 import { TranscriptTables } from "./transcript-tables.js";
 import { SearchMemory, type MemoryWarmth, type SearchMemoryOptions } from "../search/memory/search-memory.js";
-import { runWarmUpSearches } from "../search/memory/search-warmup.js";
+import { practiceRequests, runWarmUpSearches } from "../search/memory/search-warmup.js";
 
 export { ArtifactError };
 
@@ -249,6 +249,19 @@ export class ArtifactCatalog implements Catalog {
       this.#search.clearCache();
     }
     return { ...warmth, searches, searchesMs: performance.now() - started };
+  }
+
+  /**
+   * Searches for practice requests before serving (serving-practice.ts), when
+   * the warm-up runs (`warmSearches`); none otherwise.
+   */
+  practiceSearches(count: number): SearchParams[] {
+    return this.#warmSearches ? practiceRequests(this.#db, this.#memory.hot, count) : [];
+  }
+
+  /** Empties the result cache, e.g. of practice requests: nothing they computed is kept for the users' searches. */
+  forgetSearches(): void {
+    this.#search.clearCache();
   }
 
   close(): void {

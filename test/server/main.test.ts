@@ -85,7 +85,10 @@ describe("npm start", () => {
     expect(ready.body).toEqual({ ready: true, status: "ok" });
     const metrics = await fetch(`${first.url}/metrics`);
     expect(metrics.status).toBe(200);
-    expect(await metrics.text()).toMatch(/^transcript_artifact_set_info\{build_id="current",dataset="demo",.*\} 1$/m);
+    const exposed = await metrics.text();
+    expect(exposed).toMatch(/^transcript_artifact_set_info\{build_id="current",dataset="demo",.*\} 1$/m);
+    // The practice requests before listening (below) are not the service's: its metrics never saw a search.
+    expect(exposed).not.toMatch(/^http_requests_total\{[^}]*\/v1\/search/m);
     expect(await stop(first.child)).toBe(0);
     expect(first.output()).toContain('"msg":"stopped"');
     // The full-text index was read into memory before the server listened.
@@ -94,6 +97,11 @@ describe("npm start", () => {
     expect(warmed).toBeLessThan(first.output().indexOf('"msg":"listening"'));
     expect(first.output()).toMatch(/"msg":"most viewed transcripts in memory".*"transcripts":[1-9]/);
     expect(first.output()).toMatch(/"msg":"word bitmaps in memory".*"words":[1-9]/);
+    // Then practice search requests over loopback, every one answered, before the server listened.
+    const practiced = first.output().indexOf('"msg":"serving paths warmed"');
+    expect(practiced).toBeGreaterThan(warmed);
+    expect(practiced).toBeLessThan(first.output().indexOf('"msg":"listening"'));
+    expect(first.output()).toMatch(/"msg":"serving paths warmed","requests":[1-9][0-9]*,"failed":0/);
 
     // Told not to (SEARCH_WORD_BITMAPS=off), it reads no bitmaps.
     const second = await startMain({ SEARCH_WORD_BITMAPS: "off" });

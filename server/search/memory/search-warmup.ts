@@ -123,6 +123,17 @@ export async function runWarmUpSearches(
   return run;
 }
 
+/** The ranks whose words make the practice requests over HTTP (serving-practice.ts): the practice searches' and fifty more, so a small set has some. */
+const REQUESTS_FROM = 1;
+const REQUESTS_TO = PRACTICE_TO + 50;
+
+/** Up to `count` practice searches for requests over HTTP, made as the practice searches are, of the most viewed transcripts' words. */
+export function practiceRequests(db: Database.Database, hot: HotTranscripts | undefined, count: number): SearchParams[] {
+  if (!db.open || count <= 0) return [];
+  const bound = db.prepare("SELECT view_count FROM videos WHERE id <= 100 ORDER BY id DESC LIMIT 1").pluck().get() as number | undefined;
+  return practiceQueries(textOf(db, hot, REQUESTS_FROM, REQUESTS_TO), count, bound ?? 0);
+}
+
 /** The texts of the transcripts ranked `from` to `to`, from memory where all of them are held there. */
 function textOf(db: Database.Database, hot: HotTranscripts | undefined, from: number, to: number): string {
   const ids = Array.from({ length: to - from + 1 }, (_, i) => from + i);
