@@ -24,6 +24,7 @@ import type { Config } from "./config.js";
 import type { Catalog, SearchParams } from "./data/catalog.js";
 import type { Logger } from "./log.js";
 import { createMemoryRateLimiter } from "./rate-limit/memory-rate-limiter.js";
+import { searchRequestPath } from "./routes/search.js";
 
 /** Practice requests in flight at once: several, so requests interleave on the process as under load. */
 const CONCURRENCY = 4;
@@ -46,14 +47,6 @@ export interface PracticeOutcome {
   ms: number;
   /** The loopback port the practice used; closed when the practice returns. */
   port: number;
-}
-
-/** The path of a search request for `params`. */
-export function searchRequestPath(params: SearchParams): string {
-  const query = new URLSearchParams({ q: params.q, limit: String(params.limit), offset: String(params.offset) });
-  if (params.channel !== undefined) query.set("channel", params.channel);
-  if (params.minViews !== undefined) query.set("minViews", String(params.minViews));
-  return `/v1/search?${query.toString()}`;
 }
 
 /** Sends the practice searches to an app of their own over loopback and closes it; never rejects. */
@@ -84,7 +77,7 @@ export async function practiceServing(options: PracticeOptions): Promise<Practic
     const sender = async () => {
       while (next < options.searches.length && performance.now() < deadline) {
         const path = searchRequestPath(options.searches[next++]!);
-        if ((await get(agent, port, path, key)) === 200) answered++;
+        if ((await get(agent, port, path, key, Math.max(1, Math.ceil(deadline - performance.now())))) === 200) answered++;
         else failed++;
       }
     };
@@ -99,10 +92,10 @@ export async function practiceServing(options: PracticeOptions): Promise<Practic
   return { answered, failed, ms: performance.now() - started, port };
 }
 
-/** Status of a GET, its body read to the end; 0 when the request fails. */
-function get(agent: http.Agent, port: number, path: string, key: string): Promise<number> {
+/** Status of a GET, its body read to the end; 0 when the request fails or takes longer than `timeoutMs`. */
+function get(agent: http.Agent, port: number, path: string, key: string, timeoutMs: number): Promise<number> {
   return new Promise((resolve) => {
-    const req = http.get({ host: "127.0.0.1", port, path, agent, headers: { "x-api-key": key } }, (res) => {
+    const req = http.get({ host: "127.0.0.1", port, path, agent, headers: { "x-api-key": key }, signal: AbortSignal.timeout(timeoutMs) }, (res) => {
       res.resume();
       res.on("end", () => resolve(res.statusCode ?? 0));
       res.on("error", () => resolve(0));

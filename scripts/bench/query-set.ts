@@ -10,6 +10,7 @@
 import Database from "better-sqlite3";
 import { createRandom, type Random } from "../../pipeline/corpus/random.js";
 import { tokenize } from "../../pipeline/artifact/text.js";
+import { searchRequestPath } from "../../server/routes/search.js";
 import { STOP_WORDS } from "./stop-words.js";
 
 export interface BenchQuery {
@@ -125,10 +126,7 @@ function loadVocabulary(db: Database.Database): Vocabulary {
   return vocabulary;
 }
 
-/** Query string of a search request. */
+/** Path and query string of a search request. */
 export function searchPath(query: BenchQuery): string {
-  const params = new URLSearchParams({ q: query.q, limit: String(query.limit), offset: String(query.offset) });
-  if (query.channel !== undefined) params.set("channel", query.channel);
-  if (query.minViews !== undefined) params.set("minViews", String(query.minViews));
-  return `/v1/search?${params.toString()}`;
+  return searchRequestPath(query);
 }

@@ -1,6 +1,6 @@
 /** GET /v1/search: full-text search over stored transcripts. */
 import { z } from "zod";
-import type { Catalog } from "../data/catalog.js";
+import type { Catalog, SearchParams } from "../data/catalog.js";
 import { parseQuery } from "../http/route-input.js";
 import type { Route } from "../http/route.js";
 import { PaginationSchema } from "../schemas/pagination.js";
@@ -99,4 +99,12 @@ export function searchBody(catalog: Pick<Catalog, "search">, { q, limit, offset,
     })),
     pagination: { limit, offset, total: page.total, hasMore: page.hasMore, totalExact: page.totalExact },
   };
+}
+
+/** The path and query string of a request to this route for `params`. */
+export function searchRequestPath(params: SearchParams): string {
+  const query = new URLSearchParams({ q: params.q, limit: String(params.limit), offset: String(params.offset) });
+  if (params.channel !== undefined) query.set("channel", params.channel);
+  if (params.minViews !== undefined) query.set("minViews", String(params.minViews));
+  return `/v1/search?${query.toString()}`;
 }
