@@ -104,8 +104,8 @@ export async function runWarmUpSearches(
   search: (params: SearchParams) => void,
 ): Promise<number> {
   if (!db.open) return 0;
-  const bound = db.prepare("SELECT view_count FROM videos WHERE id <= 100 ORDER BY id DESC LIMIT 1").pluck().get() as number | undefined;
-  const queries = warmUpQueries(textOf(db, hot, 1, 5), df, { ...options, minViews: bound ?? 0 });
+  const bound = mostViewedBound(db);
+  const queries = warmUpQueries(textOf(db, hot, 1, 5), df, { ...options, minViews: bound });
   let run = 0;
   for (const query of queries) {
     await new Promise<void>((resolve) => setImmediate(resolve));
@@ -114,7 +114,7 @@ export async function runWarmUpSearches(
     run++;
   }
   const deadline = performance.now() + PRACTICE_MS;
-  for (const query of practiceQueries(textOf(db, hot, PRACTICE_FROM, PRACTICE_TO), PRACTICE_SEARCHES, bound ?? 0)) {
+  for (const query of practiceQueries(textOf(db, hot, PRACTICE_FROM, PRACTICE_TO), PRACTICE_SEARCHES, bound)) {
     await new Promise<void>((resolve) => setImmediate(resolve));
     if (!db.open || performance.now() > deadline) break;
     search(query);
@@ -130,8 +130,13 @@ const REQUESTS_TO = PRACTICE_TO + 50;
 /** Up to `count` practice searches for requests over HTTP, made as the practice searches are, of the most viewed transcripts' words. */
 export function practiceRequests(db: Database.Database, hot: HotTranscripts | undefined, count: number): SearchParams[] {
   if (!db.open || count <= 0) return [];
-  const bound = db.prepare("SELECT view_count FROM videos WHERE id <= 100 ORDER BY id DESC LIMIT 1").pluck().get() as number | undefined;
-  return practiceQueries(textOf(db, hot, REQUESTS_FROM, REQUESTS_TO), count, bound ?? 0);
+  const bound = mostViewedBound(db);
+  return practiceQueries(textOf(db, hot, REQUESTS_FROM, REQUESTS_TO), count, bound);
+}
+
+/** A view count that bounds the matches to the hundred most viewed transcripts (0 in an empty set). */
+function mostViewedBound(db: Database.Database): number {
+  return (db.prepare("SELECT view_count FROM videos WHERE id <= 100 ORDER BY id DESC LIMIT 1").pluck().get() as number | undefined) ?? 0;
 }
 
 /** The texts of the transcripts ranked `from` to `to`, from memory where all of them are held there. */
