@@ -199,7 +199,7 @@ async function chooseStartSet(dataDir: string, state: ServiceState, log: Logger)
 /** The memory (one budget, split by search/memory/budget.ts), phrase-pair and word-bitmap settings of an artifact set's catalog, as the server opens it. */
 export function catalogSettings(
   config: Config,
-): Pick<CatalogOptions, "cacheBytes" | "indexBytes" | "pairBytes" | "hotTextBytes" | "termVectorBytes" | "readThreads" | "touchVideos" | "warmSearches" | "search" | "wordBitmaps"> {
+): Pick<CatalogOptions, "cacheBytes" | "indexBytes" | "pairBytes" | "hotTextBytes" | "termVectorBytes" | "termCountBytes" | "readThreads" | "touchVideos" | "warmSearches" | "search" | "wordBitmaps"> {
   return {
     search: { phrasePairs: config.searchPhrasePairs, cacheSize: config.searchCacheEntries },
     wordBitmaps: config.searchWordBitmaps,
@@ -208,10 +208,10 @@ export function catalogSettings(
   };
 }
 
-/** Warms a catalog's search memory (word bitmaps, index, the phrase-pair index's longest lists, then the most viewed transcripts' text and term counts) and logs how it went; never rejects. */
+/** Warms a catalog's search memory (word bitmaps, index, the phrase-pair index's longest lists, the build's term counts, then the most viewed transcripts' text and term counts) and logs how it went; never rejects. */
 export async function warmLogged(catalog: ArtifactCatalog, log: Logger): Promise<void> {
   try {
-    const { bitmaps, index, pairs, texts, searches, searchesMs } = await catalog.warm();
+    const { bitmaps, index, pairs, counts, texts, searches, searchesMs } = await catalog.warm();
     const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
     const builtAt = catalog.manifest.builtAt;
     if (bitmaps && bitmaps.words > 0) log.info("word bitmaps in memory", { builtAt, words: bitmaps.words, mb: mb(bitmaps.bytes), ms: Math.round(bitmaps.ms) });
@@ -221,6 +221,9 @@ export async function warmLogged(catalog: ArtifactCatalog, log: Logger): Promise
     }
     if (pairs !== undefined && pairs.outcome !== "closed") {
       log.info("phrase-pair lists in memory", { builtAt, lists: pairs.lists, mb: mb(pairs.bytes), ms: Math.round(pairs.ms), outcome: pairs.outcome });
+    }
+    if (counts !== undefined && counts.outcome !== "closed" && counts.outcome !== "absent") {
+      log.info("term counts in memory", { builtAt, transcripts: counts.transcripts, mb: mb(counts.bytes), ms: Math.round(counts.ms), outcome: counts.outcome });
     }
     if (texts !== undefined && texts.outcome !== "closed") {
       log.info("most viewed transcripts in memory", {

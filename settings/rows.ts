@@ -13,7 +13,7 @@ export const DEMO_MODES = ["auto", "off"] as const;
 export type DemoMode = (typeof DEMO_MODES)[number];
 
 /** Search's memory helpers (server/search/memory/budget.ts says what each one does). */
-export const MEMORY_HELPERS = ["index", "pairs", "texts", "terms", "prefetch", "videos", "warmup"] as const;
+export const MEMORY_HELPERS = ["index", "pairs", "texts", "terms", "counts", "prefetch", "videos", "warmup"] as const;
 export type MemoryHelper = (typeof MEMORY_HELPERS)[number];
 
 export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
@@ -208,9 +208,9 @@ export const ROWS = {
   searchMemoryMb: setting({
     name: "SEARCH_MEMORY_MB",
     kind: wholeNumber(0, 262144),
-    default: "5376",
+    default: "5888",
     readBy: ["server"],
-    help: "Memory search reads into at start, so it rarely waits on storage (0 to 262144): 32/42 for the full-text index, 2/42 for the phrase-pair index's longest lists, 7/42 for the most viewed transcripts' text (their timings go in what the index leaves of its share), 1/42 for the term counts of the first of those texts; each share is a ceiling. 0: everything is read from storage as needed. See docs/search.md.",
+    help: "Memory search reads into at start, so it rarely waits on storage (0 to 262144): 32/46 for the full-text index, 2/46 for the phrase-pair index's longest lists, 7/46 for the most viewed transcripts' text (their timings go in what the index leaves of its share), 1/46 for the term counts of the first of those texts, 4/46 for the build's term counts of every transcript; each share is a ceiling. 0: everything is read from storage as needed. See docs/search.md.",
   }),
   searchMemoryHelpers: setting({
     name: "SEARCH_MEMORY_HELPERS",

@@ -4,7 +4,8 @@
  * over primary transcripts with the document frequencies for BM25 and the
  * word bitmaps (transcript-index.ts, build-word-bitmaps.ts) and the
  * phrase-pair index (build-phrase-pairs.ts),
- * both bulk-loaded (fts-bulk-load.ts); then the build-time counts.
+ * both bulk-loaded (fts-bulk-load.ts); then each transcript's term counts
+ * (build-term-counts.ts) and the build-time counts.
  */
 import { rmSync } from "node:fs";
 import Database from "better-sqlite3";
@@ -17,6 +18,8 @@ import { WORD_BITMAPS_DDL, WORD_BITMAPS_VERSION } from "../artifact/word-bitmaps
 import { checkpoint, throwIfInterrupted } from "./interrupt.js";
 import type { StepProgress } from "./step-progress.js";
 import { buildTranscriptIndex } from "./transcript-index.js";
+import { buildTermCounts } from "./build-term-counts.js";
+import { TERM_COUNTS_VERSION } from "../artifact/term-counts.js";
 
 export interface DatabaseCounts {
   channels: number;
@@ -94,6 +97,8 @@ export async function buildDatabase(
     db.exec("DETACH DATABASE side");
     step("indexes copied into the database");
     throwIfInterrupted(signal);
+    await buildTermCounts(db, signal, (done, total) => progress("database: term counts", done, total));
+    step("term counts");
     const counts = db
       .prepare(
         `SELECT (SELECT count(*) FROM channels) AS channels,
@@ -109,6 +114,7 @@ export async function buildDatabase(
       optionsHash: OPTIONS_HASH,
       phrasePairs: PHRASE_PAIRS_VERSION,
       wordBitmaps: WORD_BITMAPS_VERSION,
+      termCounts: TERM_COUNTS_VERSION,
       counts: JSON.stringify(counts),
     };
     db.transaction(() => {

@@ -146,7 +146,7 @@ export class ArtifactCatalog implements Catalog {
           titles,
           frequencies,
           { ...settings, popularityOrdered: true, phrasePairs },
-          { ...(index && { index }), ...(memory.hot && { hot: memory.hot }), ...(memory.prefetch && { prefetch: memory.prefetch }), bitmaps: memory.bitmaps },
+          { ...(index && { index }), ...(memory.hot && { hot: memory.hot }), ...(memory.counts && { counts: memory.counts }), ...(memory.prefetch && { prefetch: memory.prefetch }), bitmaps: memory.bitmaps },
         ),
         generation: () => 0,
       },

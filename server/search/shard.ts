@@ -28,6 +28,7 @@ import { compareScored, scoreCandidates, type Scored } from "./rank/score.js";
 import { TitleBoosts } from "./rank/title-boost.js";
 import { hitText, watchUrl, type HitText } from "./snippet/moments.js";
 import { ShardTexts } from "./texts.js";
+import type { StoredTermCounts } from "./memory/stored-term-counts.js";
 
 export { compareScored, rankOrderedMatches, type MatchList, type Scored, type ShardCount, type ShardQuery };
 
@@ -106,7 +107,7 @@ export class ShardSearch {
     titles: TitleIndex | undefined,
     frequencies: DocumentFrequencies,
     options: ShardOptions,
-    memory: { index?: Database.Database; hot?: HotTranscripts; prefetch?: TextPrefetch; bitmaps?: WordBitmaps } = {},
+    memory: { index?: Database.Database; hot?: HotTranscripts; counts?: StoredTermCounts; prefetch?: TextPrefetch; bitmaps?: WordBitmaps } = {},
   ) {
     const index = memory.index ?? db;
     this.#options = options;

@@ -9,7 +9,8 @@
 import { isAscii } from "node:buffer";
 import type Database from "better-sqlite3";
 import type { HotTranscripts } from "./memory/hot-transcripts.js";
-import type { TermVector } from "./memory/term-vectors.js";
+import type { StoredTermCounts } from "./memory/stored-term-counts.js";
+import type { TermVector } from "../../pipeline/artifact/term-vectors.js";
 import { MIN_PREFETCH, type TextPrefetch } from "./memory/text-prefetch.js";
 import { indexFromCompact, indexFromTimings, type SegmentIndex } from "./snippet/segment-index.js";
 
@@ -18,6 +19,7 @@ export type ScoringRow = { words: number; views: number; bytes: Buffer };
 
 export class ShardTexts {
   readonly #hot: HotTranscripts | undefined;
+  readonly #counts: StoredTermCounts | undefined;
   readonly #prefetch: TextPrefetch | undefined;
   readonly #readAheadColdMicros: number;
   readonly #sql;
@@ -26,8 +28,9 @@ export class ShardTexts {
    * `readAheadColdMicros`: texts are read ahead only when the first of them
    * took at least this long (µs) to read here; 0: always.
    */
-  constructor(db: Database.Database, readAheadColdMicros: number, memory: { hot?: HotTranscripts | undefined; prefetch?: TextPrefetch | undefined } = {}) {
+  constructor(db: Database.Database, readAheadColdMicros: number, memory: { hot?: HotTranscripts | undefined; counts?: StoredTermCounts | undefined; prefetch?: TextPrefetch | undefined } = {}) {
     this.#hot = memory.hot;
+    this.#counts = memory.counts;
     this.#prefetch = memory.prefetch;
     this.#readAheadColdMicros = readAheadColdMicros;
     this.#sql = {
@@ -66,8 +69,27 @@ export class ShardTexts {
     return this.#hot?.get(id)?.terms;
   }
 
+  /** The listed ids of `terms` in the build's term counts held in memory (stored-term-counts.ts), when every one is listed. */
+  storedTermIds(terms: readonly string[]): number[] | undefined {
+    return this.#counts?.idsOf(terms);
+  }
+
+  /** Word count, views and the counts of `termIds` (storedTermIds) of a transcript whose build's term counts are held, else undefined. */
+  storedCounts(id: number, termIds: readonly number[]): { words: number; views: number; tfs: number[] } | undefined {
+    const counts = this.#counts;
+    if (!counts?.has(id)) return undefined;
+    return { ...counts.row(id), tfs: counts.termCounts(id, termIds) };
+  }
+
+  /** Whether a transcript's build's term counts are held (nothing of its row need be read for scoring). */
+  hasStoredCounts(id: number): boolean {
+    return this.#counts?.has(id) ?? false;
+  }
+
   /** Word count and views, without reading the text where it is not in memory. */
   counts(id: number): { words: number; views: number } {
+    const counts = this.#counts;
+    if (counts?.has(id)) return counts.row(id);
     return this.#hot?.get(id) ?? (this.#sql.withoutText.get(id) as { words: number; views: number });
   }
 

@@ -204,6 +204,7 @@ describe("the build stage", () => {
       "database: phrase-pair index",
       "database: waited for the transcript index",
       "database: indexes copied into the database",
+      "database: term counts",
       "database: statistics for the query planner",
     ]);
     expect(steps.filter((step) => step.endsWith(second))).toEqual([
@@ -231,6 +232,7 @@ describe("the build stage", () => {
         "database: phrase-pair index",
         "database: waited for the transcript index",
         "database: indexes copied into the database",
+        "database: term counts",
         "database: statistics for the query planner",
       ]);
       // Every table but meta (which holds the build time), row for row.

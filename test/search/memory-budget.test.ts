@@ -36,32 +36,33 @@ describe("SEARCH_MEMORY_HELPERS", () => {
 });
 
 describe("SEARCH_MEMORY_MB", () => {
-  it("is split 32:2:7:1 among the index, the pair lists, the texts and their term counts, each share a ceiling, the parts within the budget", () => {
-    expect(memoryOptions(5376 * MiB, MEMORY_HELPERS)).toEqual({
+  it("is split 32:2:7:1:4 among the index, the pair lists, the texts, their term counts and the build's term counts, each share a ceiling, the parts within the budget", () => {
+    expect(memoryOptions(5888 * MiB, MEMORY_HELPERS)).toEqual({
       indexBytes: 4096 * MiB,
       pairBytes: 256 * MiB,
       hotTextBytes: 896 * MiB,
       termVectorBytes: 128 * MiB,
+      termCountBytes: 512 * MiB,
       readThreads: READ_THREADS,
       touchVideos: true,
       warmSearches: true,
     });
     for (const mb of [0, 1, 7, 100, 3000]) {
-      const { indexBytes, pairBytes, hotTextBytes, termVectorBytes } = memoryOptions(mb * MiB, MEMORY_HELPERS);
-      expect(indexBytes + pairBytes + hotTextBytes + termVectorBytes).toBeLessThanOrEqual(mb * MiB);
+      const { indexBytes, pairBytes, hotTextBytes, termVectorBytes, termCountBytes } = memoryOptions(mb * MiB, MEMORY_HELPERS);
+      expect(indexBytes + pairBytes + hotTextBytes + termVectorBytes + termCountBytes).toBeLessThanOrEqual(mb * MiB);
     }
     // The default of the setting is that split.
-    expect(catalogSettings(loadSettings("server", {}))).toMatchObject({ indexBytes: 4096 * MiB, pairBytes: 256 * MiB, hotTextBytes: 896 * MiB, termVectorBytes: 128 * MiB });
+    expect(catalogSettings(loadSettings("server", {}))).toMatchObject({ indexBytes: 4096 * MiB, pairBytes: 256 * MiB, hotTextBytes: 896 * MiB, termVectorBytes: 128 * MiB, termCountBytes: 512 * MiB });
   });
 
   it("gives a helper that is off nothing, and the pair lists nothing without the index", () => {
-    expect(memoryOptions(5376 * MiB, [])).toEqual({ indexBytes: 0, pairBytes: 0, hotTextBytes: 0, termVectorBytes: 0, readThreads: 0, touchVideos: false, warmSearches: false });
-    const noIndex = memoryOptions(5376 * MiB, MEMORY_HELPERS.filter((h) => h !== "index"));
+    expect(memoryOptions(5888 * MiB, [])).toEqual({ indexBytes: 0, pairBytes: 0, hotTextBytes: 0, termVectorBytes: 0, termCountBytes: 0, readThreads: 0, touchVideos: false, warmSearches: false });
+    const noIndex = memoryOptions(5888 * MiB, MEMORY_HELPERS.filter((h) => h !== "index"));
     expect(noIndex).toMatchObject({ indexBytes: 0, pairBytes: 0, hotTextBytes: 896 * MiB, termVectorBytes: 128 * MiB });
     // The term counts are made of the texts held: without the texts there are none.
-    const settings = catalogSettings(loadSettings("server", { SEARCH_MEMORY_MB: "2100", SEARCH_MEMORY_HELPERS: "-texts,-warmup" }));
-    expect(settings).toMatchObject({ indexBytes: 1600 * MiB, pairBytes: 100 * MiB, hotTextBytes: 0, termVectorBytes: 0, warmSearches: false, touchVideos: true });
-    expect(memoryOptions(4200 * MiB, ["texts", "terms"])).toMatchObject({ hotTextBytes: 700 * MiB, termVectorBytes: 100 * MiB });
+    const settings = catalogSettings(loadSettings("server", { SEARCH_MEMORY_MB: "2300", SEARCH_MEMORY_HELPERS: "-texts,-warmup" }));
+    expect(settings).toMatchObject({ indexBytes: 1600 * MiB, pairBytes: 100 * MiB, hotTextBytes: 0, termVectorBytes: 0, termCountBytes: 200 * MiB, warmSearches: false, touchVideos: true });
+    expect(memoryOptions(4600 * MiB, ["texts", "terms"])).toMatchObject({ hotTextBytes: 700 * MiB, termVectorBytes: 100 * MiB, termCountBytes: 0 });
   });
 
   describe("on an artifact set", () => {
@@ -117,7 +118,9 @@ describe("SEARCH_MEMORY_MB", () => {
       const all = await answers("all");
       expect(all.warmth.index?.bytes).toBeGreaterThan(0);
       expect(all.warmth.texts?.transcripts).toBeGreaterThan(0);
-      expect(all.warmth.texts?.vectors).toBeGreaterThan(0);
+      // The build's term counts hold every transcript here, so no text's vector is made at start.
+      expect(all.warmth.counts?.transcripts).toBe(all.warmth.texts?.transcripts);
+      expect(all.warmth.texts?.vectors).toBe(0);
       expect(all.warmth.searches).toBeGreaterThan(0);
       expect(all.pages.some((page) => page.results.length > 0)).toBe(true);
       for (const helper of MEMORY_HELPERS) {
@@ -126,6 +129,10 @@ describe("SEARCH_MEMORY_MB", () => {
         if (helper === "index") expect(without.warmth.index).toBeUndefined();
         if (helper === "texts") expect(without.warmth.texts).toBeUndefined();
         if (helper === "terms") expect(without.warmth.texts).toMatchObject({ vectors: 0, vectorBytes: 0 });
+        if (helper === "counts") {
+          expect(without.warmth.counts).toBeUndefined();
+          expect(without.warmth.texts?.vectors).toBeGreaterThan(0);
+        }
         if (helper === "warmup") expect(without.warmth.searches).toBe(0);
       }
       const none = await answers("none");

@@ -8,7 +8,7 @@ import type { SearchParams } from "../../server/data/catalog.js";
 import { HotTranscripts } from "../../server/search/memory/hot-transcripts.js";
 import { openIndexConnection, warmIndex } from "../../server/search/memory/index-memory.js";
 import { SearchMemory } from "../../server/search/memory/search-memory.js";
-import { TermVectors } from "../../server/search/memory/term-vectors.js";
+import { TermVectors } from "../../pipeline/artifact/term-vectors.js";
 import { tokenize } from "../../pipeline/artifact/text.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
 

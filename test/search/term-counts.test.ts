@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { FOLD_TABLE_RANGES, foldKeepingOffsets, tokenize } from "../../pipeline/artifact/text.js";
 import { findOccurrences } from "../../server/search/snippet/occurrences.js";
-import { foldedBytes } from "../../server/search/folded-bytes.js";
+import { foldedBytes } from "../../pipeline/artifact/folded-bytes.js";
 import { countTerms } from "../../server/search/rank/term-counts.js";
 
 const utf8 = (text: string) => Buffer.from(text, "utf8");

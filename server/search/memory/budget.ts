@@ -11,6 +11,7 @@
  * - `pairs`: the phrase-pair index's longest lists in that cache too;
  * - `texts`: the most viewed transcripts' text (hot-transcripts.ts);
  * - `terms`: the term counts of the first of those texts (term-vectors.ts);
+ * - `counts`: the build's term counts of every transcript (stored-term-counts.ts);
  * - `prefetch`: worker threads reading ahead a query's texts (text-prefetch.ts);
  * - `videos`: the videos table touched once, so its mapped pages stay mapped;
  * - `warmup`: searches run once at start (search-warmup.ts).
@@ -19,13 +20,14 @@ export { MEMORY_HELPERS, type MemoryHelper } from "../../../settings/rows.js";
 import type { MemoryHelper } from "../../../settings/rows.js";
 
 /**
- * The budget's shares, in 42nds: the full-text index 32, the phrase-pair
- * lists 2, the most viewed texts 7, their term counts 1. A share is a
+ * The budget's shares, in 46ths: the full-text index 32, the phrase-pair
+ * lists 2, the most viewed texts 7, their term counts 1, the build's term
+ * counts 4. A share is a
  * ceiling: an index smaller than its share holds only what it has, and the
  * texts' timings go into what it left (search-memory.ts).
  */
-const SHARES = { index: 32, pairs: 2, texts: 7, terms: 1 } as const;
-const SHARE_PARTS = SHARES.index + SHARES.pairs + SHARES.texts + SHARES.terms;
+const SHARES = { index: 32, pairs: 2, texts: 7, terms: 1, counts: 4 } as const;
+const SHARE_PARTS = SHARES.index + SHARES.pairs + SHARES.texts + SHARES.terms + SHARES.counts;
 
 /** Worker threads of `prefetch`: the reads are I/O-bound, so more than the cores. */
 export const READ_THREADS = 4;
@@ -36,6 +38,7 @@ export interface MemoryOptions {
   pairBytes: number;
   hotTextBytes: number;
   termVectorBytes: number;
+  termCountBytes: number;
   readThreads: number;
   touchVideos: boolean;
   warmSearches: boolean;
@@ -52,6 +55,7 @@ export function memoryOptions(budgetBytes: number, helpers: readonly MemoryHelpe
     hotTextBytes: share("texts"),
     // The term counts are made of the texts held: without them there are none.
     termVectorBytes: on.has("texts") ? share("terms") : 0,
+    termCountBytes: share("counts"),
     readThreads: on.has("prefetch") ? READ_THREADS : 0,
     touchVideos: on.has("videos"),
     warmSearches: on.has("warmup"),

@@ -15,7 +15,7 @@
 import type Database from "better-sqlite3";
 import type { Warmth, WarmOptions } from "./index-memory.js";
 import { compactTimings } from "../snippet/segment-index.js";
-import { TermVectors, type TermVector } from "./term-vectors.js";
+import { TermVectors, type TermVector } from "../../../pipeline/artifact/term-vectors.js";
 
 export interface HotRow {
   words: number;
@@ -50,6 +50,8 @@ export interface HotOptions extends WarmOptions {
    * as the rows are read in, until their bytes are spent.
    */
   vectorBytes?: number;
+  /** Ranks whose term counts are held already (the build's, stored-term-counts.ts): no vector is made for them. */
+  counted?: (rank: number) => boolean;
 }
 
 /** What a Buffer and its row cost beside their bytes. */
@@ -106,7 +108,7 @@ export class HotTranscripts {
    * from the database what is not here yet), until the budget is spent.
    */
   async load(db: Database.Database, options: HotOptions): Promise<HotWarmth> {
-    const { budgetBytes, timingsBytes = 0, vectorBytes = 0, sliceRows = 512, pause = () => new Promise<void>((resolve) => setImmediate(resolve)) } = options;
+    const { budgetBytes, timingsBytes = 0, vectorBytes = 0, counted, sliceRows = 512, pause = () => new Promise<void>((resolve) => setImmediate(resolve)) } = options;
     const started = performance.now();
     // What the timings have taken so far of `timingsBytes`.
     let timingsOver = 0;
@@ -137,7 +139,7 @@ export class HotTranscripts {
         if (this.#bytes + cost - timingsOver - over > budgetBytes) return done("budget");
         const row: HotRow = { words, views, bytes: this.#copied(bytes), starts: this.#copied(starts) };
         // A vector's size is known once it is made: the last one may go past the budget by its own size.
-        if (this.vectors.bytes < vectorBytes) {
+        if (this.vectors.bytes < vectorBytes && !counted?.(id)) {
           const terms = this.vectors.vectorOf(bytes);
           if (terms) {
             row.terms = terms;

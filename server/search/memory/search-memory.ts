@@ -8,6 +8,7 @@ import type Database from "better-sqlite3";
 import { HotTranscripts, type HotWarmth } from "./hot-transcripts.js";
 import { longestLists, openIndexConnection, setIndexCacheBytes, warmIndex, warmLists, type IndexWarmth, type ListWarmth } from "./index-memory.js";
 import { TextPrefetch } from "./text-prefetch.js";
+import { StoredTermCounts, type StoredCountsWarmth } from "./stored-term-counts.js";
 import { WordBitmaps, type BitmapWarmth } from "../match/word-bitmaps.js";
 
 /** Each helper's share of memory or threads (memory/budget.ts makes them from one budget). */
@@ -20,6 +21,8 @@ export interface SearchMemoryOptions {
   hotTextBytes?: number;
   /** Memory for the term counts of the first of those texts (term-vectors.ts). */
   termVectorBytes?: number;
+  /** Memory for the build's term counts of every transcript, from rank 1 down (stored-term-counts.ts). */
+  termCountBytes?: number;
   /** Read the word bitmaps into memory (word-bitmaps.ts; default true). */
   wordBitmaps?: boolean;
   /** Threads reading ahead a query's texts (text-prefetch.ts; default 0: none). */
@@ -33,6 +36,7 @@ export interface MemoryWarmth {
   index?: IndexWarmth;
   texts?: HotWarmth;
   pairs?: ListWarmth;
+  counts?: StoredCountsWarmth;
   /** The word bitmaps read into memory (word-bitmaps.ts), unless `wordBitmaps` is false. */
   bitmaps?: BitmapWarmth;
 }
@@ -48,6 +52,7 @@ export class SearchMemory {
   /** The connection holding the full-text index in memory, when there is one. */
   readonly index: Database.Database | undefined;
   readonly hot: HotTranscripts | undefined;
+  readonly counts: StoredTermCounts | undefined;
   readonly prefetch: TextPrefetch | undefined;
   readonly bitmaps = new WordBitmaps();
   readonly #options: SearchMemoryOptions;
@@ -59,6 +64,7 @@ export class SearchMemory {
     const indexBytes = options.indexBytes ?? 0;
     this.index = indexBytes > 0 ? openIndexConnection(file, indexBytes + (options.pairBytes ?? 0)) : undefined;
     this.hot = (options.hotTextBytes ?? 0) > 0 ? new HotTranscripts() : undefined;
+    this.counts = (options.termCountBytes ?? 0) > 0 ? new StoredTermCounts() : undefined;
     try {
       this.prefetch = (options.readThreads ?? 0) > 0 ? new TextPrefetch(file, options.readThreads!) : undefined;
     } catch (error) {
@@ -74,8 +80,9 @@ export class SearchMemory {
 
   /**
    * Reads into memory the word bitmaps, the full-text index, then the
-   * longest lists of the phrase-pair index, then the text of the most viewed
-   * transcripts and the term counts of the first of them, then touches the
+   * longest lists of the phrase-pair index, then the build's term counts,
+   * then the text of the most viewed transcripts and the term counts of the
+   * first of them that the build's do not hold, then touches the
    * videos table, a slice per turn of the event loop, and waits for the text
    * read-ahead threads to start.
    * Searches answer meanwhile, reading from storage what is not in memory
@@ -92,8 +99,15 @@ export class SearchMemory {
     // index and its pair lists left of their shares, and the index's page cache is capped lower by as much.
     const cacheBytes = (this.#options.indexBytes ?? 0) + (this.#options.pairBytes ?? 0);
     const unspent = index ? Math.max(0, cacheBytes - (warmth.index?.bytes ?? 0) - (warmth.pairs?.bytes ?? 0)) : 0;
+    if (this.counts && db.open) warmth.counts = await this.counts.load(db, this.#options.termCountBytes ?? 0);
     if (this.hot && db.open) {
-      warmth.texts = await this.hot.load(db, { budgetBytes: this.#options.hotTextBytes ?? 0, timingsBytes: unspent, vectorBytes: this.#options.termVectorBytes ?? 0 });
+      const counts = this.counts;
+      warmth.texts = await this.hot.load(db, {
+        budgetBytes: this.#options.hotTextBytes ?? 0,
+        timingsBytes: unspent,
+        vectorBytes: this.#options.termVectorBytes ?? 0,
+        ...(counts && { counted: (rank: number) => counts.has(rank) }),
+      });
       if (index?.open && warmth.texts.timingsBytes > 0) setIndexCacheBytes(index, cacheBytes - warmth.texts.timingsBytes);
     }
     if ((index || this.hot) && (this.#options.touchVideos ?? true)) await touchVideos(db);

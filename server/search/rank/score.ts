@@ -5,8 +5,8 @@
 import type { ScoringRow, ShardTexts } from "../texts.js";
 import { bm25, inverseDocumentFrequency, type CorpusStats } from "./bm25.js";
 import type { IndexTermCounts } from "./index-term-counts.js";
-import { TermVectors } from "../memory/term-vectors.js";
-import { ASCII_TERM } from "../folded-bytes.js";
+import { TermVectors } from "../../../pipeline/artifact/term-vectors.js";
+import { ASCII_TERM } from "../../../pipeline/artifact/folded-bytes.js";
 import { countTerms } from "./term-counts.js";
 
 export interface Scored {
@@ -53,15 +53,21 @@ export function scoreCandidates(inputs: ScoreInputs, options: ScoreOptions, text
   }
   const inText = counted.filter((i) => !fromIndex.has(i));
   const inTextTerms = inText.map((i) => terms[i]!);
-  if (inText.length > 0 && !confirmed) texts.prefetch(candidates);
+  // Where the build's counts of a candidate are held, nothing of its row is read (the same counts).
+  const storedIds = inText.length > 0 && !confirmed ? texts.storedTermIds(inTextTerms) : undefined;
+  if (inText.length > 0 && !confirmed) texts.prefetch(storedIds ? candidates.filter((id) => !texts.hasStoredCounts(id)) : candidates);
   // Where a candidate held in memory has its terms counted already, they are looked up (the same counts).
   const vectorIds = inText.length > 0 && inTextTerms.every((t) => ASCII_TERM.test(t)) ? texts.termIds(inTextTerms) : undefined;
   const scored = candidates.map((id) => {
     const frequencies = new Array<number>(terms.length).fill(1);
     for (const [i, counts] of fromIndex) frequencies[i] = Math.max(1, counts.get(id) ?? 1);
     let row: { words: number; views: number; bytes?: Buffer };
+    const stored = storedIds && texts.storedCounts(id, storedIds);
     if (inText.length === 0) row = confirmed?.get(id) ?? texts.counts(id);
-    else {
+    else if (stored) {
+      row = stored;
+      stored.tfs.forEach((tf, j) => (frequencies[inText[j]!] = Math.max(1, tf)));
+    } else {
       row = confirmed?.get(id) ?? texts.scoringRow(id);
       const vector = vectorIds && texts.termVector(id);
       const tfs = vector ? TermVectors.termCounts(vector, vectorIds, row.bytes!.length) : countTerms(row.bytes!, inTextTerms);

@@ -15,8 +15,10 @@
  */
 import { isAscii } from "node:buffer";
 import { foldText } from "../../../pipeline/artifact/text.js";
-import { ASCII_TERM, foldedBytes, nextWholeWord } from "../folded-bytes.js";
-import { isTokenUnitAt } from "../snippet/occurrences.js";
+import { ASCII_TERM, foldedBytes, isTokenUnitAt, nextWholeWord } from "../../../pipeline/artifact/folded-bytes.js";
+import { SCAN_BYTES, scanScale } from "../../../pipeline/artifact/term-vectors.js";
+
+export { SCAN_BYTES, scanScale };
 
 function countForm(text: string, form: string): number {
   let count = 0;
@@ -43,19 +45,6 @@ function countCaseForms(text: string, terms: readonly string[]): number[] {
     }
     return count;
   });
-}
-
-/**
- * Bytes of a transcript scanned for term frequencies (default 32 KiB, about
- * 5,000 words). Longer transcripts (the long tail, up to hours of speech) are
- * counted over this prefix and scaled to their length, which bounds the cost
- * of scoring a candidate: BM25 saturates in tf, so the estimate ranks alike.
- */
-export const SCAN_BYTES = 32 * 1024;
-
-/** What a count over the first `scanBytes` of a text of `length` bytes is multiplied by. */
-export function scanScale(length: number, scanBytes = SCAN_BYTES): number {
-  return length / Math.max(1, Math.min(length, scanBytes));
 }
 
 export function countTerms(bytes: Buffer, terms: readonly string[], scanBytes = SCAN_BYTES): number[] {

@@ -4,7 +4,7 @@
  * folded (pipeline/artifact/text.ts), so matching agrees with the FTS5 tokenizer.
  */
 import { foldKeepingOffsets, foldTerm, TOKEN, TOKEN_CHARACTER } from "../../../pipeline/artifact/text.js";
-import { ASCII_TERM, foldedBytes, nextWholeWord } from "../folded-bytes.js";
+import { ASCII_TERM, foldedBytes, isTokenUnitAt, nextWholeWord } from "../../../pipeline/artifact/folded-bytes.js";
 
 export interface Occurrences {
   /** Occurrences of each term, by term index. */
@@ -15,10 +15,6 @@ export interface Occurrences {
 
 // eslint-disable-next-line no-control-regex
 const ASCII_ONLY = /^[\x00-\x7f]*$/;
-
-function isAsciiWordCode(code: number): boolean {
-  return (code >= 48 && code <= 57) || (code >= 97 && code <= 122) || (code >= 65 && code <= 90);
-}
 
 /**
  * `maxSpans` stops collecting spans once that many of a term are found in
@@ -122,17 +118,6 @@ function finish(found: [number, number, number][], counts: number[], termCount: 
   const keptCounts = new Array<number>(termCount).fill(0);
   for (const [, , term] of kept) keptCounts[term]!++;
   return { counts: keptCounts, spans: kept.flat() };
-}
-
-/** Whether the UTF-16 unit at `at` belongs to a letter, digit or mark (either half of a surrogate pair counts as its character). */
-export function isTokenUnitAt(text: string, at: number): boolean {
-  const unit = text.charCodeAt(at);
-  if (unit < 128) return isAsciiWordCode(unit);
-  let code = unit;
-  const high = at > 0 ? text.charCodeAt(at - 1) : 0;
-  if (unit >= 0xdc00 && unit <= 0xdfff && high >= 0xd800 && high <= 0xdbff) code = text.codePointAt(at - 1)!;
-  else if (unit >= 0xd800 && unit <= 0xdbff) code = text.codePointAt(at)!;
-  return TOKEN_CHARACTER.test(String.fromCodePoint(code));
 }
 
 export function isWordChar(char: string | undefined): boolean {

@@ -1,9 +1,11 @@
 /**
- * Term frequencies of the most viewed transcripts, counted once when their
- * text is read into memory (hot-transcripts.ts), so that scoring a candidate
- * looks its terms up instead of scanning its text for each of them.
+ * Term frequencies of a transcript, counted once so that scoring a candidate
+ * looks its terms up instead of scanning its text for each of them: by the
+ * server for the most viewed texts it reads into memory
+ * (server/search/memory/hot-transcripts.ts), and by the build for every
+ * transcript (scoring-counts.ts). Shared, so both count alike.
  *
- * A vector holds exactly what rank/term-counts.ts `countTerms` counts for
+ * A vector holds exactly what server/search/rank/term-counts.ts `countTerms` counts for
  * ASCII terms over the text's first SCAN_BYTES (`termCounts` scales them to
  * the text's length as `countTerms` does):
  * - in a pure-ASCII text, the whole-word occurrences of each word in lower
@@ -15,10 +17,21 @@
  * The counts, and every answer, are the same with or without vectors.
  */
 import { isAscii } from "node:buffer";
-import { foldText } from "../../../pipeline/artifact/text.js";
-import { foldedBytes } from "../folded-bytes.js";
-import { SCAN_BYTES, scanScale } from "../rank/term-counts.js";
-import { isTokenUnitAt } from "../snippet/occurrences.js";
+import { foldText } from "./text.js";
+import { foldedBytes, isTokenUnitAt } from "./folded-bytes.js";
+
+/**
+ * Bytes of a transcript scanned for term frequencies (default 32 KiB, about
+ * 5,000 words). Longer transcripts (the long tail, up to hours of speech) are
+ * counted over this prefix and scaled to their length, which bounds the cost
+ * of scoring a candidate: BM25 saturates in tf, so the estimate ranks alike.
+ */
+export const SCAN_BYTES = 32 * 1024;
+
+/** What a count over the first `scanBytes` of a text of `length` bytes is multiplied by. */
+export function scanScale(length: number, scanBytes = SCAN_BYTES): number {
+  return length / Math.max(1, Math.min(length, scanBytes));
+}
 
 /** By byte: 1 a lower-case letter or a digit, 2 an upper-case letter, 3 another word byte (0x80 up), 0 not a word byte. */
 const WORD_CLASS = Uint8Array.from({ length: 256 }, (_, b) => ((b >= 97 && b <= 122) || (b >= 48 && b <= 57) ? 1 : b >= 65 && b <= 90 ? 2 : b >= 0x80 ? 3 : 0));
@@ -158,6 +171,11 @@ export class TermVectors {
       this.#count[id] = 0;
     }
     return vector;
+  }
+
+  /** The term of an id a vector holds. */
+  termOf(id: number): string {
+    return Buffer.from(this.#arena.buffer, this.#arena.byteOffset + this.#starts[id]!, this.#lengths[id]!).toString("latin1");
   }
 
   /** The ids of `terms` (-1 for a term in no vector: it counts 0 everywhere). */

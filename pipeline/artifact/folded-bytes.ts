@@ -1,10 +1,11 @@
 /**
  * A transcript's UTF-8 bytes folded as the index folds its tokens, one byte
  * per character, and whole words found in them: what ranking counts terms
- * in (rank/term-counts.ts) and snippets find them in (snippet/occurrences.ts),
+ * in (server/search/rank/term-counts.ts, and the build's stored counts) and
+ * snippets find them in (server/search/snippet/occurrences.ts),
  * without decoding the text to a string first.
  */
-import { FOLD_TABLE_RANGES, foldText, TOKEN_CHARACTER } from "../../pipeline/artifact/text.js";
+import { FOLD_TABLE_RANGES, foldText, TOKEN_CHARACTER } from "./text.js";
 
 /** A term of ASCII letters and digits: counted in its case forms in ASCII text, else in folded bytes (or the decoded text). */
 export const ASCII_TERM = /^[a-z0-9]+$/;
@@ -134,4 +135,19 @@ export function foldedBytes(buffer: Buffer): Buffer | undefined {
 function lowerAscii4(word: number): number {
   const upper = (word + 0x3f3f3f3f) & ~(word + 0x25252525) & 0x80808080;
   return word | (upper >>> 2);
+}
+
+function isAsciiWordCode(code: number): boolean {
+  return (code >= 48 && code <= 57) || (code >= 97 && code <= 122) || (code >= 65 && code <= 90);
+}
+
+/** Whether the UTF-16 unit at `at` belongs to a letter, digit or mark (either half of a surrogate pair counts as its character). */
+export function isTokenUnitAt(text: string, at: number): boolean {
+  const unit = text.charCodeAt(at);
+  if (unit < 128) return isAsciiWordCode(unit);
+  let code = unit;
+  const high = at > 0 ? text.charCodeAt(at - 1) : 0;
+  if (unit >= 0xdc00 && unit <= 0xdfff && high >= 0xd800 && high <= 0xdbff) code = text.codePointAt(at - 1)!;
+  else if (unit >= 0xd800 && unit <= 0xdbff) code = text.codePointAt(at)!;
+  return TOKEN_CHARACTER.test(String.fromCodePoint(code));
 }
