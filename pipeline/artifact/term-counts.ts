@@ -58,12 +58,13 @@ export function encodeCounts(ids: ArrayLike<number>, counts: ArrayLike<number>):
 
 /**
  * The counts of `ids` (ascending, distinct) in the encoded pairs
- * `bytes[start, end)`, written to `into` in `ids` order (0 where absent).
+ * `bytes[start, end)`, written to `into` in `ids` order (0 where absent);
+ * `before`: the id the first gap counts from (default -1, a row's start).
  */
-export function decodeCounts(bytes: Uint8Array, start: number, end: number, ids: readonly number[], into: number[]): void {
+export function decodeCounts(bytes: Uint8Array, start: number, end: number, ids: readonly number[], into: number[], before = -1): void {
   into.fill(0);
   let at = start;
-  let id = -1;
+  let id = before;
   let wanted = 0;
   while (at < end && wanted < ids.length) {
     let gap = 0;
