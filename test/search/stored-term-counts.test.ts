@@ -149,6 +149,15 @@ describe("term counts of an artifact set", () => {
     expect(part.warmth.counts!.transcripts).toBeGreaterThan(0);
     expect(part.warmth.counts!.transcripts).toBeLessThan(held.warmth.counts!.transcripts);
     expect(part.pages).toEqual(without.pages);
+    // A share smaller than the places of every rank holds nothing, and takes nothing.
+    const db = new Database(file, { readonly: true });
+    try {
+      const tiny = new StoredTermCounts();
+      expect(await tiny.load(db, 2000)).toMatchObject({ outcome: "budget", transcripts: 0, bytes: 0 });
+      expect(tiny.has(1)).toBe(false);
+    } finally {
+      db.close();
+    }
   }, 120_000);
 
   it("are not read from a set whose meta does not name their version", async () => {

@@ -94,6 +94,8 @@ export class StoredTermCounts {
     this.#blockSize = Math.max(1, Math.ceil(this.#wordIds.size / BLOCKS));
     const { last, total } = db.prepare("SELECT coalesce(max(id), 0) AS last, coalesce(sum(length(counts)), 0) AS total FROM term_counts").get() as { last: number; total: number };
     const ranks = last + 1;
+    // The places of every rank come first: a share too small for them holds nothing.
+    if (ranks * PER_ROW > budgetBytes) return done("budget");
     spent = ranks * PER_ROW;
     this.#starts = new Float64Array(ranks).fill(-1);
     this.#ends = new Float64Array(ranks);
