@@ -207,31 +207,30 @@ async function main(): Promise<void> {
     log.error("server error", errorFields(error));
     process.exit(1);
   });
-  server.listen(config.port, config.host, () => {
-    const address = server.address();
-    const port = typeof address === "object" && address !== null ? address.port : config.port;
-    if (link !== undefined) {
-      // The primary logs `listening` once every worker serves.
-      link.listening({ port, dataset: catalog.manifest.dataset, builtAt: catalog.manifest.builtAt });
-      return;
-    }
-    const url = `http://${config.host}:${port}`;
-    log.info("listening", {
-      url,
-      pid: process.pid,
-      dataset: catalog.manifest.dataset,
-      builtAt: catalog.manifest.builtAt,
-      liveFetch: config.liveFetch ? config.youtubeOrigin : "off",
-      proxies: config.youtubeProxyUrls.length,
+  // A worker serves the connections its primary accepts and deals out (cluster/balancer.ts).
+  const handedIn = link?.serve(server, { dataset: catalog.manifest.dataset, builtAt: catalog.manifest.builtAt });
+  if (link === undefined) {
+    server.listen(config.port, config.host, () => {
+      const address = server.address();
+      const port = typeof address === "object" && address !== null ? address.port : config.port;
+      const url = `http://${config.host}:${port}`;
+      log.info("listening", {
+        url,
+        pid: process.pid,
+        dataset: catalog.manifest.dataset,
+        builtAt: catalog.manifest.builtAt,
+        liveFetch: config.liveFetch ? config.youtubeOrigin : "off",
+        proxies: config.youtubeProxyUrls.length,
+      });
+      if (demoKey !== undefined) process.stdout.write(demoKeyBanner(url, demoKey));
     });
-    if (demoKey !== undefined) process.stdout.write(demoKeyBanner(url, demoKey));
-  });
+  }
 
   onStopSignal = (signal) => {
     if (stopRequested) return;
     stopRequested = true;
     log.info("shutting down", { signal, graceMs: config.shutdownGraceMs });
-    void closeGracefully(server, { graceMs: config.shutdownGraceMs })
+    void closeGracefully(server, { graceMs: config.shutdownGraceMs, ...(handedIn ? { handedIn } : {}) })
       .then(async (clean) => {
         await closeOpened();
         log.info("stopped", { clean });

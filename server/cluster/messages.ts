@@ -27,14 +27,26 @@ export type Answer =
   | { op: "negative-get"; error: SharedYouTubeError | null }
   | { op: "negative-remember"; remembered: boolean };
 
-/** A worker to the primary. `listening`: the worker serves, on this port. `returned`: what it had not taken of a recalled lease. */
+/**
+ * A worker to the primary. `listening`: the worker takes connections.
+ * `returned`: what it had not taken of a recalled lease. `closed`: that many
+ * of the connections the primary gave it have closed (balancer.ts).
+ */
 export type WorkerMessage =
   | { channel: typeof CHANNEL; id: number; ask: Ask }
-  | { channel: typeof CHANNEL; listening: { port: number; dataset: string; builtAt: string } }
-  | { channel: typeof CHANNEL; returned: { keyId: string; window: number; ranges: OrdinalRange[] } };
+  | { channel: typeof CHANNEL; listening: { dataset: string; builtAt: string } }
+  | { channel: typeof CHANNEL; returned: { keyId: string; window: number; ranges: OrdinalRange[] } }
+  | { channel: typeof CHANNEL; closed: number };
 
-/** The primary to a worker: an answer, or a recall of the leases it holds of a key's window. */
-export type PrimaryMessage = { channel: typeof CHANNEL; id: number; answer: Answer } | { channel: typeof CHANNEL; recall: { keyId: string; window: number } };
+/**
+ * The primary to a worker: an answer, a recall of the leases it holds of a
+ * key's window, or a connection the primary accepted, sent with the
+ * message as its handle.
+ */
+export type PrimaryMessage =
+  | { channel: typeof CHANNEL; id: number; answer: Answer }
+  | { channel: typeof CHANNEL; recall: { keyId: string; window: number } }
+  | { channel: typeof CHANNEL; connection: true };
 
 export function isServiceMessage(message: unknown): message is { channel: typeof CHANNEL } {
   return typeof message === "object" && message !== null && (message as { channel?: unknown }).channel === CHANNEL;

@@ -1,19 +1,23 @@
 /**
  * `npm start` with WORKERS > 1: the primary process. It makes sure a set is
  * published (the demo one on first start) and issues the demo key once, then
- * forks the workers, each a whole server (`main.ts`) listening on the one
- * port node:cluster shares among them, and answers their questions about the
- * state they share (`hub.ts`). It logs `listening` once every worker serves,
- * replaces a worker that dies, passes SIGHUP on, and on SIGTERM/SIGINT stops
- * every worker gracefully before it exits.
+ * forks the workers, each a whole server (`main.ts`), and answers their
+ * questions about the state they share (`hub.ts`). It listens on the port
+ * once the first worker serves, and hands each connection it accepts to the
+ * worker with the fewest open (balancer.ts). It logs `listening` once every
+ * worker serves, replaces a worker that dies, passes SIGHUP on, and on
+ * SIGTERM/SIGINT stops listening, then stops every worker gracefully before
+ * it exits.
  */
 import cluster, { type Worker } from "node:cluster";
+import net from "node:net";
 import { demoKeyBanner, ensureServableSet, isDemoSet, issueDemoKey, NoArtifactSetError, revokeDemoKeys } from "../demo.js";
 import { openKeyStore } from "../auth/key-store.js";
 import type { Config } from "../config.js";
 import { errorFields, type Logger } from "../log.js";
 import { readManifest } from "../../pipeline/artifact/manifest.js";
 import { dataDirLayout } from "../../pipeline/artifact/layout.js";
+import { LeastConnections } from "./balancer.js";
 import { Hub, type Asker } from "./hub.js";
 import { CHANNEL, isServiceMessage, type PrimaryMessage, type WorkerMessage } from "./messages.js";
 
@@ -21,6 +25,8 @@ import { CHANNEL, isServiceMessage, type PrimaryMessage, type WorkerMessage } fr
 const MAX_FAILED_STARTS = 5;
 /** Wait before a replacement, so a worker that dies at once does not spin the CPU. */
 const RESTART_DELAY_MS = 500;
+/** Connections accepted while no worker takes any (all are being replaced), held for the next; past this many, closed. */
+const MAX_WAITING_CONNECTIONS = 1024;
 
 export async function runPrimary(config: Config, workers: number, log: Logger): Promise<void> {
   let stopping = false;
@@ -75,6 +81,41 @@ export async function runPrimary(config: Config, workers: number, log: Logger): 
   let announced = false;
   let failedStarts = 0;
 
+  // The port: accepted here, paused, so that the worker given a connection reads its every byte.
+  const balancer = new LeastConnections<Worker>();
+  const waiting: net.Socket[] = [];
+  const front = net.createServer({ pauseOnConnect: true, noDelay: true });
+  let bound: Promise<number> | undefined;
+  const deal = (socket: net.Socket): void => {
+    const worker = balancer.pick();
+    if (worker === undefined) {
+      if (waiting.length < MAX_WAITING_CONNECTIONS) waiting.push(socket);
+      else socket.destroy();
+      return;
+    }
+    const message: PrimaryMessage = { channel: CHANNEL, connection: true };
+    worker.send(message, socket, { keepOpen: false }, (error: Error | null) => {
+      if (error === null) return;
+      balancer.closed(worker);
+      socket.destroy();
+    });
+  };
+  front.on("connection", deal);
+  front.on("error", (error) => {
+    log.error("server error", errorFields(error));
+    if (stopping) return;
+    stopping = true;
+    void stopAll(1);
+  });
+  /** Listens once (when the first worker serves) and resolves with the port. */
+  const listen = (): Promise<number> =>
+    (bound ??= new Promise((resolve) => {
+      front.listen(config.port, config.host, () => {
+        const address = front.address();
+        resolve(typeof address === "object" && address !== null ? address.port : config.port);
+      });
+    }));
+
   const fork = (): void => {
     const worker = cluster.fork();
     const asker: Asker = {
@@ -97,13 +138,23 @@ export async function runPrimary(config: Config, workers: number, log: Logger): 
       if (!isServiceMessage(message)) return;
       const sent = message as WorkerMessage;
       if ("listening" in sent) {
-        failedStarts = 0;
-        listeningWorkers.add(worker.id);
-        log.info("worker listening", { worker: worker.id, pid: worker.process.pid, port: sent.listening.port });
-        if (!announced && listeningWorkers.size >= workers) {
-          announced = true;
-          announce(sent.listening);
-        }
+        const details = sent.listening;
+        void listen().then((port) => {
+          if (stopping || worker.isDead()) return;
+          failedStarts = 0;
+          listeningWorkers.add(worker.id);
+          balancer.add(worker);
+          log.info("worker listening", { worker: worker.id, pid: worker.process.pid, port });
+          for (const socket of waiting.splice(0)) deal(socket);
+          if (!announced && listeningWorkers.size >= workers) {
+            announced = true;
+            announce({ port, ...details });
+          }
+        });
+        return;
+      }
+      if ("closed" in sent) {
+        balancer.closed(worker, sent.closed);
         return;
       }
       if ("returned" in sent) {
@@ -114,6 +165,7 @@ export async function runPrimary(config: Config, workers: number, log: Logger): 
     });
     worker.on("exit", (code, signal) => {
       hub.gone(asker);
+      balancer.remove(worker);
       const wasListening = listeningWorkers.delete(worker.id);
       if (stopping) return;
       if (!announced) {
@@ -151,6 +203,9 @@ export async function runPrimary(config: Config, workers: number, log: Logger): 
 
   /** SIGTERM to every worker (each stops gracefully), then exit once all are gone. */
   async function stopAll(exitCode = 0): Promise<void> {
+    // No new connections: those open are the workers' to finish.
+    if (front.listening) front.close();
+    for (const socket of waiting.splice(0)) socket.destroy();
     const running = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
     if (exitCode === 0) log.info("shutting down", { signal: stopSignal, workers: running.length, graceMs: config.shutdownGraceMs });
     await Promise.all(

@@ -7,6 +7,8 @@
  * problem rather than being answered by this worker alone; requests it can
  * count from a lease it holds still pass.
  */
+import type http from "node:http";
+import type { Socket } from "node:net";
 import { HttpError } from "../http/http-error.js";
 import {
   shareYouTubeError,
@@ -22,8 +24,13 @@ import { CHANNEL, isServiceMessage, type Answer, type Ask, type PrimaryMessage, 
 export interface WorkerLink {
   rateLimiter: RateLimiter;
   coordination: FetchCoordination;
-  /** Tells the primary this worker serves. */
-  listening(details: { port: number; dataset: string; builtAt: string }): void;
+  /**
+   * Serves the connections the primary accepts and gives this worker
+   * (balancer.ts) with `server`, and tells the primary it takes them.
+   * Returns those open now: node's own close neither waits for them nor
+   * closes one kept alive (shutdown.ts).
+   */
+  serve(server: http.Server, details: { dataset: string; builtAt: string }): ReadonlySet<Socket>;
   close(): void;
 }
 
@@ -46,9 +53,38 @@ export function connectWorker(channel: NodeJS.Process = process): WorkerLink {
   // `ask` and `expect` are defined below; the limiter calls them only once a request comes.
   const rateLimiter = createLeasedRateLimiter(async (keyId, nowMs) => expect(await ask({ op: "rate", keyId, nowMs }), "rate"));
 
-  const onMessage = (message: unknown): void => {
+  let server: http.Server | undefined;
+  /** Until the server closes (a graceful stop): then a connection still handed over is closed. */
+  let accepting = false;
+  const open = new Set<Socket>();
+  const send = (message: WorkerMessage): void => {
+    // Unsent (the primary is gone), nothing is waiting on it there.
+    if (!closed && channel.connected) channel.send?.(message, undefined, {}, () => undefined);
+  };
+  const adopt = (socket: Socket): void => {
+    // As node's own listener does: past maxConnections a connection is closed at once.
+    if (server === undefined || !accepting || (server.maxConnections > 0 && open.size >= server.maxConnections)) {
+      socket.destroy();
+      send({ channel: CHANNEL, closed: 1 });
+      return;
+    }
+    open.add(socket);
+    socket.once("close", () => {
+      open.delete(socket);
+      send({ channel: CHANNEL, closed: 1 });
+    });
+    server.emit("connection", socket);
+    // The primary accepted it paused, so that no byte was read before it was handed over.
+    socket.resume();
+  };
+
+  const onMessage = (message: unknown, handle?: unknown): void => {
     if (!isServiceMessage(message)) return;
     const sent = message as PrimaryMessage;
+    if ("connection" in sent) {
+      if (handle !== undefined) adopt(handle as Socket);
+      return;
+    }
     if ("recall" in sent) {
       const { keyId, window } = sent.recall;
       // Answered once this turn's promise jobs have run: a lease the primary sent before the recall may have
@@ -133,10 +169,15 @@ export function connectWorker(channel: NodeJS.Process = process): WorkerLink {
         },
       },
     },
-    listening(details) {
-      if (closed || !channel.connected) return;
-      const message: WorkerMessage = { channel: CHANNEL, listening: details };
-      channel.send?.(message);
+    serve(httpServer, details) {
+      server = httpServer;
+      accepting = true;
+      // node tracks a server's connections (closeIdleConnections, its headers and request timeouts) from its
+      // 'listening' event on, and this server never listens itself.
+      httpServer.emit("listening");
+      httpServer.once("close", () => (accepting = false));
+      send({ channel: CHANNEL, listening: details });
+      return open;
     },
     close() {
       channel.off("message", onMessage);

@@ -119,6 +119,23 @@ describe("WORKERS=2", () => {
     expect(pids).not.toContain(w.server.pid);
   });
 
+  // Runs before any other test connects, so that these are the only connections open.
+  test("eight connections opened at once are dealt four to each worker", async () => {
+    const clients = Array.from({ length: 8 }, () => new Client(w.server.baseUrl));
+    try {
+      const answers = await Promise.all(clients.map((client) => w.getOn(client, "/v1/stats")));
+      expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+      const perWorker = new Map<number, number>();
+      for (const { worker } of answers) perWorker.set(worker, (perWorker.get(worker) ?? 0) + 1);
+      expect([...perWorker.values()]).toEqual([4, 4]);
+      // Each connection stays with its worker.
+      const again = await Promise.all(clients.map((client) => w.getOn(client, "/v1/stats")));
+      expect(again.map((a) => a.worker)).toEqual(answers.map((a) => a.worker));
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
+    }
+  });
+
   test("20 concurrent misses for one id through both workers: one upstream fetch, every caller gets the transcript", async () => {
     const video = fresh(nextFresh++);
     const answers = await Promise.all(Array.from({ length: 20 }, () => w.get(`/v1/transcript/${video.videoId}`)));
@@ -288,9 +305,24 @@ describe("WORKERS=2", () => {
     expect((await w.get(`/v1/transcript/${video.videoId}`)).body.cached).toBe(true);
   }, 90_000);
 
-  test("SIGTERM stops the primary and every worker cleanly", async () => {
+  test("SIGTERM stops the primary and every worker cleanly, a request in flight answered first", async () => {
     const pids = workerPids(w);
-    const exit = await w.server.stop();
+    const video = fresh(nextFresh++);
+    standin.setFault({ kind: "slow", delayMs: 800 });
+    const client = new Client(w.server.baseUrl);
+    let exit: { code: number | null; signal: NodeJS.Signals | null };
+    try {
+      const inFlight = client.request({ method: "GET", path: `/v1/transcript/${video.videoId}`, headers: { "x-api-key": w.key } }).then(async (res) => {
+        await res.body.dump();
+        return res.statusCode;
+      });
+      await until(() => w.logs().some((l) => l.msg === "live fetch claimed" && l.videoId === video.videoId), 10_000, "the fetch to start");
+      exit = await w.server.stop();
+      expect(await inFlight).toBe(200);
+    } finally {
+      standin.setFault(null);
+      await client.close();
+    }
     expect(exit).toEqual({ code: 0, signal: null });
     for (const pid of pids) expect(existsSync(`/proc/${pid}`)).toBe(false);
     const lines = w.logs();
@@ -327,7 +359,7 @@ describe("WORKERS=2, RATE_LIMIT_PER_MINUTE=100", () => {
     // One request takes its worker's first lease of the minute; that worker then sees no more.
     const first = await w.get("/v1/stats");
     expect(first.status).toBe(200);
-    // A keep-alive connection held by the other worker (node:cluster hands connections round-robin).
+    // A keep-alive connection held by the other worker (the primary deals connections by the fewest open, ties in turn).
     const probes: { status: number; remaining: string | undefined }[] = [];
     let client: Client | undefined;
     for (let attempt = 0; attempt < 10 && client === undefined; attempt++) {

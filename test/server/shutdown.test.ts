@@ -1,5 +1,13 @@
-/** Graceful shutdown: in-flight requests finish, new connections are refused, and the grace period bounds the wait. */
-import type { AddressInfo } from "node:net";
+/**
+ * Graceful shutdown: in-flight requests finish, new connections are refused,
+ * and the grace period bounds the wait; also for a worker's connections,
+ * which its primary accepts and hands in (server/cluster/worker-link.ts).
+ */
+import { EventEmitter } from "node:events";
+import net, { type AddressInfo } from "node:net";
+import { Client } from "undici";
+import { CHANNEL, type WorkerMessage } from "../../server/cluster/messages.js";
+import { connectWorker } from "../../server/cluster/worker-link.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createApp } from "../../server/app.js";
 import { openKeyStore } from "../../server/auth/key-store.js";
@@ -26,8 +34,35 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function start(delayMs: number) {
-  const config = loadConfig({ DATA_DIR: dataDir, ACCESS_LOG: "off" });
+/** What connectWorker uses of `process` (node:cluster's channel to the primary): messages sent are kept. */
+class PrimaryChannel extends EventEmitter {
+  connected = true;
+  readonly sent: WorkerMessage[] = [];
+  send(message: WorkerMessage, _handle?: unknown, _options?: unknown, callback?: (error: Error | null) => void): boolean {
+    this.sent.push(message);
+    callback?.(null);
+    return true;
+  }
+}
+
+/**
+ * `start`, with the server as a worker's: a stand-in primary accepts each
+ * connection paused and hands it over as node:cluster delivers it (the
+ * message, the socket as its handle).
+ */
+async function startAsWorker(delayMs: number, env: Record<string, string> = {}) {
+  const started = await start(delayMs, false, env);
+  const channel = new PrimaryChannel();
+  const link = connectWorker(channel as unknown as NodeJS.Process);
+  const handedIn = link.serve(started.server, { dataset: "test", builtAt: "" });
+  const front = net.createServer({ pauseOnConnect: true }, (socket) => channel.emit("message", { channel: CHANNEL, connection: true }, socket));
+  await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
+  const baseUrl = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
+  return { ...started, baseUrl, handedIn, sent: channel.sent, front, link };
+}
+
+async function start(delayMs: number, listen = true, env: Record<string, string> = {}) {
+  const config = loadConfig({ DATA_DIR: dataDir, ACCESS_LOG: "off", ...env });
   const catalog = openCatalog({ dir: artifacts.dir });
   const keyStore = openKeyStore({ dataDir });
   const { key } = keyStore.create({ plan: "pro" });
@@ -40,8 +75,8 @@ async function start(delayMs: number) {
     transcriptSource: source,
     log: createLogger({ level: "silent" }),
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  if (listen) await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const baseUrl = listen ? `http://127.0.0.1:${(server.address() as AddressInfo).port}` : "";
   /** Resolves once the request for `videoId` is being answered: a request still on its way would be an idle connection to close. */
   const inFlight = async (videoId: string): Promise<void> => {
     while (!source.calls.includes(videoId)) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -74,6 +109,55 @@ describe("closeGracefully", () => {
     expect(await closeGracefully(server, { graceMs: 200 })).toBe(false);
     expect(Date.now() - started).toBeLessThan(1_500);
     expect(await request).toBe("cut");
+    close();
+  });
+
+  test("a worker's connections: the in-flight request finishes, the one kept alive is closed, and the close waits for both", async () => {
+    const { server, baseUrl, key, inFlight, close, handedIn, sent, front, link } = await startAsWorker(300);
+    const idle = new Client(baseUrl);
+    const health = await idle.request({ method: "GET", path: "/healthz" });
+    await health.body.dump();
+    expect(health.statusCode).toBe(200);
+    const request = fetch(`${baseUrl}/v1/transcript/slowvideo03`, { headers: { "X-API-Key": key } });
+    await inFlight("slowvideo03");
+    expect(handedIn.size).toBe(2);
+    const started = Date.now();
+    const closed = closeGracefully(server, { graceMs: 5_000, handedIn });
+    const res = await request;
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { videoId: string }).videoId).toBe("slowvideo03");
+    expect(await closed).toBe(true);
+    // Not held open until the keep-alive timeout: each connection is closed once its last response is sent.
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(handedIn.size).toBe(0);
+    // The primary is told of each, so it deals the next connections by what is really open.
+    expect(sent.filter((m) => "closed" in m).map((m) => ("closed" in m ? m.closed : 0))).toEqual([1, 1]);
+    // A connection handed in after the close is closed at once.
+    await expect(fetch(`${baseUrl}/healthz`)).rejects.toThrow();
+    await idle.close();
+    await new Promise<void>((resolve) => front.close(() => resolve()));
+    link.close();
+    close();
+  });
+
+  test("a worker's connection whose headers never end is cut after HEADERS_TIMEOUT_MS, as on a server that listens", async () => {
+    const { baseUrl, close, handedIn, front, link, server } = await startAsWorker(0, { HEADERS_TIMEOUT_MS: "300", REQUEST_TIMEOUT_MS: "600" });
+    const { port } = new URL(baseUrl);
+    const socket = net.connect(Number(port), "127.0.0.1");
+    socket.on("error", () => undefined);
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    socket.write("GET /healthz HTTP/1.1\r\nHost: x\r\n");
+    const started = Date.now();
+    const answer = await new Promise<string>((resolve) => {
+      let text = "";
+      socket.on("data", (chunk: Buffer) => (text += chunk.toString()));
+      socket.once("close", () => resolve(text));
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 408/);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(await closeGracefully(server, { graceMs: 1_000, handedIn })).toBe(true);
+    await new Promise<void>((resolve) => front.close(() => resolve()));
+    link.close();
     close();
   });
 });
