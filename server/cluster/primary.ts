@@ -100,7 +100,11 @@ export async function runPrimary(config: Config, workers: number, log: Logger): 
       socket.destroy();
     });
   };
-  front.on("connection", deal);
+  front.on("connection", (socket: net.Socket) => {
+    // Until it is handed over, an error (a reset while it waits for a worker) is this socket's end, not the primary's.
+    socket.on("error", () => socket.destroy());
+    deal(socket);
+  });
   front.on("error", (error) => {
     log.error("server error", errorFields(error));
     if (stopping) return;
