@@ -3,10 +3,9 @@
  * and the grace period bounds the wait; also for a worker's connections,
  * which its primary accepts and hands in (server/cluster/worker-link.ts).
  */
-import { EventEmitter } from "node:events";
 import net, { type AddressInfo } from "node:net";
 import { Client } from "undici";
-import { CHANNEL, type WorkerMessage } from "../../server/cluster/messages.js";
+import { CHANNEL } from "../../server/cluster/messages.js";
 import { connectWorker } from "../../server/cluster/worker-link.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createApp } from "../../server/app.js";
@@ -19,6 +18,7 @@ import { closeGracefully } from "../../server/shutdown.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { PrimaryChannel } from "./helpers/primary-channel.js";
 import { createStandInSource } from "./helpers/stand-in-source.js";
 import { buildFixtureArtifacts, type Artifacts } from "./helpers/test-server.js";
 
@@ -34,17 +34,6 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** What connectWorker uses of `process` (node:cluster's channel to the primary): messages sent are kept. */
-class PrimaryChannel extends EventEmitter {
-  connected = true;
-  readonly sent: WorkerMessage[] = [];
-  send(message: WorkerMessage, _handle?: unknown, _options?: unknown, callback?: (error: Error | null) => void): boolean {
-    this.sent.push(message);
-    callback?.(null);
-    return true;
-  }
-}
-
 /**
  * `start`, with the server as a worker's: a stand-in primary accepts each
  * connection paused and hands it over as node:cluster delivers it (the
@@ -53,9 +42,9 @@ class PrimaryChannel extends EventEmitter {
 async function startAsWorker(delayMs: number, env: Record<string, string> = {}) {
   const started = await start(delayMs, false, env);
   const channel = new PrimaryChannel();
-  const link = connectWorker(channel as unknown as NodeJS.Process);
+  const link = connectWorker(channel.asProcess());
   const handedIn = link.serve(started.server, { dataset: "test", builtAt: "" });
-  const front = net.createServer({ pauseOnConnect: true }, (socket) => channel.emit("message", { channel: CHANNEL, connection: true }, socket));
+  const front = net.createServer({ pauseOnConnect: true }, (socket) => channel.deliver({ channel: CHANNEL, connection: true }, socket));
   await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
   const baseUrl = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
   return { ...started, baseUrl, handedIn, sent: channel.sent, front, link };

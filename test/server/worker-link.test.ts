@@ -5,32 +5,18 @@
  * any promise job runs. The recall must still give that lease back, or its
  * requests are lost for the window (fewer than the limit pass).
  */
-import { EventEmitter } from "node:events";
 import { expect, test } from "vitest";
-import { CHANNEL, type PrimaryMessage, type WorkerMessage } from "../../server/cluster/messages.js";
+import { CHANNEL, type WorkerMessage } from "../../server/cluster/messages.js";
 import { connectWorker } from "../../server/cluster/worker-link.js";
 import { WINDOW_MS } from "../../server/rate-limit/memory-rate-limiter.js";
-
-/** What connectWorker uses of `process`: message events and `send`, every message sent kept. */
-class FakeChannel extends EventEmitter {
-  connected = true;
-  readonly sent: WorkerMessage[] = [];
-  send(message: WorkerMessage, _handle?: unknown, _options?: unknown, callback?: (error: Error | null) => void): boolean {
-    this.sent.push(message);
-    callback?.(null);
-    return true;
-  }
-  deliver(message: PrimaryMessage): void {
-    this.emit("message", message);
-  }
-}
+import { PrimaryChannel } from "./helpers/primary-channel.js";
 
 const NOW = 1_800_000_015_000;
 const WINDOW = Math.floor(NOW / WINDOW_MS);
 
 test("a recall arriving right behind the answer that leased the ordinals gives them back whole", async () => {
-  const channel = new FakeChannel();
-  const link = connectWorker(channel as unknown as NodeJS.Process);
+  const channel = new PrimaryChannel();
+  const link = connectWorker(channel.asProcess());
   const decision = link.rateLimiter.consume("k", NOW);
   const asked = channel.sent.find((m): m is Extract<WorkerMessage, { ask: unknown }> => "ask" in m)!;
   expect(asked.ask).toEqual({ op: "rate", keyId: "k", nowMs: NOW });
@@ -50,8 +36,8 @@ test("a recall arriving right behind the answer that leased the ordinals gives t
 });
 
 test("a recall of a key this worker holds nothing of is answered with nothing", async () => {
-  const channel = new FakeChannel();
-  const link = connectWorker(channel as unknown as NodeJS.Process);
+  const channel = new PrimaryChannel();
+  const link = connectWorker(channel.asProcess());
   channel.deliver({ channel: CHANNEL, recall: { keyId: "other", window: WINDOW } });
   await new Promise((resolve) => setImmediate(resolve));
   expect(channel.sent).toEqual([{ channel: CHANNEL, returned: { keyId: "other", window: WINDOW, ranges: [] } }]);
