@@ -31,12 +31,14 @@ export type Answer =
  * A worker to the primary. `listening`: the worker takes connections.
  * `returned`: what it had not taken of a recalled lease. `closed`: that many
  * of the connections the primary gave it have closed (balancer.ts).
+ * `stopping`: it takes no more connections (a graceful stop has begun).
  */
 export type WorkerMessage =
   | { channel: typeof CHANNEL; id: number; ask: Ask }
   | { channel: typeof CHANNEL; listening: { dataset: string; builtAt: string } }
   | { channel: typeof CHANNEL; returned: { keyId: string; window: number; ranges: OrdinalRange[] } }
-  | { channel: typeof CHANNEL; closed: number };
+  | { channel: typeof CHANNEL; closed: number }
+  | { channel: typeof CHANNEL; stopping: true };
 
 /**
  * The primary to a worker: an answer, a recall of the leases it holds of a

@@ -161,6 +161,10 @@ export async function runPrimary(config: Config, workers: number, log: Logger): 
         balancer.closed(worker, sent.closed);
         return;
       }
+      if ("stopping" in sent) {
+        balancer.remove(worker);
+        return;
+      }
       if ("returned" in sent) {
         hub.returned(asker, sent.returned.keyId, sent.returned.window, sent.returned.ranges);
         return;

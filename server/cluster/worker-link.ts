@@ -175,7 +175,10 @@ export function connectWorker(channel: NodeJS.Process = process): WorkerLink {
       // node tracks a server's connections (closeIdleConnections, its headers and request timeouts) from its
       // 'listening' event on, and this server never listens itself.
       httpServer.emit("listening");
-      httpServer.once("close", () => (accepting = false));
+      httpServer.once("close", () => {
+        accepting = false;
+        send({ channel: CHANNEL, stopping: true });
+      });
       send({ channel: CHANNEL, listening: details });
       return open;
     },

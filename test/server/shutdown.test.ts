@@ -121,6 +121,8 @@ describe("closeGracefully", () => {
     expect(handedIn.size).toBe(0);
     // The primary is told of each, so it deals the next connections by what is really open.
     expect(sent.filter((m) => "closed" in m).map((m) => ("closed" in m ? m.closed : 0))).toEqual([1, 1]);
+    // And that this worker takes no more, once its stop began.
+    expect(sent.filter((m) => "stopping" in m)).toHaveLength(1);
     // A connection handed in after the close is closed at once.
     await expect(fetch(`${baseUrl}/healthz`)).rejects.toThrow();
     await idle.close();
