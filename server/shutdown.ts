@@ -30,6 +30,8 @@ export function closeGracefully(server: http.Server, options: CloseGracefullyOpt
     const timer = setTimeout(() => {
       finishedInTime = false;
       server.closeAllConnections();
+      // Every connection handed in is cut, whether or not node lists it among the server's own.
+      for (const socket of options.handedIn ?? []) socket.destroy();
     }, options.graceMs);
     timer.unref();
     const done = (): void => {
@@ -49,7 +51,9 @@ export function closeGracefully(server: http.Server, options: CloseGracefullyOpt
     server.close(() => undefined);
     const check = (): void => {
       server.closeIdleConnections();
-      if (handedIn.size === 0) done();
+      // A destroyed connection is gone, whether or not its close event has come yet.
+      for (const socket of handedIn) if (!socket.destroyed) return;
+      done();
     };
     sweep = setInterval(check, IDLE_SWEEP_MS);
     check();

@@ -118,6 +118,8 @@ describe("closeGracefully", () => {
     expect(await closed).toBe(true);
     // Not held open until the keep-alive timeout: each connection is closed once its last response is sent.
     expect(Date.now() - started).toBeLessThan(2_000);
+    // The close resolves once every connection is destroyed; each one's close event follows.
+    for (let i = 0; handedIn.size > 0 && i < 100; i++) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(handedIn.size).toBe(0);
     // The primary is told of each, so it deals the next connections by what is really open.
     expect(sent.filter((m) => "closed" in m).map((m) => ("closed" in m ? m.closed : 0))).toEqual([1, 1]);
@@ -147,6 +149,22 @@ describe("closeGracefully", () => {
     expect(answer).toMatch(/^HTTP\/1\.1 408/);
     expect(Date.now() - started).toBeLessThan(3_000);
     expect(await closeGracefully(server, { graceMs: 1_000, handedIn })).toBe(true);
+    await new Promise<void>((resolve) => front.close(() => resolve()));
+    link.close();
+    close();
+  });
+
+  test("a worker's connections: requests that outlast the grace period are cut, and the close ends", async () => {
+    const { server, baseUrl, key, inFlight, close, handedIn, front, link } = await startAsWorker(2_000);
+    const request = fetch(`${baseUrl}/v1/transcript/slowvideo04`, { headers: { "X-API-Key": key } }).then(
+      (r) => r.status,
+      () => "cut",
+    );
+    await inFlight("slowvideo04");
+    const started = Date.now();
+    expect(await closeGracefully(server, { graceMs: 200, handedIn })).toBe(false);
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(await request).toBe("cut");
     await new Promise<void>((resolve) => front.close(() => resolve()));
     link.close();
     close();
