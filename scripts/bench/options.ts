@@ -40,6 +40,8 @@ export interface BenchOptions {
   workersSeconds: number;
   /** Rounds of the `workers` phase (WORKERS=1 and 2 alternated). */
   workersRounds: number;
+  /** The `workers` phase's load generator: wrk where it is installed (auto), or the one named. */
+  workersClient: "auto" | "wrk" | "autocannon";
   /** Transcripts the FlexSearch peer indexes at most (it holds them in memory). */
   flexMaxDocs: number;
   /** Wall-clock budget in seconds for each peer's pass over the queries; queries past it are not run. */
@@ -87,6 +89,7 @@ export const OPTION_TABLE: readonly OptionSpec[] = [
   { name: "serving-seconds", default: "10", help: "Seconds per autocannon run." },
   { name: "workers-seconds", default: "20", help: "Seconds of the workers phase's throughput run per server." },
   { name: "workers-rounds", default: "3", help: "Rounds of the workers phase, WORKERS=1 and 2 alternated; its figures are the medians over the rounds." },
+  { name: "workers-client", default: "auto", help: "Load generator of the workers phase's timed runs: wrk (Debian's package), autocannon, or auto (wrk where installed)." },
   { name: "connections", default: "64", help: "autocannon connections." },
   { name: "flex-max-docs", default: "20000", help: "Most transcripts the in-memory FlexSearch peer indexes." },
   { name: "peer-budget", default: "600", help: "Seconds each peer may spend on the query set." },
@@ -112,6 +115,13 @@ function integer(raw: string | undefined, fallback: number, name: string, min: n
     throw new BenchUsageError(`Expected the "--${name}" option to be an integer of at least ${min}`);
   }
   return value;
+}
+
+/** One of `values` (the first when the option is not given). */
+function oneOf<T extends string>(raw: string | undefined, values: readonly T[], name: string): T {
+  if (raw === undefined) return values[0]!;
+  if (!(values as readonly string[]).includes(raw)) throw new BenchUsageError(`Expected the "--${name}" option to be one of ${values.join(", ")}`);
+  return raw as T;
 }
 
 function url(raw: string | undefined, fallback: string, name: string, protocols: readonly string[]): string {
@@ -154,6 +164,7 @@ export function parseBenchArgs(argv: string[], cores: number): BenchOptions {
         "serving-seconds": { type: "string" },
         "workers-seconds": { type: "string" },
         "workers-rounds": { type: "string" },
+        "workers-client": { type: "string" },
         connections: { type: "string" },
         "flex-max-docs": { type: "string" },
         "peer-budget": { type: "string" },
@@ -196,6 +207,7 @@ export function parseBenchArgs(argv: string[], cores: number): BenchOptions {
     servingSeconds: integer(values["serving-seconds"], 10, "serving-seconds", 1),
     workersSeconds: integer(values["workers-seconds"], 20, "workers-seconds", 1),
     workersRounds: integer(values["workers-rounds"], 3, "workers-rounds", 1),
+    workersClient: oneOf(values["workers-client"], ["auto", "wrk", "autocannon"] as const, "workers-client"),
     servingConnections: integer(values.connections, 64, "connections", 1),
     flexMaxDocs: integer(values["flex-max-docs"], 20_000, "flex-max-docs", 1),
     peerBudgetSeconds: integer(values["peer-budget"], 600, "peer-budget", 1),

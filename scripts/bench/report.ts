@@ -156,7 +156,7 @@ function optInRows(r: BenchResults, load: (phase: keyof BenchResults["load"]) =>
     rows.push({ section: "8 workers (node:cluster)", metric: "throughput WORKERS=2 ÷ WORKERS=1", value: "not shown: results of an older bench; rerun --phases workers", target: "≥ 1.7×", verdict: "" });
   } else if (r.workers) {
     const w = r.workers;
-    const s = `8 workers (node:cluster), concurrency ${w.concurrency}, ${w.queries} queries once, then for ${w.throughputSeconds} s, per fresh server, result cache off, ${w.rounds} rounds alternated${load("workers")}`;
+    const s = `8 workers (node:cluster), concurrency ${w.concurrency}, ${w.queries} queries once, then for ${w.throughputSeconds} s from ${w.client ?? "autocannon"}, per fresh server, result cache off, ${w.rounds} rounds alternated${load("workers")}`;
     const list = (values: number[], format: (v: number) => string) => values.map(format).join(" / ");
     for (const workers of [1, 2]) {
       // In round order, as they ran.
@@ -339,8 +339,9 @@ What the rows measure:
   rounds, alternated (1, 2; 2, 1; 1, 2), each a fresh server with its result cache off
   (SEARCH_CACHE_ENTRIES=0: every request searches; each worker would hold a cache of its own) given
   the query set once at concurrency 8 (the first pass, timed request by request), then the query set
-  over and over from autocannon on 8 connections for \`--workers-seconds\` (20): throughput = requests
-  answered ÷ that time. The verdicts are on the medians over the rounds: of each round's ratio of the
+  over and over on 8 connections for \`--workers-seconds\` (20) from \`--workers-client\` (wrk, Debian's
+  package, where installed: one C thread, a fraction of autocannon's CPU per request, which would weigh
+  on two workers and not on one; else autocannon): throughput = requests answered ÷ that time. The verdicts are on the medians over the rounds: of each round's ratio of the
   two throughputs, and of the first-pass p99 with two workers.
 - **9 serving with Redis** (\`--phases redis\`): GET /v1/transcript as in 5, the server counting its
   rate limit in Redis (REDIS_URL, a key prefix of the run's own); skipped when Redis does not answer.

@@ -24,6 +24,7 @@ import { gitCommitOf, loadAverage, machineInfo, type MachineInfo } from "./machi
 import type { BenchOptions, Phase } from "./options.js";
 import { benchLayout } from "./paths.js";
 import { comparePeers, type PeerComparison } from "./peers.js";
+import { wrkAvailable } from "./wrk.js";
 import { buildQuerySet, searchPath, type BenchQuery } from "./query-set.js";
 import { measureRecall, type RecallResult } from "./recall.js";
 import { startServer, type ServerProcess } from "./server-process.js";
@@ -300,6 +301,7 @@ export async function runBench(options: BenchOptions, command: string, log: (lin
       budgetSeconds: Math.max(60, options.peerBudgetSeconds),
       throughputSeconds: options.workersSeconds,
       rounds: options.workersRounds,
+      client: options.workersClient === "auto" ? (wrkAvailable() ? "wrk" : "autocannon") : options.workersClient,
       log,
     });
     took("workers");

@@ -4,11 +4,10 @@
  * started fresh with its result cache off (run.ts), so every request
  * searches. Each server gets the query set once (the first pass, timed
  * request by request), then the query set over and over for
- * `throughputSeconds` from autocannon on 8 connections: the throughput is
- * the requests answered ÷ that time. (The load generator runs on the same
- * cores as the servers; autocannon takes less of them per request than a
- * general HTTP client, which would weigh on two workers, which use both
- * cores, more than on one.)
+ * `throughputSeconds` on 8 connections from wrk where it is installed, else
+ * autocannon: the throughput is the requests answered ÷ that time. (The load
+ * generator runs on the same cores as the servers, and what it takes of them
+ * weighs on two workers, which use both cores, and not on one: wrk.ts.)
  *
  * A shared machine's speed drifts by tens of percent from one minute to the
  * next, so the two settings are measured in `rounds` rounds, alternated
@@ -21,15 +20,19 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { timePaths, type LatencySummary } from "./latency.js";
 import { treeRssOf, type ServerProcess } from "./server-process.js";
 import { cannon, type CannonFigures } from "./serving.js";
+import { runWrk } from "./wrk.js";
+
+/** The load generator of the timed runs. */
+export type WorkersClient = "wrk" | "autocannon";
 
 export interface WorkersRun {
   workers: number;
   /** 1-based round. */
   round: number;
   first: LatencySummary;
-  /** The timed run after the first pass (autocannon). */
+  /** The timed run after the first pass (`client`). */
   timed: CannonFigures;
-  /** Requests answered per second in the timed run (autocannon's mean of its per-second counts). */
+  /** Requests answered per second in the timed run (autocannon: the mean of its per-second counts; wrk: its count ÷ its duration). */
   requestsPerSecond: number;
   firstRequestsPerSecond: number;
   /** The primary and its workers, after the passes. */
@@ -43,6 +46,8 @@ export interface WorkersComparison {
   runs: WorkersRun[];
   /** Length of each timed run. */
   throughputSeconds: number;
+  /** The timed runs' load generator (absent in results written before it was recorded: autocannon). */
+  client?: WorkersClient;
   /** Per round: timed-run req/s with 2 workers ÷ with 1. */
   ratios: number[];
   /** Median of `ratios`. */
@@ -95,20 +100,23 @@ export async function compareWorkers(options: {
   throughputSeconds: number;
   /** Rounds of the two settings, alternated (default 3). */
   rounds?: number;
+  /** The timed runs' load generator (default autocannon). */
+  client?: WorkersClient;
   log: (line: string) => void;
 }): Promise<WorkersComparison> {
   const rounds = options.rounds ?? 3;
+  const client = options.client ?? "autocannon";
+  const timedRun = (origin: string) => {
+    const settings = { apiKey: options.apiKey, seconds: options.throughputSeconds, connections: options.concurrency };
+    return client === "wrk" ? runWrk(origin, options.paths, settings) : cannon(origin, options.paths.map((path) => ({ method: "GET", path })), settings);
+  };
   const runs: WorkersRun[] = [];
   for (let round = 1; round <= rounds; round++) {
     for (const workers of roundOrder(round)) {
       const server = await options.start(workers);
       try {
         const first = await timePaths(server.origin, options.paths, { concurrency: options.concurrency, apiKey: options.apiKey, budgetSeconds: options.budgetSeconds });
-        const timed = await cannon(server.origin, options.paths.map((path) => ({ method: "GET", path })), {
-          apiKey: options.apiKey,
-          seconds: options.throughputSeconds,
-          connections: options.concurrency,
-        });
+        const timed = await timedRun(server.origin);
         const run: WorkersRun = {
           workers,
           round,
@@ -132,6 +140,7 @@ export async function compareWorkers(options: {
     queries: options.paths.length,
     rounds,
     throughputSeconds: options.throughputSeconds,
+    client,
     runs,
     ratios,
     ratio: median(ratios),
