@@ -5,7 +5,8 @@
  *
  * The artifact set answers first; the live store fills what it lacks.
  */
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
+import { openArtifactDatabase } from "./artifact-database.js";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ARTIFACT_FILES, type Manifest, type VideoRecord } from "../../pipeline/artifact/contract.js";
@@ -69,7 +70,7 @@ const LIVE_CANDIDATES = 1000;
 export function openCatalog(options: CatalogOptions): ArtifactCatalog {
   const manifest = readManifest(options.dir);
   const file = join(options.dir, ARTIFACT_FILES.database);
-  const db = new Database(file, { readonly: true, fileMustExist: true });
+  const db = openArtifactDatabase(file);
   try {
     db.pragma(`mmap_size = ${options.mmapBytes ?? 256 * 1024 * 1024}`);
     db.pragma(`cache_size = -${Math.ceil((options.cacheBytes ?? 64 * 1024 * 1024) / 1024)}`);

@@ -90,3 +90,48 @@ describe("opening an artifact set", () => {
     set.cleanup();
   });
 });
+
+describe("the artifact database's connections", () => {
+  it("keep their read lock from the first read to close: other readers read beside them, a writer waits until every one closes", async () => {
+    const { join } = await import("node:path");
+    const { default: Database } = await import("better-sqlite3");
+    const { openArtifactDatabase } = await import("../../server/data/artifact-database.js");
+    const set = await buildTempArtifacts(sampleRecords());
+    const file = join(set.dir, "transcripts.db");
+    const writer = new Database(file, { timeout: 0 });
+    const tryWrite = () => {
+      writer.exec("BEGIN EXCLUSIVE");
+      writer.exec("ROLLBACK");
+    };
+    try {
+      const first = openArtifactDatabase(file);
+      const second = openArtifactDatabase(file);
+      const count = (db: typeof first) => db.prepare("SELECT count(*) FROM videos").pluck().get();
+      expect(count(first)).toBe(7);
+      expect(count(second)).toBe(7);
+      // Between statements each still holds its lock: a writer cannot take the file.
+      expect(tryWrite).toThrow(/database is locked/);
+      first.close();
+      expect(tryWrite).toThrow(/database is locked/);
+      second.close();
+      expect(tryWrite).not.toThrow();
+
+      // The catalog's connections, with the search memory's index connection beside the main one.
+      const catalog = openCatalog({ dir: set.dir, indexBytes: 64 * 2 ** 20 });
+      const other = openCatalog({ dir: set.dir });
+      try {
+        await catalog.warm();
+        expect(catalog.search({ q: "river", limit: 5, offset: 0 }).results.length).toBeGreaterThan(0);
+        expect(other.search({ q: "river", limit: 5, offset: 0 }).results.length).toBeGreaterThan(0);
+        expect(tryWrite).toThrow(/database is locked/);
+      } finally {
+        catalog.close();
+        other.close();
+      }
+      expect(tryWrite).not.toThrow();
+    } finally {
+      writer.close();
+      set.cleanup();
+    }
+  });
+});

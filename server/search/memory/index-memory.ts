@@ -12,7 +12,8 @@
  * full-text queries, so transcript text read for ranking and snippets (on
  * the other connection) never pushes index pages out.
  */
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
+import { openArtifactDatabase } from "../../data/artifact-database.js";
 
 /** How a warm-up in slices ended (this one and hot-transcripts.ts). */
 export interface Warmth {
@@ -41,7 +42,7 @@ const INDEX_CACHE_SLACK_BYTES = 16 * 2 ** 20;
 const FTS5_DEFAULT_PAGE_BYTES = 4050;
 
 export function openIndexConnection(file: string, budgetBytes: number): Database.Database {
-  const db = new Database(file, { readonly: true, fileMustExist: true });
+  const db = openArtifactDatabase(file);
   try {
     db.pragma("mmap_size = 0");
     setIndexCacheBytes(db, budgetBytes);

@@ -123,10 +123,12 @@ export class SearchMemory {
 
 /**
  * Reads every page of the videos table and its video-id index, a slice
- * per turn of the event loop. Most of them lie in the memory-mapped start
- * of the file: once touched they stay mapped, which a reclaim of idle page
- * cache leaves alone, and a query never takes a page fault there (each
- * fault reads ahead as far as the device's read-ahead setting).
+ * per turn of the event loop, so a query's first look-up of a row finds its
+ * page in memory: mapped, where it lies in the memory-mapped start of the
+ * file (once touched it stays mapped, which a reclaim of idle page cache
+ * leaves alone), else in the operating system's cache. Where the build
+ * wrote the videos among the transcripts, most of its pages lie past the
+ * mapped start.
  */
 async function touchVideos(db: Database.Database, sliceRows = 20_000): Promise<void> {
   const slice = db.prepare("SELECT count(transcript), max(id) FROM videos WHERE id > ? AND id <= ?").raw();

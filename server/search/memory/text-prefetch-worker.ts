@@ -5,7 +5,8 @@
  * shared counters, waking the waiting search. A connection that fails to
  * open reads nothing and still counts its batches.
  */
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
+import { openArtifactDatabase } from "../../data/artifact-database.js";
 import { parentPort, workerData } from "node:worker_threads";
 import { PREFETCH_DONE, PREFETCH_ROWS, type TextPrefetchBatch, type TextPrefetchWorkerData } from "./text-prefetch.js";
 
@@ -13,7 +14,7 @@ const { path, counters: shared } = workerData as TextPrefetchWorkerData;
 const counters = new Int32Array(shared);
 let db: Database.Database | undefined;
 try {
-  db = new Database(path, { readonly: true, fileMustExist: true });
+  db = openArtifactDatabase(path);
   db.pragma("mmap_size = 0");
   db.pragma("cache_size = 64");
 } catch {
