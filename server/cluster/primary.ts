@@ -11,6 +11,7 @@
  */
 import cluster, { type Worker } from "node:cluster";
 import net from "node:net";
+import { availableParallelism } from "node:os";
 import { demoKeyBanner, ensureServableSet, isDemoSet, issueDemoKey, NoArtifactSetError, revokeDemoKeys } from "../demo.js";
 import { openKeyStore } from "../auth/key-store.js";
 import type { Config } from "../config.js";
@@ -232,5 +233,17 @@ export async function runPrimary(config: Config, workers: number, log: Logger): 
 
   if (stopping) return stopAll();
   forked = true;
+  const gc = workerGc(workers, availableParallelism());
+  if (gc.length > 0) cluster.setupPrimary({ execArgv: [...process.execArgv, ...gc] });
   for (let i = 0; i < workers; i++) fork();
+}
+
+/**
+ * Node options each worker gets for its garbage collector. With a worker for
+ * every core, V8's helper threads collecting garbage in parallel beside a
+ * worker run on the cores the other workers need, and take them from their
+ * requests: each worker then collects on its own thread.
+ */
+export function workerGc(workers: number, cores: number): string[] {
+  return workers >= cores ? ["--single-threaded-gc"] : [];
 }

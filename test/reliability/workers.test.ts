@@ -8,8 +8,8 @@
  * loopback YouTube stand-in; which worker answered is read from the access
  * log (every worker's lines carry `worker`).
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
 import { Client } from "undici";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -117,6 +117,13 @@ describe("WORKERS=2", () => {
     const pids = workerPids(w);
     expect(new Set(pids).size).toBe(2);
     expect(pids).not.toContain(w.server.pid);
+    // With a worker for every core, each collects its garbage on its own thread (primary.ts, workerGc).
+    const singleThreaded = 2 >= availableParallelism();
+    for (const pid of pids) {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+      expect(argv.includes("--single-threaded-gc")).toBe(singleThreaded);
+    }
+    expect(readFileSync(`/proc/${w.server.pid}/cmdline`, "utf8").split("\0")).not.toContain("--single-threaded-gc");
   });
 
   // Runs before any other test connects, so that these are the only connections open.

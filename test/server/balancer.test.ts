@@ -1,6 +1,7 @@
-/** Dealing connections to workers (server/cluster/balancer.ts): fewest open first, ties in turn. */
+/** Dealing connections to workers (server/cluster/balancer.ts): fewest open first, ties in turn; and the workers' collector options (primary.ts). */
 import { expect, test } from "vitest";
 import { LeastConnections } from "../../server/cluster/balancer.js";
+import { workerGc } from "../../server/cluster/primary.js";
 
 function dealt(balancer: LeastConnections<string>, count: number): string[] {
   return Array.from({ length: count }, () => balancer.pick()!);
@@ -43,4 +44,10 @@ test("a worker removed gets nothing; one added starts from none; with none, noth
   balancer.remove("b");
   balancer.remove("c");
   expect(balancer.pick()).toBeUndefined();
+});
+
+test("workers collect their garbage on their own thread only when they fill every core", () => {
+  expect(workerGc(2, 2)).toEqual(["--single-threaded-gc"]);
+  expect(workerGc(4, 2)).toEqual(["--single-threaded-gc"]);
+  expect(workerGc(2, 8)).toEqual([]);
 });
