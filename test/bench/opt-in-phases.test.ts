@@ -24,6 +24,7 @@ import { startServer, type ServerProcess } from "../../scripts/bench/server-proc
 import { measureServing } from "../../scripts/bench/serving.js";
 import { compareWorkers, median, roundOrder, waitForWorkers } from "../../scripts/bench/workers.js";
 import { wrkAvailable } from "../../scripts/bench/wrk.js";
+import { TEST_SERVER_ENV } from "../reliability/helpers/child.js";
 import { CHANNEL_B, sampleRecords, videoId } from "../helpers/records.js";
 import { POSTGRES_URL, postgresAvailable, REDIS_URL, redisAvailable } from "../helpers/services.js";
 
@@ -202,7 +203,7 @@ describe("the opt-in phases on a published set of a few videos", () => {
   });
 
   it("mcp: times every query over both protocols, and counts a tool's refusal as an error", async () => {
-    server = await startServer({ dataDir, logPath, probePath: "/healthz" });
+    server = await startServer({ dataDir, logPath, probePath: "/healthz", env: { ...TEST_SERVER_ENV } });
     const both = await compareMcpWithRest({ origin: server.origin, apiKey, queries, rounds: 2, budgetSeconds: 60, log: () => {} });
     expect(both.rest).toMatchObject({ count: 8, errors: 0 });
     expect(both.mcp).toMatchObject({ count: 8, errors: 0 });
@@ -216,7 +217,7 @@ describe("the opt-in phases on a published set of a few videos", () => {
   it("redis: serves GET /v1/transcript with the Redis rate limiter beside the bare server", async (context) => {
     // Skipped, with one line saying so, only where no Redis answers; .ci/run requires one.
     if (!(await redisAvailable("the bench's redis phase"))) return context.skip();
-    const withRedis = await startServer({ dataDir, logPath, probePath: "/healthz", env: { REDIS_URL, REDIS_KEY_PREFIX: `bench-test-${process.pid}:` } });
+    const withRedis = await startServer({ dataDir, logPath, probePath: "/healthz", env: { ...TEST_SERVER_ENV, REDIS_URL, REDIS_KEY_PREFIX: `bench-test-${process.pid}:` } });
     try {
       const rows = await measureServing({
         origin: withRedis.origin,
@@ -247,7 +248,7 @@ describe("the opt-in phases on a published set of a few videos", () => {
       start: async (workers) => {
         started.push(workers);
         const offset = existsSync(logPath) ? statSync(logPath).size : 0;
-        const s = await startServer({ dataDir, logPath, probePath: "/healthz", env: { WORKERS: String(workers), LOG_LEVEL: "info" } });
+        const s = await startServer({ dataDir, logPath, probePath: "/healthz", env: { ...TEST_SERVER_ENV, WORKERS: String(workers), LOG_LEVEL: "info" } });
         if (workers > 1) await waitForWorkers(logPath, offset, workers, 120_000);
         return s;
       },

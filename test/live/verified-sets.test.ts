@@ -14,7 +14,7 @@ import { buildArtifacts } from "../../pipeline/build.js";
 import { ARTIFACT_FILES, type VideoRecord } from "../../pipeline/artifact/contract.js";
 import { newBuildDir, pointCurrentAt, publishBuild } from "../../pipeline/publish.js";
 import { corruptDatabase, corruptTable, padDatabase, restampManifest } from "../helpers/artifacts.js";
-import { startChild } from "../reliability/helpers/child.js";
+import { startChild, TEST_SERVER_ENV } from "../reliability/helpers/child.js";
 import { call } from "../server/helpers/http.js";
 import { makeVideo, transcript } from "../youtube/helpers/records.js";
 import { artifactRecords, STORED } from "./helpers/live-corpus.js";
@@ -181,7 +181,7 @@ describe("at start", () => {
   it("npm start exits non-zero with that message", async () => {
     const dataDir = tempDataDir();
     corruptDatabase(realpathSync(await publishRecords(dataDir, artifactRecords())));
-    const child = startChild("server/main.ts", [], { DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", LIVE_FETCH: "off" });
+    const child = startChild("server/main.ts", [], { DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", LIVE_FETCH: "off", ...TEST_SERVER_ENV });
     const { code } = await child.exited;
     expect(code).toBe(1);
     expect(child.stderr()).toMatch(/Startup failed: The published artifact set .* failed verification/);

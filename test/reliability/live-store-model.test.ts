@@ -24,7 +24,7 @@ import { startStandin, type Standin } from "../../scripts/youtube-standin/server
 import { openKeyStore } from "../../server/auth/key-store.js";
 import { artifactRecords, fresh, STORED, upstreamCorpus } from "../live/helpers/live-corpus.js";
 import { startLiveServer, type LiveServer } from "../live/helpers/live-server.js";
-import { seeded, startChild, until, type Child } from "./helpers/child.js";
+import { seeded, startChild, TEST_SERVER_ENV, until, type Child } from "./helpers/child.js";
 
 const MODEL_RUNS = Number(process.env.LIVE_MODEL_RUNS ?? 200);
 const KILL_RUNS = Number(process.env.LIVE_MODEL_KILL_RUNS ?? 3);
@@ -240,6 +240,7 @@ async function startServerProcess(dataDir: string, key: string): Promise<ServerP
     RATE_LIMIT_PER_MINUTE: "1000000",
     YOUTUBE_ORIGIN: standin.origin,
     YOUTUBE_TIMEOUT_MS: "30000",
+    ...TEST_SERVER_ENV,
   });
   await until(() => /"msg":"listening"/.test(child.stdout()) || child.process.exitCode !== null, 120_000, "the server to listen");
   const url = /"url":"(http:\/\/[^"]+)"/.exec(child.stdout())?.[1];

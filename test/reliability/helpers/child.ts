@@ -11,6 +11,15 @@ export interface Child {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/**
+ * Settings of every server these tests start: no start-up warm-up searches
+ * and practice requests, which make a fresh process's first requests quicker
+ * and change no answer (test/search/search-warmup.test.ts,
+ * test/server/serving-practice.test.ts and test/server/main.test.ts test
+ * them), and lengthen every start.
+ */
+export const TEST_SERVER_ENV: Readonly<Record<string, string>> = { SEARCH_MEMORY_HELPERS: "-warmup" };
+
 export function startChild(script: string, args: string[], env: Record<string, string>): Child {
   const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
     cwd: REPO_ROOT,

@@ -10,7 +10,7 @@ import { buildArtifacts } from "../../../pipeline/build.js";
 import { newBuildDir, publishBuild } from "../../../pipeline/publish.js";
 import { openKeyStore } from "../../../server/auth/key-store.js";
 import { fixtureRecords } from "../../server/helpers/fixture-records.js";
-import { startChild, until, type Child } from "./child.js";
+import { startChild, TEST_SERVER_ENV, until, type Child } from "./child.js";
 
 export interface DataDir {
   dir: string;
@@ -52,6 +52,7 @@ export function spawnServer(dataDir: string, env: Record<string, string> = {}): 
     LOG_LEVEL: "info",
     ACCESS_LOG: "off",
     RATE_LIMIT_PER_MINUTE: "1000000",
+    ...TEST_SERVER_ENV,
     ...env,
   });
 }
