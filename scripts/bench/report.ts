@@ -9,6 +9,8 @@ import { writeFile } from "node:fs/promises";
 import { ablationTable, compareSummary } from "./ablation.js";
 import type { LatencySummary } from "./latency.js";
 import type { BenchResults } from "./run.js";
+import type { CpuShares } from "./threads.js";
+import { median, type WorkersRun } from "./workers.js";
 
 export interface Row {
   section: string;
@@ -179,6 +181,30 @@ function optInRows(r: BenchResults, load: (phase: keyof BenchResults["load"]) =>
         verdict: "",
       });
     }
+    const passes = [
+      { name: "the first passes", of: (run: WorkersRun) => run.firstCpu, rate: (run: WorkersRun) => run.firstRequestsPerSecond },
+      { name: `the ${w.throughputSeconds} s runs`, of: (run: WorkersRun) => run.cpu, rate: (run: WorkersRun) => run.requestsPerSecond },
+    ];
+    for (const [workers, pass] of [1, 2].flatMap((workers) => passes.map((pass) => [workers, pass] as const))) {
+      const measured = w.runs.filter((run) => run.workers === workers && pass.of(run));
+      const cpu = measured.map((run) => pass.of(run)!);
+      if (cpu.length === 0) continue;
+      const mid = (pick: (c: CpuShares) => number) => median(cpu.map(pick));
+      // Requests answered per second of the main threads' time on a core: what a core's second buys, whether or not the other core is busy too.
+      const perCoreSecond = median(measured.map((run) => pass.rate(run) / pass.of(run)!.mains.reduce((sum, m) => sum + m.cores, 0)));
+      const mains = cpu[0]!.mains.map((_, i) => ({ cores: mid((c) => c.mains[i]?.cores ?? 0), waiting: mid((c) => c.mains[i]?.waiting ?? 0) }));
+      rows.push({
+        section: s,
+        metric: `WORKERS=${workers}, where the CPU went in ${pass.name}, median of the rounds`,
+        value:
+          `main thread${mains.length > 1 ? "s" : ""} ${mains.map((m) => m.cores.toFixed(2)).join(" + ")} cores, waiting for a core ${mains.map((m) => `${(m.waiting * 100).toFixed(0)}%`).join(" + ")} of the time; ` +
+          `their other threads ${mid((c) => c.helpers).toFixed(2)} cores${workers > 1 ? `; primary ${mid((c) => c.primary).toFixed(2)}` : ""}; ` +
+          `machine ${mid((c) => c.machine).toFixed(2)} of ${cpu[0]!.cores} cores busy, ${mid((c) => c.steal).toFixed(2)} stolen; ` +
+          `${num(perCoreSecond)} requests per second of main-thread time`,
+        target: "",
+        verdict: "",
+      });
+    }
     const errors = w.runs.reduce((sum, run) => sum + run.first.errors + run.timed.errors + run.timed.non2xx, 0);
     const p99s = w.runs.filter((run) => run.workers === 2).map((run) => run.first.p99);
     rows.push({
@@ -342,7 +368,11 @@ What the rows measure:
   over and over on 8 connections for \`--workers-seconds\` (20) from \`--workers-client\` (wrk, Debian's
   package, where installed: one C thread, a fraction of autocannon's CPU per request, which would weigh
   on two workers and not on one; else autocannon): throughput = requests answered ÷ that time. The verdicts are on the medians over the rounds: of each round's ratio of the
-  two throughputs, and of the first-pass p99 with two workers.
+  two throughputs, and of the first-pass p99 with two workers. During each timed run, where the CPU went
+  (Linux): each serving process's main thread's time on a core and time waiting for one
+  (\`/proc/<pid>/task/<tid>/schedstat\`), its other threads' time, and the whole machine's busy and stolen
+  time (\`/proc/stat\`), load generator and kernel included, and the requests answered per second of the
+  main threads' time on a core; the same for each first pass.
 - **9 serving with Redis** (\`--phases redis\`): GET /v1/transcript as in 5, the server counting its
   rate limit in Redis (REDIS_URL, a key prefix of the run's own); skipped when Redis does not answer.
 - **10 dataset** (\`--phases dataset\`): \`npm run pipeline -- export\` as Parquet and as JSON Lines, and

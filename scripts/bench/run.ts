@@ -301,6 +301,7 @@ export async function runBench(options: BenchOptions, command: string, log: (lin
       budgetSeconds: Math.max(60, options.peerBudgetSeconds),
       throughputSeconds: options.workersSeconds,
       rounds: options.workersRounds,
+      cores: results.machine.cores,
       client: options.workersClient === "auto" ? (wrkAvailable() ? "wrk" : "autocannon") : options.workersClient,
       log,
     });

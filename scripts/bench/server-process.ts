@@ -47,7 +47,8 @@ export function treeRssOf(pid: number): number {
   return total;
 }
 
-function childrenOf(pid: number): number[] {
+/** The processes `pid` started (/proc/<pid>/task/<tid>/children). */
+export function childrenOf(pid: number): number[] {
   const children: number[] = [];
   for (const task of readdirSync(`/proc/${pid}/task`)) {
     try {

@@ -13,13 +13,16 @@
  * next, so the two settings are measured in `rounds` rounds, alternated
  * (1, 2, then 2, 1, …), and the figures reported are the medians over the
  * rounds: the ratio of each round's two throughputs, and the first-pass
- * p99 with two workers.
+ * p99 with two workers. During the first pass and the timed run, where the
+ * CPU went is read from /proc (threads.ts): how much of a core each worker's
+ * main thread had, and how long it waited for one.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { timePaths, type LatencySummary } from "./latency.js";
 import { treeRssOf, type ServerProcess } from "./server-process.js";
 import { cannon, type CannonFigures } from "./serving.js";
+import { measureCpu, type CpuShares } from "./threads.js";
 import { runWrk } from "./wrk.js";
 
 /** The load generator of the timed runs. */
@@ -37,6 +40,9 @@ export interface WorkersRun {
   firstRequestsPerSecond: number;
   /** The primary and its workers, after the passes. */
   rssMiB: number;
+  /** Where the CPU went during the first pass and during the timed run (threads.ts; absent where /proc does not tell, and in results written before they were recorded). */
+  firstCpu?: CpuShares;
+  cpu?: CpuShares;
 }
 
 export interface WorkersComparison {
@@ -102,6 +108,8 @@ export async function compareWorkers(options: {
   rounds?: number;
   /** The timed runs' load generator (default autocannon). */
   client?: WorkersClient;
+  /** Cores of the machine (for the machine's busy share). */
+  cores: number;
   log: (line: string) => void;
 }): Promise<WorkersComparison> {
   const rounds = options.rounds ?? 3;
@@ -115,8 +123,10 @@ export async function compareWorkers(options: {
     for (const workers of roundOrder(round)) {
       const server = await options.start(workers);
       try {
-        const first = await timePaths(server.origin, options.paths, { concurrency: options.concurrency, apiKey: options.apiKey, budgetSeconds: options.budgetSeconds });
-        const timed = await timedRun(server.origin);
+        const { result: first, cpu: firstCpu } = await measureCpu(server.pid, workers, options.cores, () =>
+          timePaths(server.origin, options.paths, { concurrency: options.concurrency, apiKey: options.apiKey, budgetSeconds: options.budgetSeconds }),
+        );
+        const { result: timed, cpu } = await measureCpu(server.pid, workers, options.cores, () => timedRun(server.origin));
         const run: WorkersRun = {
           workers,
           round,
@@ -125,6 +135,8 @@ export async function compareWorkers(options: {
           requestsPerSecond: timed.requestsPerSecond,
           firstRequestsPerSecond: first.summary.count / first.summary.seconds,
           rssMiB: Math.round(treeRssOf(server.pid) / 2 ** 20),
+          ...(firstCpu ? { firstCpu } : {}),
+          ...(cpu ? { cpu } : {}),
         };
         options.log(`workers ${workers}, round ${round}: ${run.requestsPerSecond.toFixed(0)} req/s (timed run), first pass p99 ${first.summary.p99.toFixed(1)} ms`);
         runs.push(run);

@@ -5,7 +5,7 @@
  * published set.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -77,6 +77,17 @@ describe("the opt-in phases' rows", () => {
     expect(resultRows(passing).find((row) => row.section.startsWith("8 workers"))?.section).toContain("then for 20 s from wrk, per fresh server");
     delete passing.workers!.client;
     expect(resultRows(passing).find((row) => row.section.startsWith("8 workers"))?.section).toContain("then for 20 s from autocannon, per fresh server");
+    // Where the CPU went: medians over the rounds, per main thread; no row without the counters.
+    expect(resultRows(passing).filter((row) => row.metric.includes("where the CPU went"))).toEqual([]);
+    const cpu = (main: number, helpers: number) => ({ seconds: 20, mains: [{ cores: main, waiting: 0.2 }, { cores: main - 0.1, waiting: 0.3 }], helpers, primary: 0.004, machine: 1.9, steal: 0.01, cores: 2 });
+    passing.workers!.runs.filter((run) => run.workers === 2).forEach((run, i) => Object.assign(run, { cpu: cpu([0.8, 0.7, 0.9][i]!, [0.1, 0.3, 0.2][i]!), firstCpu: cpu(0.6, 0.4) }));
+    expect(verdict(passing, "WORKERS=2, where the CPU went in the 20 s runs")).toMatchObject({
+      // Requests per main-thread core-second: 1800 ÷ 1.5, 1500 ÷ 1.3, 1750 ÷ 1.7, median 1154.
+      value: "main threads 0.80 + 0.70 cores, waiting for a core 20% + 30% of the time; their other threads 0.20 cores; primary 0.00; machine 1.90 of 2 cores busy, 0.01 stolen; 1,154 requests per second of main-thread time",
+      verdict: "",
+    });
+    expect(verdict(passing, "WORKERS=2, where the CPU went in the first passes")?.value).toMatch(/^main threads 0\.60 \+ 0\.50 cores, .*; their other threads 0\.40 cores;/);
+    expect(verdict(passing, "WORKERS=1, where the CPU went")).toBeUndefined();
     const missing = r([1800, 1500, 1698], [25, 31, 32]);
     expect(verdict(missing, "throughput WORKERS=2 ÷ WORKERS=1")).toMatchObject({ verdict: "MISS", value: "1.698× (rounds 1.80 / 1.50 / 1.70)" });
     expect(verdict(missing, "WORKERS=2, first pass p99")?.verdict).toBe("MISS");
@@ -260,6 +271,7 @@ describe("the opt-in phases on a published set of a few videos", () => {
       rounds: 2,
       // The bench's own choice (test/bench/wrk.test.ts tests wrk's run alone).
       client,
+      cores: cpus().length,
       log: () => {},
     });
     expect(result.client).toBe(client);
@@ -272,6 +284,14 @@ describe("the opt-in phases on a published set of a few videos", () => {
       expect(run.requestsPerSecond).toBeGreaterThan(8);
       expect(run.requestsPerSecond).toBe(run.timed.requestsPerSecond);
       expect(run.rssMiB).toBeGreaterThan(20);
+      // Each serving process's main thread answered searches in both passes; the primary is counted apart.
+      for (const cpu of [run.firstCpu!, run.cpu!]) {
+        expect(cpu.mains).toHaveLength(run.workers);
+        for (const main of cpu.mains) expect(main.cores).toBeGreaterThan(0);
+        if (run.workers === 1) expect(cpu.primary).toBe(0);
+      }
+      // /proc/stat counts whole-machine time in clock ticks: over the second-long run, at least what the main threads used.
+      expect(run.cpu!.machine).toBeGreaterThanOrEqual(run.cpu!.mains.reduce((sum, m) => sum + m.cores, 0) * 0.9);
     }
     // The primary and its two workers hold more than one server process does.
     expect(result.runs[1]!.rssMiB).toBeGreaterThan(result.runs[0]!.rssMiB);
