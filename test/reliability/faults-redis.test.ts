@@ -154,14 +154,11 @@ describe.skipIf(!available)("Redis killed and restarted under load", () => {
     const burst = await Promise.all(Array.from({ length: LIMIT + 10 }, () => call(server.baseUrl, "/v1/stats", { key })));
     expect(count(burst, 200)).toBe(LIMIT);
     expect(count(burst, 429)).toBe(10);
-    // Both workers answered the burst (their access-log lines name them), yet one count.
-    const answeredBy = new Set(
-      server.child
-        .stdout()
-        .split("\n")
-        .filter((line) => line.startsWith("{") && line.includes('"path":"/v1/stats"'))
-        .map((line) => (JSON.parse(line) as { worker?: number }).worker),
-    );
+    // Both workers answered the burst (their access-log lines name them), yet one count. The lines come
+    // through a pipe, the answers over sockets: the last lines may arrive after the last answer.
+    const statsLines = () => server.child.stdout().split("\n").filter((line) => line.startsWith("{") && line.includes('"path":"/v1/stats"'));
+    await until(() => statsLines().length >= burst.length, 10_000, "an access-log line for every request of the burst");
+    const answeredBy = new Set(statsLines().map((line) => (JSON.parse(line) as { worker?: number }).worker));
     expect([...answeredBy].sort()).toEqual([1, 2]);
 
     // One missing transcript asked for through both workers at once: YouTube is asked once.
