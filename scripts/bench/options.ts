@@ -38,6 +38,8 @@ export interface BenchOptions {
   servingConnections: number;
   /** Seconds of the `workers` phase's timed run per server. */
   workersSeconds: number;
+  /** Seconds of load before the `workers` phase's timed run per server, reported apart (workers.ts). */
+  workersWarmupSeconds: number;
   /** Rounds of the `workers` phase (WORKERS=1 and 2 alternated). */
   workersRounds: number;
   /** The `workers` phase's load generator: wrk where it is installed (auto), or the one named. */
@@ -88,6 +90,7 @@ export const OPTION_TABLE: readonly OptionSpec[] = [
   { name: "soak-seconds", default: "600", help: "Seconds of mixed load between the two RSS samples." },
   { name: "serving-seconds", default: "10", help: "Seconds per autocannon run." },
   { name: "workers-seconds", default: "20", help: "Seconds of the workers phase's throughput run per server." },
+  { name: "workers-warmup-seconds", default: "10", help: "Seconds of the same load before each throughput run of the workers phase, reported apart: the first seconds after a start are the engine compiling the search code (0: none)." },
   { name: "workers-rounds", default: "3", help: "Rounds of the workers phase, WORKERS=1 and 2 alternated; its figures are the medians over the rounds." },
   { name: "workers-client", default: "auto", help: "Load generator of the workers phase's timed runs: wrk (Debian's package), autocannon, or auto (wrk where installed)." },
   { name: "connections", default: "64", help: "autocannon connections." },
@@ -163,6 +166,7 @@ export function parseBenchArgs(argv: string[], cores: number): BenchOptions {
         "soak-seconds": { type: "string" },
         "serving-seconds": { type: "string" },
         "workers-seconds": { type: "string" },
+        "workers-warmup-seconds": { type: "string" },
         "workers-rounds": { type: "string" },
         "workers-client": { type: "string" },
         connections: { type: "string" },
@@ -206,6 +210,7 @@ export function parseBenchArgs(argv: string[], cores: number): BenchOptions {
     soakSeconds: integer(values["soak-seconds"], 600, "soak-seconds", 1),
     servingSeconds: integer(values["serving-seconds"], 10, "serving-seconds", 1),
     workersSeconds: integer(values["workers-seconds"], 20, "workers-seconds", 1),
+    workersWarmupSeconds: integer(values["workers-warmup-seconds"], 10, "workers-warmup-seconds", 0),
     workersRounds: integer(values["workers-rounds"], 3, "workers-rounds", 1),
     workersClient: oneOf(values["workers-client"], ["auto", "wrk", "autocannon"] as const, "workers-client"),
     servingConnections: integer(values.connections, 64, "connections", 1),

@@ -158,7 +158,8 @@ function optInRows(r: BenchResults, load: (phase: keyof BenchResults["load"]) =>
     rows.push({ section: "8 workers (node:cluster)", metric: "throughput WORKERS=2 ÷ WORKERS=1", value: "not shown: results of an older bench; rerun --phases workers", target: "≥ 1.7×", verdict: "" });
   } else if (r.workers) {
     const w = r.workers;
-    const s = `8 workers (node:cluster), concurrency ${w.concurrency}, ${w.queries} queries once, then for ${w.throughputSeconds} s from ${w.client ?? "autocannon"}, per fresh server, result cache off, ${w.rounds} rounds alternated${load("workers")}`;
+    const warm = w.warmupSeconds ? `, ${w.warmupSeconds} s of warm-up first` : "";
+    const s = `8 workers (node:cluster), concurrency ${w.concurrency}, ${w.queries} queries once, then for ${w.throughputSeconds} s from ${w.client ?? "autocannon"}${warm}, per fresh server, result cache off, ${w.rounds} rounds alternated${load("workers")}`;
     const list = (values: number[], format: (v: number) => string) => values.map(format).join(" / ");
     for (const workers of [1, 2]) {
       // In round order, as they ran.
@@ -173,6 +174,17 @@ function optInRows(r: BenchResults, load: (phase: keyof BenchResults["load"]) =>
         target: "",
         verdict: "",
       });
+      const warmups = runs.flatMap((run) => (run.warmup ? [run.warmup] : []));
+      if (warmups.length > 0) {
+        const warmupErrors = warmups.reduce((sum, run) => sum + run.errors, 0);
+        rows.push({
+          section: s,
+          metric: `WORKERS=${workers}, ${w.warmupSeconds} s warm-ups (not the throughput), by round`,
+          value: `${list(warmups.map((run) => run.requestsPerSecond), num)} req/s${warmupErrors ? `, ${warmupErrors} errors` : ""}`,
+          target: "",
+          verdict: "",
+        });
+      }
       rows.push({
         section: s,
         metric: `WORKERS=${workers}, ${w.throughputSeconds} s runs, by round`,
@@ -183,6 +195,7 @@ function optInRows(r: BenchResults, load: (phase: keyof BenchResults["load"]) =>
     }
     const passes = [
       { name: "the first passes", of: (run: WorkersRun) => run.firstCpu, rate: (run: WorkersRun) => run.firstRequestsPerSecond },
+      { name: `the ${w.warmupSeconds ?? 0} s warm-ups`, of: (run: WorkersRun) => run.warmup?.cpu, rate: (run: WorkersRun) => run.warmup?.requestsPerSecond ?? 0 },
       { name: `the ${w.throughputSeconds} s runs`, of: (run: WorkersRun) => run.cpu, rate: (run: WorkersRun) => run.requestsPerSecond },
     ];
     for (const [workers, pass] of [1, 2].flatMap((workers) => passes.map((pass) => [workers, pass] as const))) {
@@ -205,8 +218,23 @@ function optInRows(r: BenchResults, load: (phase: keyof BenchResults["load"]) =>
         verdict: "",
       });
     }
-    const errors = w.runs.reduce((sum, run) => sum + run.first.errors + run.timed.errors + run.timed.non2xx, 0);
+    const errors = w.runs.reduce((sum, run) => sum + run.first.errors + (run.warmup?.errors ?? 0) + run.timed.errors + run.timed.non2xx, 0);
     const p99s = w.runs.filter((run) => run.workers === 2).map((run) => run.first.p99);
+    // The warm-ups' ratio, round by round where both settings had one: what a start looks like, without a target.
+    const warmupRatios = Array.from({ length: w.rounds }, (_, i) => {
+      const of = (workers: number) => w.runs.find((run) => run.round === i + 1 && run.workers === workers)?.warmup?.requestsPerSecond;
+      const [one, two] = [of(1), of(2)];
+      return one && two ? [two / one] : [];
+    }).flat();
+    if (warmupRatios.length > 0) {
+      rows.push({
+        section: s,
+        metric: `warm-ups (${w.warmupSeconds} s): throughput WORKERS=2 ÷ WORKERS=1, median of the rounds`,
+        value: `${median(warmupRatios).toFixed(3)}× (rounds ${list(warmupRatios, (v) => v.toFixed(2))})`,
+        target: "",
+        verdict: "",
+      });
+    }
     rows.push({
       section: s,
       metric: `throughput WORKERS=2 ÷ WORKERS=1 (${w.throughputSeconds} s runs), median of the rounds`,
@@ -365,10 +393,13 @@ What the rows measure:
   rounds, alternated (1, 2; 2, 1; 1, 2), each a fresh server with its result cache off
   (SEARCH_CACHE_ENTRIES=0: every request searches; each worker would hold a cache of its own) given
   the query set once at concurrency 8 (the first pass, timed request by request), then the query set
-  over and over on 8 connections for \`--workers-seconds\` (20) from \`--workers-client\` (wrk, Debian's
+  over and over on 8 connections from \`--workers-client\` (wrk, Debian's
   package, where installed: one C thread, a fraction of autocannon's CPU per request, which would weigh
-  on two workers and not on one; else autocannon): throughput = requests answered ÷ that time. The verdicts are on the medians over the rounds: of each round's ratio of the
-  two throughputs, and of the first-pass p99 with two workers. During each timed run, where the CPU went
+  on two workers and not on one; else autocannon), first for \`--workers-warmup-seconds\` (10), the
+  warm-up, reported apart (in the first seconds of load after a start the engine compiles the search
+  code on threads of its own, which with two workers take the cores from their main threads), then for
+  \`--workers-seconds\` (20): throughput = requests answered ÷ that time. The verdicts are on the medians over the rounds: of each round's ratio of the
+  two throughputs, and of the first-pass p99 with two workers. During each warm-up and timed run, where the CPU went
   (Linux): each serving process's main thread's time on a core and time waiting for one
   (\`/proc/<pid>/task/<tid>/schedstat\`), its other threads' time, and the whole machine's busy and stolen
   time (\`/proc/stat\`), load generator and kernel included, and the requests answered per second of the

@@ -300,6 +300,7 @@ export async function runBench(options: BenchOptions, command: string, log: (lin
       concurrency: CONCURRENCY,
       budgetSeconds: Math.max(60, options.peerBudgetSeconds),
       throughputSeconds: options.workersSeconds,
+      warmupSeconds: options.workersWarmupSeconds,
       rounds: options.workersRounds,
       cores: results.machine.cores,
       client: options.workersClient === "auto" ? (wrkAvailable() ? "wrk" : "autocannon") : options.workersClient,

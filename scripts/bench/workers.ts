@@ -3,11 +3,19 @@
  * WORKERS=2 (node:cluster) on the same set and query set, each server
  * started fresh with its result cache off (run.ts), so every request
  * searches. Each server gets the query set once (the first pass, timed
- * request by request), then the query set over and over for
- * `throughputSeconds` on 8 connections from wrk where it is installed, else
- * autocannon: the throughput is the requests answered ÷ that time. (The load
+ * request by request), then the query set over and over on 8 connections
+ * from wrk where it is installed, else autocannon: first for
+ * `warmupSeconds`, reported apart, then for `throughputSeconds`, the timed
+ * run: the throughput is the requests answered ÷ that time. (The load
  * generator runs on the same cores as the servers, and what it takes of them
  * weighs on two workers, which use both cores, and not on one: wrk.ts.)
+ *
+ * The warm-up is apart because the first seconds of load after a start are
+ * not what a server sustains: the engine is still compiling the search code
+ * for what the requests bring, on threads of its own, and with two workers
+ * those threads take the cores from the workers' main threads (one worker
+ * leaves them the other core). So the timed run measures the sustained
+ * throughput, and the warm-up's own throughput shows the start.
  *
  * A shared machine's speed drifts by tens of percent from one minute to the
  * next, so the two settings are measured in `rounds` rounds, alternated
@@ -33,7 +41,9 @@ export interface WorkersRun {
   /** 1-based round. */
   round: number;
   first: LatencySummary;
-  /** The timed run after the first pass (`client`). */
+  /** The warm-up run between the first pass and the timed run (absent with `warmupSeconds` 0, and in results written before it ran). */
+  warmup?: { requestsPerSecond: number; errors: number; cpu?: CpuShares };
+  /** The timed run after the first pass and the warm-up (`client`). */
   timed: CannonFigures;
   /** Requests answered per second in the timed run (autocannon: the mean of its per-second counts; wrk: its count ÷ its duration). */
   requestsPerSecond: number;
@@ -52,6 +62,8 @@ export interface WorkersComparison {
   runs: WorkersRun[];
   /** Length of each timed run. */
   throughputSeconds: number;
+  /** Length of each warm-up run before it (absent in results written before it ran: none). */
+  warmupSeconds?: number;
   /** The timed runs' load generator (absent in results written before it was recorded: autocannon). */
   client?: WorkersClient;
   /** Per round: timed-run req/s with 2 workers ÷ with 1. */
@@ -102,8 +114,10 @@ export async function compareWorkers(options: {
   apiKey: string;
   concurrency: number;
   budgetSeconds: number;
-  /** Length of the timed run after the first pass. */
+  /** Length of the timed run after the first pass and the warm-up. */
   throughputSeconds: number;
+  /** Length of the warm-up run between the first pass and the timed run (default 0: none). */
+  warmupSeconds?: number;
   /** Rounds of the two settings, alternated (default 3). */
   rounds?: number;
   /** The timed runs' load generator (default autocannon). */
@@ -114,8 +128,9 @@ export async function compareWorkers(options: {
 }): Promise<WorkersComparison> {
   const rounds = options.rounds ?? 3;
   const client = options.client ?? "autocannon";
-  const timedRun = (origin: string) => {
-    const settings = { apiKey: options.apiKey, seconds: options.throughputSeconds, connections: options.concurrency };
+  const warmupSeconds = options.warmupSeconds ?? 0;
+  const timedRun = (origin: string, seconds = options.throughputSeconds) => {
+    const settings = { apiKey: options.apiKey, seconds, connections: options.concurrency };
     return client === "wrk" ? runWrk(origin, options.paths, settings) : cannon(origin, options.paths.map((path) => ({ method: "GET", path })), settings);
   };
   const runs: WorkersRun[] = [];
@@ -126,11 +141,13 @@ export async function compareWorkers(options: {
         const { result: first, cpu: firstCpu } = await measureCpu(server.pid, workers, options.cores, () =>
           timePaths(server.origin, options.paths, { concurrency: options.concurrency, apiKey: options.apiKey, budgetSeconds: options.budgetSeconds }),
         );
+        const warmed = warmupSeconds > 0 ? await measureCpu(server.pid, workers, options.cores, () => timedRun(server.origin, warmupSeconds)) : undefined;
         const { result: timed, cpu } = await measureCpu(server.pid, workers, options.cores, () => timedRun(server.origin));
         const run: WorkersRun = {
           workers,
           round,
           first: first.summary,
+          ...(warmed ? { warmup: { requestsPerSecond: warmed.result.requestsPerSecond, errors: warmed.result.errors + warmed.result.non2xx, ...(warmed.cpu ? { cpu: warmed.cpu } : {}) } } : {}),
           timed,
           requestsPerSecond: timed.requestsPerSecond,
           firstRequestsPerSecond: first.summary.count / first.summary.seconds,
@@ -152,6 +169,7 @@ export async function compareWorkers(options: {
     queries: options.paths.length,
     rounds,
     throughputSeconds: options.throughputSeconds,
+    ...(warmupSeconds > 0 ? { warmupSeconds } : {}),
     client,
     runs,
     ratios,

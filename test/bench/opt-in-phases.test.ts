@@ -88,6 +88,18 @@ describe("the opt-in phases' rows", () => {
     });
     expect(verdict(passing, "WORKERS=2, where the CPU went in the first passes")?.value).toMatch(/^main threads 0\.60 \+ 0\.50 cores, .*; their other threads 0\.40 cores;/);
     expect(verdict(passing, "WORKERS=1, where the CPU went")).toBeUndefined();
+    // The warm-ups: their throughput by round and their ratio, reported without a verdict; an error in one fails the verdicts too.
+    expect(resultRows(passing).filter((row) => row.metric.includes("warm-up"))).toEqual([]);
+    passing.workers!.warmupSeconds = 10;
+    passing.workers!.runs.forEach((run) => Object.assign(run, { warmup: { requestsPerSecond: run.workers === 1 ? 900 : [1200, 1350, 1440][run.round - 1]!, errors: 0 } }));
+    expect(resultRows(passing).find((row) => row.section.startsWith("8 workers"))?.section).toContain("then for 20 s from autocannon, 10 s of warm-up first, per fresh server");
+    expect(verdict(passing, "WORKERS=2, 10 s warm-ups (not the throughput), by round")).toMatchObject({ value: "1,200 / 1,350 / 1,440 req/s", verdict: "" });
+    expect(verdict(passing, "warm-ups (10 s): throughput WORKERS=2 ÷ WORKERS=1")).toMatchObject({ value: "1.500× (rounds 1.33 / 1.50 / 1.60)", target: "", verdict: "" });
+    expect(verdict(passing, "throughput WORKERS=2 ÷ WORKERS=1 (20 s runs)")?.verdict).toBe("PASS");
+    passing.workers!.runs[0]!.warmup!.errors = 2;
+    expect(verdict(passing, "WORKERS=1, 10 s warm-ups (not the throughput), by round")?.value).toBe("900 / 900 / 900 req/s, 2 errors");
+    expect(verdict(passing, "throughput WORKERS=2 ÷ WORKERS=1 (20 s runs)")?.verdict).toBe("MISS");
+    passing.workers!.runs[0]!.warmup!.errors = 0;
     const missing = r([1800, 1500, 1698], [25, 31, 32]);
     expect(verdict(missing, "throughput WORKERS=2 ÷ WORKERS=1")).toMatchObject({ verdict: "MISS", value: "1.698× (rounds 1.80 / 1.50 / 1.70)" });
     expect(verdict(missing, "WORKERS=2, first pass p99")?.verdict).toBe("MISS");
@@ -268,6 +280,7 @@ describe("the opt-in phases on a published set of a few videos", () => {
       concurrency: 2,
       budgetSeconds: 60,
       throughputSeconds: 1,
+      warmupSeconds: 1,
       rounds: 2,
       // The bench's own choice (test/bench/wrk.test.ts tests wrk's run alone).
       client,
@@ -275,6 +288,7 @@ describe("the opt-in phases on a published set of a few videos", () => {
       log: () => {},
     });
     expect(result.client).toBe(client);
+    expect(result.warmupSeconds).toBe(1);
     expect(started).toEqual([1, 2, 2, 1]);
     expect(result.runs.map((run) => [run.round, run.workers])).toEqual([[1, 1], [1, 2], [2, 2], [2, 1]]);
     for (const run of result.runs) {
@@ -283,9 +297,12 @@ describe("the opt-in phases on a published set of a few videos", () => {
       expect(run.timed).toMatchObject({ errors: 0, non2xx: 0 });
       expect(run.requestsPerSecond).toBeGreaterThan(8);
       expect(run.requestsPerSecond).toBe(run.timed.requestsPerSecond);
+      // A warm-up of the same load before the timed run, counted apart.
+      expect(run.warmup).toMatchObject({ errors: 0 });
+      expect(run.warmup!.requestsPerSecond).toBeGreaterThan(8);
       expect(run.rssMiB).toBeGreaterThan(20);
       // Each serving process's main thread answered searches in both passes; the primary is counted apart.
-      for (const cpu of [run.firstCpu!, run.cpu!]) {
+      for (const cpu of [run.firstCpu!, run.warmup!.cpu!, run.cpu!]) {
         expect(cpu.mains).toHaveLength(run.workers);
         for (const main of cpu.mains) expect(main.cores).toBeGreaterThan(0);
         if (run.workers === 1) expect(cpu.primary).toBe(0);
