@@ -90,7 +90,7 @@ export const OPTION_TABLE: readonly OptionSpec[] = [
   { name: "soak-seconds", default: "600", help: "Seconds of mixed load between the two RSS samples." },
   { name: "serving-seconds", default: "10", help: "Seconds per autocannon run." },
   { name: "workers-seconds", default: "20", help: "Seconds of the workers phase's throughput run per server." },
-  { name: "workers-warmup-seconds", default: "10", help: "Seconds of the same load before each throughput run of the workers phase, reported apart: the first seconds after a start are the engine compiling the search code (0: none)." },
+  { name: "workers-warmup-seconds", default: "10", help: "Seconds of the same load before each throughput run of the workers phase, reported apart: the first seconds after a start are the engine optimizing the code that answers a request (0: none)." },
   { name: "workers-rounds", default: "3", help: "Rounds of the workers phase, WORKERS=1 and 2 alternated; its figures are the medians over the rounds." },
   { name: "workers-client", default: "auto", help: "Load generator of the workers phase's timed runs: wrk (Debian's package), autocannon, or auto (wrk where installed)." },
   { name: "connections", default: "64", help: "autocannon connections." },

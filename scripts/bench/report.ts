@@ -396,8 +396,8 @@ What the rows measure:
   over and over on 8 connections from \`--workers-client\` (wrk, Debian's
   package, where installed: one C thread, a fraction of autocannon's CPU per request, which would weigh
   on two workers and not on one; else autocannon), first for \`--workers-warmup-seconds\` (10), the
-  warm-up, reported apart (in the first seconds of load after a start the engine compiles the search
-  code on threads of its own, which with two workers take the cores from their main threads), then for
+  warm-up, reported apart (in the first seconds of load after a start the engine optimizes the code
+  that answers a request on threads of its own, which with two workers take the cores from their main threads), then for
   \`--workers-seconds\` (20): throughput = requests answered ÷ that time. The verdicts are on the medians over the rounds: of each round's ratio of the
   two throughputs, and of the first-pass p99 with two workers. During each warm-up and timed run, where the CPU went
   (Linux): each serving process's main thread's time on a core and time waiting for one

@@ -11,8 +11,9 @@
  * weighs on two workers, which use both cores, and not on one: wrk.ts.)
  *
  * The warm-up is apart because the first seconds of load after a start are
- * not what a server sustains: the engine is still compiling the search code
- * for what the requests bring, on threads of its own, and with two workers
+ * not what a server sustains: the engine is still optimizing the code that
+ * answers a request (the HTTP layer's and the search's) for what the
+ * requests bring, on threads of its own, and with two workers
  * those threads take the cores from the workers' main threads (one worker
  * leaves them the other core). So the timed run measures the sustained
  * throughput, and the warm-up's own throughput shows the start.
