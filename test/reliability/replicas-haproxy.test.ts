@@ -199,7 +199,10 @@ describe.skipIf(!available)("three replicas behind HAProxy (REDIS_URL, DATABASE_
 
   test("a key revoked with the CLI is refused by all three replicas within 5 s", async () => {
     const { key, keyId } = await createKey(database!.url, "revoked");
-    for (const replica of replicas) expect((await call(replica.baseUrl, "/v1/stats", { key })).status).toBe(200);
+    // A new key, like a revocation, reaches each replica's copy within seconds (its NOTIFY, or the 2 s reload).
+    await Promise.all(
+      replicas.map((replica) => until(async () => (await call(replica.baseUrl, "/v1/stats", { key })).status === 200, 5_000, "the new key to reach the replica")),
+    );
     const revoked = await keysCli(database!.url, ["revoke", keyId]);
     expect(revoked.code).toBe(0);
     const at = Date.now();
