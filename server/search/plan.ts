@@ -23,6 +23,12 @@ export interface ShardQuery {
   maxRank: number;
   minViews: number;
   channelTranscripts?: number;
+  /**
+   * The cache key of the tier's head (and of the snippets and moments kept
+   * with it): the parsed query's own key and the tier as well as the
+   * expression, since `"white house"` and the phrase tier of `white house`
+   * match alike but mark different words.
+   */
   key: string;
 }
 
@@ -90,7 +96,7 @@ export class QueryPlanner {
         countExpression,
         maxRank,
         minViews: effectiveMinViews,
-        key: `${expression}\u0000${maxRank}\u0000${effectiveMinViews}`,
+        key: `${parsed.key}\u0002${tier}\u0002${expression}\u0000${maxRank}\u0000${effectiveMinViews}`,
       };
       if (channelTranscripts !== undefined) query.channelTranscripts = channelTranscripts;
       return query;

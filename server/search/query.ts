@@ -25,7 +25,11 @@ export interface ParsedQuery {
   groups: string[];
   /** Distinct terms, in order, for scoring. */
   terms: string[];
-  /** Normalized form, the cache key. */
+  /**
+   * Normalized form, part of every cache key: two queries with one key are
+   * answered alike, so it holds the groups and the phrase (`white white` has
+   * the groups of `white` but a phrase of its own).
+   */
   key: string;
 }
 
@@ -55,6 +59,7 @@ export function parseSearchQuery(q: string): ParsedQuery | undefined {
   if (groups.length > 1) {
     parsed.phraseTerms = groups.flat();
     parsed.phrase = `"${parsed.phraseTerms.join(" ")}"`;
+    parsed.key += `\u0001${parsed.phraseTerms.join(" ")}`;
   }
   return parsed;
 }
