@@ -26,7 +26,6 @@
  * with failures a later run may fix).
  */
 import { parseArgs } from "node:util";
-import { statSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError, loadSettings } from "../settings/settings.js";
 import { dataDirLayout } from "./artifact/layout.js";
@@ -36,13 +35,15 @@ import { InstallError, installSet } from "./install-set.js";
 import { ArtifactError } from "./artifact/manifest.js";
 import { PublishError } from "./publish.js";
 import { EXPORT_USAGE } from "./export/usage.js";
-import { ExportReadError, exportRecords, readExportManifest } from "./export/read-export.js";
-import { readJsonl } from "./read-jsonl.js";
+import { ExportReadError } from "./export/read-export.js";
+import { JsonlError } from "./read-jsonl.js";
+import { inputItems, verifyExportInputs } from "./run/import-inputs.js";
 import { acquireLock, LockHeldError } from "./run/acquire-lock.js";
 import { acquireSharedLock, type SharedLock } from "./run/shared-lock.js";
 import { buildAndPublish } from "./run/build-and-publish.js";
-import { EXIT } from "./run/exit-codes.js";
-import { importRecords } from "./run/import-records.js";
+import { EXIT, UsageError } from "./run/exit-codes.js";
+import { importAndPublish, NothingToImportError, settleImport } from "./run/import-and-publish.js";
+import { skipReporter } from "./run/import-records.js";
 import { PipelineState } from "./run/open-state.js";
 import { PublishRefused } from "./run/publish-guard.js";
 import { RUN_USAGE } from "./run/parse-run-args.js";
@@ -52,7 +53,7 @@ const USAGE = `usage: npm run pipeline -- <command> [options]
 
 commands:
   run --channels FILE [options]   crawl the channels, fetch the transcripts not stored, build and publish
-  build --input FILE.jsonl|DIR …  add VideoRecords (JSON Lines, or an export folder) to the pipeline state, build and publish
+  build [--input FILE.jsonl|DIR …]  add VideoRecords (JSON Lines, or an export folder) to the pipeline state, build and publish
   export --format parquet|jsonl --out DIR | --verify DIR
                                   write the published set as Parquet or JSON Lines with a dataset card; or check such a folder
   demo                            build and publish the generated demo dataset if DATA_DIR has no set
@@ -64,17 +65,22 @@ settings: DATA_DIR, YOUTUBE_ORIGIN, YOUTUBE_PROXY_URLS, YOUTUBE_MAX_BLOCKED_RETR
 exit codes: 0 ok (also: nothing new, nothing built), 1 failed, 2 usage, 3 another run holds the lock,
             4 finished with failures a later run may fix (run), 5 publish refused (see --force), 130 interrupted`;
 
-const BUILD_USAGE = `usage: npm run pipeline -- build --input FILE.jsonl|DIR [--input FILE.jsonl|DIR …] [--dataset NAME] [--force]
+const BUILD_USAGE = `usage: npm run pipeline -- build [--input FILE.jsonl|DIR …] [--dataset NAME] [--force]
 
   --input FILE.jsonl|DIR  VideoRecords as JSON Lines, or a folder written by export (Parquet or JSON Lines,
-                          as its manifest says); repeatable; invalid records are reported and skipped
+                          as its manifest says, and checked against it first); repeatable; a record that is
+                          not valid, or a line that is not JSON, is reported and skipped
   --dataset NAME          name recorded in the manifest (default custom)
   --force                 publish even a set that drops most of the served set's transcripts
 
-The records join the pipeline state (DATA_DIR/pipeline/state.db); the state and the server's
-live store are built into a new artifact set and published, under the same lock as run.
+The pipeline state (DATA_DIR/pipeline/state.db) with the input and the server's live store
+is built into a new artifact set and published, under the same lock as run; the input joins
+the state only once that set is published. Without --input, the state and the live store
+are built and published. All or nothing: an input with no valid record, an export that does
+not match its manifest, a refused publish or a stop leaves the state as it was.
 
-exit codes: 0 ok, 1 failed, 2 usage, 3 another run holds the lock, 5 publish refused (see --force), 130 interrupted`;
+exit codes: 0 ok, 1 failed (also: no valid record in the input), 2 usage, 3 another run holds the lock,
+            5 publish refused (see --force), 130 interrupted`;
 
 const DEMO_USAGE = `usage: npm run pipeline -- demo
 
@@ -138,11 +144,7 @@ async function main(argv: string[]): Promise<number> {
         force: { type: "boolean", default: false },
       },
     });
-    if (!values.input?.length) {
-      console.error(BUILD_USAGE);
-      return EXIT.usage;
-    }
-    return buildCommand(config.dataDir, values.input, values.dataset, values.force, config.databaseUrl);
+    return buildCommand(config.dataDir, values.input ?? [], values.dataset, values.force, config.databaseUrl);
   }
   if (command === "install-set") {
     const { values, positionals } = parseArgs({ args: rest, options: { force: { type: "boolean", default: false } }, allowPositionals: true, strict: false });
@@ -166,29 +168,17 @@ async function main(argv: string[]): Promise<number> {
   return EXIT.usage;
 }
 
-/** The values of every input in order: a JSON Lines file's lines, an export folder's videos (Parquet or JSON Lines, as its manifest says). */
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-async function* inputRecords(inputs: readonly string[]): AsyncGenerator<unknown> {
-  for (const input of inputs) {
-    if (isDirectory(input)) {
-      // A folder without an export manifest is refused by readExportManifest, saying so.
-      const manifest = readExportManifest(input);
-      log(`${input}: an export of ${manifest.counts.videos} videos (${manifest.dataFormat}, build ${manifest.source.buildId})`);
-      yield* exportRecords(input);
-    } else yield* readJsonl(input);
-  }
-}
-
-/** `build --input`: under the run lock, the input joins the pipeline state, and the state is built and published. */
+/** `build --input`: under the run lock, the input is validated, built with the pipeline state and published, and then joins the state (import-and-publish.ts). */
 async function buildCommand(dataDir: string, inputs: string[], dataset: string, force: boolean, databaseUrl: string | undefined): Promise<number> {
   const layout = dataDirLayout(dataDir);
+  // Before the lock: an input that cannot be read, or an export that does not match its manifest, changes nothing.
+  try {
+    for (const line of await verifyExportInputs(inputs)) log(line);
+  } catch (error) {
+    if (!(error instanceof UsageError || error instanceof ExportReadError)) throw error;
+    console.error(error.message);
+    return error instanceof UsageError ? EXIT.usage : EXIT.failed;
+  }
   let lock;
   // With DATABASE_URL also the lock every machine sharing it takes (shared-lock.ts).
   let sharedLock: SharedLock | undefined;
@@ -210,27 +200,37 @@ async function buildCommand(dataDir: string, inputs: string[], dataset: string, 
   };
   process.once("SIGTERM", () => stop("SIGTERM"));
   process.once("SIGINT", () => stop("SIGINT"));
+  const skips = skipReporter(log);
   try {
-    let invalid = 0;
-    const onInvalid = (error: Error, index: number) => {
-      invalid++;
-      if (invalid <= 20) log(`record ${index} skipped: ${error.message.split("\n")[0]}`);
-    };
-    const imported = await importRecords(state, inputRecords(inputs), onInvalid, controller.signal);
-    log(`imported ${imported.records} records into the pipeline state (${imported.invalid} invalid)`);
-    const built = await buildAndPublish({ dataDir, state, log, dataset, force, signal: controller.signal, ...(databaseUrl !== undefined ? { databaseUrl } : {}) });
-    if (!built) {
-      log("nothing to build: no record in the input, the pipeline state or the live store");
+    if (inputs.length === 0) {
+      await settleImport(state, dataDir, log);
+      const built = await buildAndPublish({ dataDir, state, log, dataset, force, signal: controller.signal, ...(databaseUrl !== undefined ? { databaseUrl } : {}) });
+      if (!built) log("nothing to build: no record in the pipeline state or the live store");
+      else log(`published ${built.dir}: ${JSON.stringify(built.counts)} in ${built.seconds.toFixed(1)} s`);
       return EXIT.ok;
     }
-    log(`published ${built.dir}: ${JSON.stringify(built.counts)} in ${built.seconds.toFixed(1)} s`);
+    const { imported, built } = await importAndPublish({
+      dataDir,
+      state,
+      log,
+      dataset,
+      force,
+      signal: controller.signal,
+      input: inputItems(inputs),
+      onSkip: skips.skip,
+      ...(databaseUrl !== undefined ? { databaseUrl } : {}),
+    });
+    skips.finish();
+    log(`imported ${imported.records} records (${imported.invalid} skipped)`);
+    log(`published ${built!.dir}: ${JSON.stringify(built!.counts)} in ${built!.seconds.toFixed(1)} s`);
     return EXIT.ok;
   } catch (error) {
+    skips.finish();
     if (error instanceof BuildInterrupted) {
       console.error(error.message);
       return EXIT.interrupted;
     }
-    if (error instanceof ExportReadError) {
+    if (error instanceof ExportReadError || error instanceof NothingToImportError || error instanceof JsonlError) {
       console.error(error.message);
       return EXIT.failed;
     }

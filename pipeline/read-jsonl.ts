@@ -10,7 +10,11 @@ export class JsonlError extends Error {
   override name = "JsonlError";
 }
 
-export async function* readJsonl(path: string): AsyncGenerator<unknown> {
+/** A line of a JSON Lines file: its value, or `malformed` when it is not JSON; `line` counts from 1. */
+export type JsonlLine = { line: number; value: unknown; malformed?: undefined } | { line: number; malformed: true };
+
+/** Every non-blank line of the file, parsed, a line that is not JSON marked rather than thrown. */
+export async function* readJsonlLines(path: string): AsyncGenerator<JsonlLine> {
   const file = createReadStream(path);
   const input = path.endsWith(".gz") ? file.pipe(createGunzip()) : file;
   if (input !== file) file.on("error", (error) => input.destroy(error));
@@ -20,11 +24,22 @@ export async function* readJsonl(path: string): AsyncGenerator<unknown> {
   for await (const line of lines) {
     number++;
     if (line.trim() === "") continue;
+    let value: unknown;
     try {
-      yield JSON.parse(line);
+      value = JSON.parse(line);
     } catch {
-      throw new JsonlError(`${path}:${number}: not a JSON value`);
+      yield { line: number, malformed: true };
+      continue;
     }
+    yield { line: number, value };
+  }
+}
+
+/** Every value of the file; a line that is not JSON throws JsonlError naming the file and line. */
+export async function* readJsonl(path: string): AsyncGenerator<unknown> {
+  for await (const item of readJsonlLines(path)) {
+    if (item.malformed) throw new JsonlError(`${path}:${item.line}: not a JSON value`);
+    yield item.value;
   }
 }
 

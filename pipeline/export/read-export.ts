@@ -13,7 +13,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { VideoRecord } from "../artifact/contract.js";
 import { sha256File } from "../artifact/manifest.js";
-import { readJsonl } from "../read-jsonl.js";
+import { readJsonlLines } from "../read-jsonl.js";
+import type { InputItem } from "../run/import-records.js";
 import { EXPORT_MANIFEST, ExportManifest, type TableName } from "./dataset-schema.js";
 
 export class ExportReadError extends Error {
@@ -68,6 +69,32 @@ export async function verifyExport(dir: string): Promise<{ manifest: ExportManif
 
 type Row = Record<string, unknown>;
 
+/** A row and where it is: its shard (as the manifest names it) and its number there, from 1. */
+interface Located {
+  row: Row;
+  where: string;
+}
+
+/** A row of a shard that cannot be read as its table's row, naming the shard, the row and the column. */
+class RowShapeError extends Error {
+  constructor(
+    readonly where: string,
+    readonly field: string,
+    readonly rule: string,
+  ) {
+    super(`${where}: ${field}: ${rule}`);
+  }
+}
+
+/** Every row of one shard's JSON Lines; a line that is not a JSON object is a RowShapeError. */
+async function* shardRows(lines: string, shard: string): AsyncGenerator<Located> {
+  for await (const item of readJsonlLines(lines)) {
+    const where = `${shard} row ${item.line}`;
+    if (item.malformed || typeof item.value !== "object" || item.value === null || Array.isArray(item.value)) throw new RowShapeError(where, "", "not a JSON object");
+    yield { row: item.value as Row, where };
+  }
+}
+
 /**
  * The rows of one table, shard by shard in the manifest's order. A Parquet
  * shard is first turned into JSON Lines in a temporary folder by DuckDB
@@ -76,10 +103,10 @@ type Row = Record<string, unknown>;
  * memory the garbage collector does not see, and piled up to several times
  * the memory of this path.
  */
-async function* tableRows(dir: string, manifest: ExportManifest, table: TableName): AsyncGenerator<Row> {
-  const shards = manifest.tables[table].map((name) => join(dir, name));
+async function* tableRows(dir: string, manifest: ExportManifest, table: TableName): AsyncGenerator<Located> {
+  const shards = manifest.tables[table].map((name) => ({ name, path: join(dir, name) }));
   if (manifest.dataFormat === "jsonl") {
-    for (const shard of shards) yield* readJsonl(shard) as AsyncGenerator<Row>;
+    for (const shard of shards) yield* shardRows(shard.path, shard.name);
     return;
   }
   // Loaded only here: commands that read no Parquet do not load DuckDB's native library.
@@ -92,9 +119,9 @@ async function* tableRows(dir: string, manifest: ExportManifest, table: TableNam
     for (const shard of shards) {
       const lines = join(scratch, `${table}.jsonl`);
       await connection.run(
-        `COPY (SELECT * REPLACE (epoch_ms(publishedAt) AS publishedAt) FROM read_parquet(${literal(shard)})) TO ${literal(lines)} (FORMAT json)`,
+        `COPY (SELECT * REPLACE (epoch_ms(publishedAt) AS publishedAt) FROM read_parquet(${literal(shard.path)})) TO ${literal(lines)} (FORMAT json)`,
       );
-      yield* readJsonl(lines) as AsyncGenerator<Row>;
+      yield* shardRows(lines, shard.name);
       await rm(lines, { force: true });
     }
   } finally {
@@ -109,7 +136,14 @@ const number = (value: unknown) => (typeof value === "bigint" ? Number(value) : 
 /** A timestamp column: epoch milliseconds from Parquet (as read above), an ISO string from JSON Lines. */
 const timestamp = (value: unknown) => new Date(typeof value === "number" ? value : String(value)).toISOString();
 
-function videoRecord(row: Row, transcripts: Row[]): VideoRecord {
+/** A list column's value, or a RowShapeError naming it. */
+function list(value: unknown, where: string, column: string): Row[] {
+  if (!Array.isArray(value)) throw new RowShapeError(where, column, `expected a list, got ${value === null ? "null" : typeof value}`);
+  return value as Row[];
+}
+
+function videoRecord(video: Located, transcripts: Located[]): VideoRecord {
+  const row = video.row;
   const optional = (key: string, value: unknown) => (value === null || value === undefined ? {} : { [key]: value });
   return {
     videoId: String(row.videoId),
@@ -125,38 +159,53 @@ function videoRecord(row: Row, transcripts: Row[]): VideoRecord {
     ...optional("chapters", row.chapters),
     ...optional("keywords", row.keywords),
     ...optional("category", text(row.category)),
-    transcripts: transcripts.map((t) => ({
+    transcripts: transcripts.map(({ row: t, where }) => ({
       language: String(t.language),
       languageCode: String(t.languageCode),
       isGenerated: Boolean(t.isGenerated),
-      segments: (t.segments as Row[]).map((s) => ({ start: number(s.start), duration: number(s.duration), text: String(s.text) })),
+      segments: list(t.segments, where, "segments").map((s, i) => {
+        if (typeof s !== "object" || s === null) throw new RowShapeError(where, `segments[${i}]`, "expected a struct of start, duration and text");
+        return { start: number(s.start), duration: number(s.duration), text: String(s.text) };
+      }),
     })),
   } as VideoRecord;
 }
 
-/** The export in `dir` as VideoRecords, one per `videos` row with its transcript rows. Reads the manifest first. */
-export async function* exportRecords(dir: string): AsyncGenerator<VideoRecord> {
+/**
+ * The export in `dir` as VideoRecords, one per `videos` row with its
+ * transcript rows, each with where its `videos` row is. Reads the manifest
+ * first. A video whose rows cannot be read as its table's rows (a list
+ * column that is not a list, a line that is not an object) comes as a
+ * problem naming the shard, the row and the column; the others are checked
+ * by the importer against the record schema.
+ */
+export async function* exportRecords(dir: string): AsyncGenerator<InputItem> {
   const manifest = readExportManifest(dir);
   const transcripts = tableRows(dir, manifest, "transcripts");
   let pending = await transcripts.next();
   try {
     for await (const video of tableRows(dir, manifest, "videos")) {
-      const own: Row[] = [];
-      const expected = Array.isArray(video.tracks) ? video.tracks.length : 0;
-      while (!pending.done && pending.value.videoId === video.videoId) {
+      const own: Located[] = [];
+      const expected = Array.isArray(video.row.tracks) ? video.row.tracks.length : 0;
+      while (!pending.done && pending.value.row.videoId === video.row.videoId) {
         own.push(pending.value);
         pending = await transcripts.next();
       }
       if (own.length !== expected) {
         throw new ExportReadError(
-          `${dir}: video ${String(video.videoId)} lists ${expected} tracks, but ${own.length} transcript rows follow it in order; ` +
+          `${dir}: video ${String(video.row.videoId)} (${video.where}) lists ${expected} tracks, but ${own.length} transcript rows follow it in order; ` +
             "both tables must list videos in one order, as an export writes them",
         );
       }
-      yield videoRecord(video, own);
+      try {
+        yield { where: video.where, value: videoRecord(video, own) };
+      } catch (error) {
+        if (!(error instanceof RowShapeError)) throw error;
+        yield { where: error.where, problem: { field: error.field, rule: error.rule } };
+      }
     }
     if (!pending.done) {
-      throw new ExportReadError(`${dir}: a transcripts row of video ${String(pending.value.videoId)} has no videos row in the same order`);
+      throw new ExportReadError(`${dir}: a transcripts row of video ${String(pending.value.row.videoId)} (${pending.value.where}) has no videos row in the same order`);
     }
   } finally {
     await transcripts.return(undefined);

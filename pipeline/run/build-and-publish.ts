@@ -20,6 +20,7 @@ import { openLiveSnapshot, trimmableThrough } from "../artifact/live-records.js"
 import { connectSharedLiveStore, sharedMaxSeq, sharedRecords, trimSharedRecords } from "../artifact/pg-live-records.js";
 import { readManifest } from "../artifact/manifest.js";
 import { newBuildDir, publishBuild } from "../publish.js";
+import type { ImportStaging } from "./import-staging.js";
 import type { PipelineState } from "./open-state.js";
 import { checkPublish } from "./publish-guard.js";
 
@@ -37,6 +38,8 @@ export interface BuildAndPublishOptions {
   signal?: AbortSignal;
   /** PostgreSQL holding the shared live store: folded in, and trimmed after the publish. */
   databaseUrl?: string;
+  /** An import staged beside the state: built with it, and folded into the state once the set is published (import-staging.ts). */
+  staging?: ImportStaging;
 }
 
 export interface PublishedBuild {
@@ -98,14 +101,16 @@ async function buildAndPublishFrom(options: BuildAndPublishOptions, shared: Shar
     liveSeq = through;
     liveStoreId = shared.storeId;
   }
-  if (state.recordCount() === 0) return undefined;
-  // After the fold: the next run compares the state with this to find out whether anything is new.
+  const staging = options.staging;
+  const expectedRecords = staging ? staging.recordCount() : state.recordCount();
+  if (expectedRecords === 0) return undefined;
+  // After the live fold: the next run compares the state with this to find out whether anything is new.
   const generation = state.recordsGeneration();
 
   let stateRecords = 0;
   let invalid = 0;
   function* records(): Generator<unknown> {
-    for (const record of state.records()) {
+    for (const record of staging ? staging.records() : state.records()) {
       stateRecords++;
       yield record;
     }
@@ -118,7 +123,7 @@ async function buildAndPublishFrom(options: BuildAndPublishOptions, shared: Shar
     liveSeq,
     liveStoreId,
     log,
-    expectedRecords: state.recordCount(),
+    expectedRecords,
     ...(options.signal ? { signal: options.signal } : {}),
     onInvalid: (error, index) => {
       invalid++;
@@ -131,8 +136,13 @@ async function buildAndPublishFrom(options: BuildAndPublishOptions, shared: Shar
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
+  // Noted before the swap, so a process killed after it still has the import folded in (ImportStaging.settle).
+  staging?.publishing(basename(dir));
   await publishBuild(options.dataDir, dir);
-  state.markPublished({ build: basename(dir), generation });
+  const beforeFold = state.recordsGeneration();
+  staging?.commit();
+  // The import's fold is in the set just published: it is not "new" to the next run.
+  state.markPublished({ build: basename(dir), generation: generation + state.recordsGeneration() - beforeFold });
   let sharedTrimmed = 0;
   if (shared) {
     // Only what every set kept here holds: a switch back to the previous set still finds the rest mirrored.

@@ -19,6 +19,7 @@ import { fetchTranscripts, type FetchResult } from "./fetch-transcripts.js";
 import { PipelineState } from "./open-state.js";
 import { PublishRefused } from "./publish-guard.js";
 import { readChannelList } from "./read-channel-list.js";
+import { settleImport } from "./import-and-publish.js";
 import { RecordWriter } from "./record-writer.js";
 import { formatDuration, type Progress } from "./report-progress.js";
 
@@ -143,6 +144,8 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
         log(`took over the lock of run ${lock.tookOver.pid}, which is no longer alive`);
       }
       state = PipelineState.open(statePath);
+      // What a killed `build --input` left staged is folded or dropped before this run reads the state.
+      await settleImport(state, options.dataDir, log);
       runId = state.startRun(started);
       writer = new RecordWriter(statePath);
     }

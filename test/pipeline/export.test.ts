@@ -18,7 +18,7 @@ import { exportDataset } from "../../pipeline/export/export-dataset.js";
 import { verifyExport } from "../../pipeline/export/read-export.js";
 import { buildAndPublish } from "../../pipeline/run/build-and-publish.js";
 import { EXIT } from "../../pipeline/run/exit-codes.js";
-import { importRecords } from "../../pipeline/run/import-records.js";
+import { importAndPublish, inputOf } from "../../pipeline/run/import-and-publish.js";
 import { PipelineState } from "../../pipeline/run/open-state.js";
 import { startStandin, type Standin } from "../../scripts/youtube-standin/server.js";
 import { makeVideo, transcript } from "../youtube/helpers/records.js";
@@ -91,8 +91,7 @@ beforeAll(async () => {
   sourceDir = join(work, "source");
   const state = PipelineState.open(join(sourceDir, "pipeline", "state.db"));
   try {
-    await importRecords(state, [...artifactRecords(), ...extraRecords()]);
-    await buildAndPublish({ dataDir: sourceDir, state, log: () => {} });
+    await importAndPublish({ dataDir: sourceDir, state, log: () => {}, input: inputOf([...artifactRecords(), ...extraRecords()]) });
   } finally {
     state.close();
   }

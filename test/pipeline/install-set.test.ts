@@ -255,10 +255,8 @@ describe("install-set and B's live store", SLOW, () => {
     expect((await call(server.baseUrl, `/v1/transcript/${id}`, { key: server.key })).body.cached).toBe(false);
     // B's own pipeline folds its live store into a set (watermark: B's store, #1) and publishes it, twice:
     // then every set in builds/ holds the record, and it leaves live.db.
-    const empty = join(tempDir("ship-empty-"), "empty.jsonl");
-    writeFileSync(empty, "");
     for (const round of [1, 2]) {
-      const child = startChild("pipeline/cli.ts", ["build", "--input", empty], { DATA_DIR: server.dataDir });
+      const child = startChild("pipeline/cli.ts", ["build"], { DATA_DIR: server.dataDir });
       const { code } = await child.exited;
       expect(code, `build ${round}: ${child.stderr()}`).toBe(EXIT.ok);
     }

@@ -14,7 +14,7 @@ import { ensureDemoArtifacts } from "../../pipeline/demo.js";
 import { acquireLock } from "../../pipeline/run/acquire-lock.js";
 import { buildAndPublish } from "../../pipeline/run/build-and-publish.js";
 import { EXIT } from "../../pipeline/run/exit-codes.js";
-import { importRecords } from "../../pipeline/run/import-records.js";
+import { importAndPublish, inputOf } from "../../pipeline/run/import-and-publish.js";
 import { PipelineState } from "../../pipeline/run/open-state.js";
 import { startStandin, type Standin } from "../../scripts/youtube-standin/server.js";
 import { artifactRecords, fresh, upstreamCorpus } from "../live/helpers/live-corpus.js";
@@ -44,8 +44,7 @@ async function pipelineDataDir(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), "lifecycle-"));
   const state = PipelineState.open(join(dir, "pipeline", "state.db"));
   try {
-    await importRecords(state, artifactRecords());
-    await buildAndPublish({ dataDir: dir, state, log: () => {} });
+    await importAndPublish({ dataDir: dir, state, log: () => {}, input: inputOf(artifactRecords()) });
   } finally {
     state.close();
   }
@@ -135,16 +134,14 @@ describe("build --input", () => {
       });
     });
 
-  it("keeps everything served: an empty input rebuilds the state and the live store, a set that drops most of the served one is refused", async () => {
+  it("keeps everything served: `build` without input rebuilds the state and the live store, a set that drops most of the served one is refused", async () => {
     dataDir = await pipelineDataDir();
     await start();
     const id = fresh(5).videoId;
     expect(await getTranscript(id)).toEqual({ status: 200, cached: false });
     const served = await transcripts();
-    const empty = join(dataDir, "empty.jsonl");
-    writeFileSync(empty, "");
 
-    const rebuilt = await cli(["build", "--input", empty]);
+    const rebuilt = await cli(["build"]);
     expect(rebuilt.status, rebuilt.stderr).toBe(EXIT.ok);
     expect(await server!.runtime.reload("sighup", true)).toBe("switched");
     expect(await transcripts()).toBe(served);
@@ -153,7 +150,7 @@ describe("build --input", () => {
     // The state lost (an operator's mistake): the next set would hold the live store's records only.
     const before = realpathSync(dataDirLayout(dataDir).current);
     rmSync(join(dataDir, "pipeline"), { recursive: true, force: true });
-    const refused = await cli(["build", "--input", empty]);
+    const refused = await cli(["build"]);
     expect(refused.status).toBe(EXIT.refused);
     // Only the live-fetched transcript is left to build: 1 of the served 3.
     expect(refused.stderr).toMatch(
@@ -162,7 +159,7 @@ describe("build --input", () => {
     expect(realpathSync(dataDirLayout(dataDir).current)).toBe(before);
     expect(readdirSync(join(dataDir, "builds")).filter((name) => !name.startsWith(".")).length).toBe(2);
 
-    const forced = await cli(["build", "--input", empty, "--force"]);
+    const forced = await cli(["build", "--force"]);
     expect(forced.status, forced.stderr).toBe(EXIT.ok);
     expect(realpathSync(dataDirLayout(dataDir).current)).not.toBe(before);
   });

@@ -1,6 +1,6 @@
 /**
  * The promise of the live store, checked against a model: random sequences of
- * live fetches, pipeline publishes, `build --input` (empty, partial, new
+ * live fetches, pipeline publishes, `build` (no input, an empty input, partial, new
  * records), builds interrupted at random points, server stops and restarts.
  * After every step, every transcript ever answered as stored is served
  * `cached: true` and counted by /v1/stats, and no stored video was fetched
@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BuildInterrupted } from "../../pipeline/build/interrupt.js";
 import type { VideoRecord } from "../../pipeline/artifact/contract.js";
 import { buildAndPublish } from "../../pipeline/run/build-and-publish.js";
-import { importRecords } from "../../pipeline/run/import-records.js";
+import { importAndPublish, inputOf, NothingToImportError } from "../../pipeline/run/import-and-publish.js";
 import { PipelineState } from "../../pipeline/run/open-state.js";
 import { startStandin, type Standin } from "../../scripts/youtube-standin/server.js";
 import { openKeyStore } from "../../server/auth/key-store.js";
@@ -44,8 +44,7 @@ beforeAll(async () => {
   template = mkdtempSync(join(tmpdir(), "model-template-"));
   const state = PipelineState.open(join(template, "pipeline", "state.db"));
   try {
-    await importRecords(state, artifactRecords());
-    const built = await buildAndPublish({ dataDir: template, state, log: () => {} });
+    const { built } = await importAndPublish({ dataDir: template, state, log: () => {}, input: inputOf(artifactRecords()) });
     baseTranscripts = built!.counts.transcripts;
   } finally {
     state.close();
@@ -119,8 +118,9 @@ async function checkInvariant(model: Model, server: LiveServer | { baseUrl: stri
 async function publish(real: Real, input: VideoRecord[] | undefined, signal?: AbortSignal): Promise<boolean> {
   const state = PipelineState.open(join(real.dataDir, "pipeline", "state.db"));
   try {
-    if (input) await importRecords(state, input, undefined, signal);
-    await buildAndPublish({ dataDir: real.dataDir, state, log: () => {}, ...(signal ? { signal } : {}) });
+    const options = { dataDir: real.dataDir, state, log: () => {}, ...(signal ? { signal } : {}) };
+    if (input) await importAndPublish({ ...options, input: inputOf(input) });
+    else await buildAndPublish(options);
     return true;
   } catch (error) {
     if (error instanceof BuildInterrupted) return false;
@@ -155,7 +155,9 @@ class Publish implements Command {
   check = () => true;
   async run(model: Model, real: Real): Promise<void> {
     const records = this.input === "none" ? undefined : this.input === "empty" ? [] : this.input === "partial" ? [STORED] : [IMPORTED[this.input]!];
-    expect(await publish(real, records)).toBe(true);
+    // An input without a valid record is refused and publishes nothing.
+    if (this.input === "empty") await expect(publish(real, records)).rejects.toThrow(NothingToImportError);
+    else expect(await publish(real, records)).toBe(true);
     if (typeof this.input === "number") model.stored.set(IMPORTED[this.input]!.videoId, 0);
     await switchIfUp(real);
     if (real.server) await checkInvariant(model, real.server);
@@ -265,8 +267,6 @@ describe("the live store under kill -9", () => {
       const keyStore = openKeyStore({ dataDir });
       const key = keyStore.create({ plan: "pro", name: "model" }).key;
       keyStore.close();
-      const empty = join(dataDir, "empty.jsonl");
-      writeFileSync(empty, "");
       const model = newModel();
       let server: ServerProcess | undefined;
       try {
@@ -296,8 +296,8 @@ describe("the live store under kill -9", () => {
           } else if (choice < 0.75) {
             // The pipeline's build stage as a process, killed at a random moment or left to finish.
             const killAfter = random() < 0.6 ? Math.floor(random() * 4000) : undefined;
-            steps.push(`build --input (kill -9 ${killAfter === undefined ? "never" : `after ${killAfter} ms`})`);
-            const pipeline = startChild("pipeline/cli.ts", ["build", "--input", empty], { DATA_DIR: dataDir });
+            steps.push(`build (kill -9 ${killAfter === undefined ? "never" : `after ${killAfter} ms`})`);
+            const pipeline = startChild("pipeline/cli.ts", ["build"], { DATA_DIR: dataDir });
             if (killAfter !== undefined) {
               await Promise.race([pipeline.exited, new Promise((resolve) => setTimeout(resolve, killAfter))]);
               await kill(pipeline, "SIGKILL");

@@ -18,7 +18,7 @@ import { describe, expect, test } from "vitest";
 import { dataDirLayout } from "../../pipeline/artifact/layout.js";
 import { readManifest } from "../../pipeline/artifact/manifest.js";
 import { buildAndPublish } from "../../pipeline/run/build-and-publish.js";
-import { importRecords } from "../../pipeline/run/import-records.js";
+import { importAndPublish, inputOf } from "../../pipeline/run/import-and-publish.js";
 import { PipelineState } from "../../pipeline/run/open-state.js";
 import { openKeyStore } from "../../server/auth/key-store.js";
 import { artifactRecords, fresh } from "../live/helpers/live-corpus.js";
@@ -43,8 +43,7 @@ async function pipelineDataDir(): Promise<string> {
   bed.dirs.push(dir);
   const state = PipelineState.open(path.join(dir, "pipeline", "state.db"));
   try {
-    await importRecords(state, artifactRecords());
-    await buildAndPublish({ dataDir: dir, state, log: () => {} });
+    await importAndPublish({ dataDir: dir, state, log: () => {}, input: inputOf(artifactRecords()) });
   } finally {
     state.close();
   }
