@@ -2,10 +2,13 @@
  * tools/call requests an MCP client gets wrong, against a real server on
  * port 0 over a real artifact set: `params` or `arguments` of the wrong
  * shape are JSON-RPC's invalid params (-32602) with a message a person can
- * act on.
+ * act on, and a window that starts past the end of a transcript is a tool
+ * error naming the transcript's end and the video's length, not an empty
+ * success.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { IDS } from "./helpers/fixture-records.js";
 import { call } from "./helpers/http.js";
@@ -70,5 +73,36 @@ describe("tools/call with params of the wrong shape", () => {
     expect(stats.body.result.structuredContent.videos).toBeGreaterThan(0);
     const search = await rpc(toolsCall(15, { name: "search_transcripts", arguments: { q: "river", limit: 1 } }));
     expect(search.body.result.structuredContent.results).toHaveLength(1);
+  });
+});
+
+describe("get_transcript with startSeconds past the end", () => {
+  const tool = (args: Record<string, unknown>) => client.callTool({ name: "get_transcript", arguments: args }) as Promise<CallToolResult>;
+
+  function problemOf(result: CallToolResult): Record<string, any> {
+    expect(result.isError, JSON.stringify(result)).toBe(true);
+    return JSON.parse((result.content[0] as { text: string }).text) as Record<string, any>;
+  }
+
+  it("is a start_past_end tool error naming where the transcript ends and how long the video is", async () => {
+    // The English track of IDS.chapters: two segments of 2.5 s, so it ends at 5 s; the video lasts 300 s.
+    for (const args of [{ startSeconds: 5 }, { startSeconds: 60, format: "json" }, { startSeconds: 900, endSeconds: 1000, format: "srt" }]) {
+      const problem = problemOf(await tool({ videoId: IDS.chapters, ...args }));
+      expect(problem).toMatchObject({
+        status: 400,
+        code: "start_past_end",
+        type: "urn:transcript-service:problem:start_past_end",
+        duration: 5,
+        errors: [{ param: "startSeconds", message: expect.stringContaining("0:05") }],
+      });
+      expect(problem.detail).toContain("0:05");
+      expect(problem.detail).toContain("5:00");
+    }
+  });
+
+  it("a start inside the transcript still answers its segments", async () => {
+    const result = await tool({ videoId: IDS.chapters, startSeconds: 4, format: "json" });
+    expect(result.isError ?? false).toBe(false);
+    expect((result.structuredContent as { segments: unknown[] }).segments).toHaveLength(1);
   });
 });
