@@ -98,7 +98,7 @@ export function createApp(options: AppOptions): http.Server {
   const runRoute = async (ctx: RequestContext, route: Route): Promise<void> => {
     route.admit?.(ctx, config);
     if (route.auth) {
-      const key = authenticate(ctx.req, keyStore, { bearer: route.bearer === true });
+      const key = authenticate(ctx.req, keyStore);
       ctx.key = key;
       const now = clock();
       const decision = await rateLimiter.consume(key.keyId, now);

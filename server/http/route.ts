@@ -92,8 +92,6 @@ export interface Route {
   path: string;
   /** false only for /healthz, /readyz and /v1/openapi.json. */
   auth: boolean;
-  /** Also accepts the key as `Authorization: Bearer <key>`, which MCP clients send. */
-  bearer?: boolean;
   /** Runs before authentication (the MCP endpoint's Origin rule); refuses by throwing an HttpError. */
   admit?(ctx: RequestContext, config: Config): void;
   /** Plans that may call the route; undefined means every plan. */

@@ -49,7 +49,6 @@ export const mcpRoute: Route = {
   method: "POST",
   path: MCP_PATH,
   auth: true,
-  bearer: true,
   admit: (ctx, config) => assertOriginAllowed(ctx.req.headers.origin, allowedOrigins(config)),
   doc: {
     operationId: "mcp",

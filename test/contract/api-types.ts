@@ -461,7 +461,11 @@ export interface operations {
                     "application/json": components["schemas"]["SearchResponse"];
                 };
             };
-            /** @description `invalid_parameter`: A parameter is missing or malformed, given twice, or unknown ("is not a parameter of this endpoint"); errors lists each by name. */
+            /**
+             * @description `invalid_parameter`: A parameter is missing or malformed, given twice, or unknown ("is not a parameter of this endpoint"); errors lists each by name.
+             *
+             *     `conflicting_api_keys`: X-API-Key and Authorization: Bearer carry different keys; send the key once.
+             */
             400: {
                 headers: {
                     /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
@@ -482,12 +486,12 @@ export interface operations {
                         /** @constant */
                         status?: 400;
                         /** @enum {string} */
-                        code?: "invalid_parameter";
+                        code?: "invalid_parameter" | "conflicting_api_keys";
                     };
                 };
             };
             /**
-             * @description `missing_api_key`: Send your API key in the X-API-Key header.
+             * @description `missing_api_key`: Send your API key in the X-API-Key header or as Authorization: Bearer.
              *
              *     `invalid_api_key`: The API key is not valid.
              */
@@ -499,7 +503,7 @@ export interface operations {
                     "Cache-Control": string;
                     /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
                     Vary: string;
-                    /** @description The challenge: `ApiKey header="X-API-Key"`. */
+                    /** @description The challenge, naming both ways of sending the key: `ApiKey header="X-API-Key", Bearer`. */
                     "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
@@ -671,6 +675,8 @@ export interface operations {
              * @description `invalid_video_id`: The video id is not 11 characters of A-Z, a-z, 0-9, _ or -. Live fetch: The video id is not 11 characters of A-Z, a-z, 0-9, _ or -.
              *
              *     `invalid_parameter`: A parameter is missing or malformed, given twice, or unknown ("is not a parameter of this endpoint"); errors lists each by name.
+             *
+             *     `conflicting_api_keys`: X-API-Key and Authorization: Bearer carry different keys; send the key once.
              */
             400: {
                 headers: {
@@ -692,12 +698,12 @@ export interface operations {
                         /** @constant */
                         status?: 400;
                         /** @enum {string} */
-                        code?: "invalid_video_id" | "invalid_parameter";
+                        code?: "invalid_video_id" | "invalid_parameter" | "conflicting_api_keys";
                     };
                 };
             };
             /**
-             * @description `missing_api_key`: Send your API key in the X-API-Key header.
+             * @description `missing_api_key`: Send your API key in the X-API-Key header or as Authorization: Bearer.
              *
              *     `invalid_api_key`: The API key is not valid.
              */
@@ -709,7 +715,7 @@ export interface operations {
                     "Cache-Control": string;
                     /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
                     Vary: string;
-                    /** @description The challenge: `ApiKey header="X-API-Key"`. */
+                    /** @description The challenge, naming both ways of sending the key: `ApiKey header="X-API-Key", Bearer`. */
                     "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
@@ -1034,6 +1040,8 @@ export interface operations {
              *     `too_many_video_ids`: More than 100 video ids.
              *
              *     `invalid_json`: The body is empty, not valid JSON, or nests deeper than 64 levels.
+             *
+             *     `conflicting_api_keys`: X-API-Key and Authorization: Bearer carry different keys; send the key once.
              */
             400: {
                 headers: {
@@ -1055,12 +1063,12 @@ export interface operations {
                         /** @constant */
                         status?: 400;
                         /** @enum {string} */
-                        code?: "invalid_parameter" | "too_many_video_ids" | "invalid_json";
+                        code?: "invalid_parameter" | "too_many_video_ids" | "invalid_json" | "conflicting_api_keys";
                     };
                 };
             };
             /**
-             * @description `missing_api_key`: Send your API key in the X-API-Key header.
+             * @description `missing_api_key`: Send your API key in the X-API-Key header or as Authorization: Bearer.
              *
              *     `invalid_api_key`: The API key is not valid.
              */
@@ -1072,7 +1080,7 @@ export interface operations {
                     "Cache-Control": string;
                     /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
                     Vary: string;
-                    /** @description The challenge: `ApiKey header="X-API-Key"`. */
+                    /** @description The challenge, naming both ways of sending the key: `ApiKey header="X-API-Key", Bearer`. */
                     "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
@@ -1261,7 +1269,11 @@ export interface operations {
                     "application/json": components["schemas"]["ChannelVideosResponse"];
                 };
             };
-            /** @description `invalid_parameter`: channelId, limit or offset is malformed, or a query parameter is unknown or given twice. A parameter is missing or malformed, given twice, or unknown ("is not a parameter of this endpoint"); errors lists each by name. */
+            /**
+             * @description `invalid_parameter`: channelId, limit or offset is malformed, or a query parameter is unknown or given twice. A parameter is missing or malformed, given twice, or unknown ("is not a parameter of this endpoint"); errors lists each by name.
+             *
+             *     `conflicting_api_keys`: X-API-Key and Authorization: Bearer carry different keys; send the key once.
+             */
             400: {
                 headers: {
                     /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
@@ -1282,12 +1294,12 @@ export interface operations {
                         /** @constant */
                         status?: 400;
                         /** @enum {string} */
-                        code?: "invalid_parameter";
+                        code?: "invalid_parameter" | "conflicting_api_keys";
                     };
                 };
             };
             /**
-             * @description `missing_api_key`: Send your API key in the X-API-Key header.
+             * @description `missing_api_key`: Send your API key in the X-API-Key header or as Authorization: Bearer.
              *
              *     `invalid_api_key`: The API key is not valid.
              */
@@ -1299,7 +1311,7 @@ export interface operations {
                     "Cache-Control": string;
                     /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
                     Vary: string;
-                    /** @description The challenge: `ApiKey header="X-API-Key"`. */
+                    /** @description The challenge, naming both ways of sending the key: `ApiKey header="X-API-Key", Bearer`. */
                     "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
@@ -1451,7 +1463,11 @@ export interface operations {
                     "application/json": components["schemas"]["Stats"];
                 };
             };
-            /** @description `invalid_parameter`: A parameter is missing or malformed, given twice, or unknown ("is not a parameter of this endpoint"); errors lists each by name. */
+            /**
+             * @description `invalid_parameter`: A parameter is missing or malformed, given twice, or unknown ("is not a parameter of this endpoint"); errors lists each by name.
+             *
+             *     `conflicting_api_keys`: X-API-Key and Authorization: Bearer carry different keys; send the key once.
+             */
             400: {
                 headers: {
                     /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
@@ -1472,12 +1488,12 @@ export interface operations {
                         /** @constant */
                         status?: 400;
                         /** @enum {string} */
-                        code?: "invalid_parameter";
+                        code?: "invalid_parameter" | "conflicting_api_keys";
                     };
                 };
             };
             /**
-             * @description `missing_api_key`: Send your API key in the X-API-Key header.
+             * @description `missing_api_key`: Send your API key in the X-API-Key header or as Authorization: Bearer.
              *
              *     `invalid_api_key`: The API key is not valid.
              */
@@ -1489,7 +1505,7 @@ export interface operations {
                     "Cache-Control": string;
                     /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
                     Vary: string;
-                    /** @description The challenge: `ApiKey header="X-API-Key"`. */
+                    /** @description The challenge, naming both ways of sending the key: `ApiKey header="X-API-Key", Bearer`. */
                     "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
