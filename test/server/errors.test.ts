@@ -67,7 +67,7 @@ const get = (path: string, key = () => plain.keys.pro) => () => call(plain.baseU
 
 const CASES: ErrorCase[] = [
   { name: "unknown route", status: 404, code: "route_not_found", send: () => call(plain.baseUrl, "/v1/nope") },
-  { name: "unknown route outside /v1", status: 404, code: "route_not_found", send: () => call(plain.baseUrl, "/") },
+  { name: "unknown route outside /v1", status: 404, code: "route_not_found", send: () => call(plain.baseUrl, "/v2") },
   {
     name: "wrong method on a GET route",
     status: 405,

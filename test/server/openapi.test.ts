@@ -65,6 +65,8 @@ describe("GET /v1/openapi.json", () => {
         "GET /healthz",
         "GET /readyz",
         "GET /v1/openapi.json",
+        "GET /",
+        "GET /v1",
       ]),
     );
   });
@@ -173,10 +175,10 @@ describe("GET /v1/openapi.json", () => {
     expect(doc.paths["/healthz"].get.responses["200"].headers["X-RateLimit-Limit"]).toBeUndefined();
   });
 
-  test("marks /healthz, /readyz and the document itself as needing no key, and every other route with 401, 403 and 429", () => {
+  test("marks the index (/ and /v1), /healthz, /readyz and the document itself as needing no key, and every other route with 401, 403 and 429", () => {
     for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
       for (const op of Object.values(ops)) {
-        if (path === "/healthz" || path === "/readyz" || path === "/v1/openapi.json") {
+        if (["/", "/v1", "/healthz", "/readyz", "/v1/openapi.json"].includes(path)) {
           expect(op.security).toEqual([]);
         } else {
           expect(op.security).toBeUndefined();
