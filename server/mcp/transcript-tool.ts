@@ -32,7 +32,11 @@ export const TranscriptArguments = z
     format: z
       .enum(DOCUMENT_FORMATS, { error: `must be one of ${DOCUMENT_FORMATS.join(", ")}` })
       .default("text")
-      .meta({ description: "text (default): one segment a line. json: the timed segments (offset and duration in seconds, as strings)." }),
+      .meta({
+        description:
+          "text (default): one segment a line. srt, vtt: SubRip and WebVTT subtitles, as GET /v1/transcript?format= gives them. " +
+          "json: the timed segments (offset and duration in seconds, as strings).",
+      }),
     startSeconds: seconds("Only the segments from this second on (those still running at it included)."),
     endSeconds: seconds("Only the segments that start before this second."),
     maxChars: z

@@ -4,8 +4,9 @@
  * shape are JSON-RPC's invalid params (-32602) with a message a person can
  * act on, and a window that starts past the end of a transcript is a tool
  * error naming the transcript's end and the video's length, not an empty
- * success.
+ * success. And the formats the tool takes are the formats documented.
  */
+import { readFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -104,5 +105,20 @@ describe("get_transcript with startSeconds past the end", () => {
     const result = await tool({ videoId: IDS.chapters, startSeconds: 4, format: "json" });
     expect(result.isError ?? false).toBe(false);
     expect((result.structuredContent as { segments: unknown[] }).segments).toHaveLength(1);
+  });
+});
+
+describe("the formats of get_transcript, as documented", () => {
+  it("docs/api.md and the tool's own description name every format the tool accepts", async () => {
+    const { tools } = await client.listTools();
+    const format = (tools.find((t) => t.name === "get_transcript")!.inputSchema.properties as Record<string, { enum: string[]; description: string }>).format!;
+    expect(format.enum).toEqual(expect.arrayContaining(["text", "json", "srt", "vtt"]));
+    const api = readFileSync(new URL("../../docs/api.md", import.meta.url), "utf8");
+    const row = api.split("\n").find((line) => line.startsWith("| `get_transcript` |"));
+    expect(row).toBeDefined();
+    for (const name of format.enum) {
+      expect(row, name).toContain(`\`${name}\``);
+      expect(format.description, name).toContain(name);
+    }
   });
 });
