@@ -15,7 +15,7 @@ import type { CatalogProvider } from "./artifact-set/catalog-holder.js";
 import type { Config } from "./config.js";
 import type { Catalog } from "./data/catalog.js";
 import { databaseFault } from "./data/database-fault.js";
-import { isDocsPath, serveDocs } from "./docs-page.js";
+import { docsRouteLabel, isDocsPath, serveDocs } from "./docs-page.js";
 import { answerClientError } from "./http/client-error.js";
 import { limitConnectionsPerClient } from "./http/connection-limit.js";
 import { Context, type RequestContext } from "./http/context.js";
@@ -98,7 +98,7 @@ export function createApp(options: AppOptions): http.Server {
   const runRoute = async (ctx: RequestContext, route: Route): Promise<void> => {
     route.admit?.(ctx, config);
     if (route.auth) {
-      const key = authenticate(ctx.req, keyStore, { bearer: route.bearer === true });
+      const key = authenticate(ctx.req, keyStore);
       ctx.key = key;
       const now = clock();
       const decision = await rateLimiter.consume(key.keyId, now);
@@ -213,7 +213,10 @@ export function createApp(options: AppOptions): http.Server {
         return;
       }
       // The rendered reference is a page, not an operation of the API: served beside the router.
-      if (isDocsPath(ctx.path)) return await serveDocs(ctx);
+      if (isDocsPath(ctx.path)) {
+        routeLabel = docsRouteLabel(ctx.path) ?? routeLabel;
+        return await serveDocs(ctx);
+      }
       const match = router.match(method, ctx.path);
       if (match.kind === "none") throw new HttpError(404, "route_not_found", "No such endpoint. See /v1/openapi.json.");
       if (match.kind === "wrong-method") {

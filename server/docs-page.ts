@@ -85,6 +85,18 @@ export function isDocsPath(requestPath: string): boolean {
   return requestPath === DOCS_PATH || requestPath.startsWith(`${DOCS_PATH}/`);
 }
 
+/**
+ * The metrics' route label of a path under /docs: the page, or one label
+ * for all its files (a few, so few series); undefined for a file that does
+ * not exist, which is a 404 and stays `unmatched` like any other.
+ */
+export function docsRouteLabel(requestPath: string): string | undefined {
+  assets ??= loadAssets();
+  const known = assets.has(requestPath === `${DOCS_PATH}/` ? DOCS_PATH : requestPath);
+  if (!known) return undefined;
+  return requestPath.startsWith(ASSETS) ? `${ASSETS}:file` : DOCS_PATH;
+}
+
 /** Answers a request under /docs: the page, one of its files, or a problem. */
 export async function serveDocs(ctx: RequestContext): Promise<void> {
   if (ctx.method !== "GET" && ctx.method !== "HEAD") {

@@ -74,19 +74,26 @@ export function buildOpenApiDocument(allRoutes: readonly Route[], options: OpenA
       title: "Transcript Retrieval Service",
       version: options.version,
       description:
-        "Search and retrieve video transcripts. Every /v1 request needs an X-API-Key header. " +
+        "Search and retrieve video transcripts. Every /v1 request needs an API key, in the X-API-Key header or as Authorization: Bearer <key> " +
+        "(the same keys; both headers with different keys are 400 `conflicting_api_keys`). " +
         "Errors are RFC 9457 problem details (application/problem+json) with a stable `code`. " +
         "Unknown query parameters and unknown body fields are refused with 400 `invalid_parameter`, naming each. " +
         BEFORE_ROUTING,
       ...licenseOf(options.license ?? packageLicense()),
     },
     servers: [{ url: "/", description: "This server." }],
-    security: [{ apiKey: [] }],
+    // Two requirement objects are alternatives: either header will do.
+    security: [{ apiKey: [] }, { bearer: [] }],
     tags: Object.entries(API_TAGS).map(([name, description]) => ({ name, description })),
     paths,
-    components: { schemas, securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "X-API-Key" } }, headers: referencedHeaders(paths) },
+    components: { schemas, securitySchemes: SECURITY_SCHEMES, headers: referencedHeaders(paths) },
   });
 }
+
+const SECURITY_SCHEMES = {
+  apiKey: { type: "apiKey", in: "header", name: "X-API-Key", description: "The API key (`tsk_…`)." },
+  bearer: { type: "http", scheme: "bearer", description: "The same API key, as `Authorization: Bearer <key>`." },
+};
 
 const HEADERS: Record<string, JsonObject> = {
   "X-Request-Id": {
@@ -126,7 +133,7 @@ const HEADERS: Record<string, JsonObject> = {
     description: 'With a text format (text, srt, vtt): `attachment; filename="<videoId>.<lang>.<ext>"`.',
     schema: { type: "string" },
   },
-  "WWW-Authenticate": { description: 'The challenge: `ApiKey header="X-API-Key"`.', schema: { type: "string" } },
+  "WWW-Authenticate": { description: 'The challenge, naming both ways of sending the key: `ApiKey header="X-API-Key", Bearer`.', schema: { type: "string" } },
 };
 
 function operation(route: Route): JsonObject {

@@ -79,7 +79,7 @@ export const API_TAGS = {
   Transcripts: "Transcripts of single videos and of many at once, fetched live when not stored.",
   Channels: "The videos of an indexed channel.",
   Stats: "Counts of what is stored.",
-  Service: "Health, readiness and this document; no API key needed.",
+  Service: "The index of the API, health, readiness and this document; no API key needed.",
 } as const;
 
 export type ApiTag = keyof typeof API_TAGS;
@@ -90,10 +90,8 @@ export interface Route {
   method: "GET" | "POST";
   /** `/v1/transcript/:videoId` style. */
   path: string;
-  /** false only for /healthz, /readyz and /v1/openapi.json. */
+  /** false only for /, /v1, /healthz, /readyz and /v1/openapi.json. */
   auth: boolean;
-  /** Also accepts the key as `Authorization: Bearer <key>`, which MCP clients send. */
-  bearer?: boolean;
   /** Runs before authentication (the MCP endpoint's Origin rule); refuses by throwing an HttpError. */
   admit?(ctx: RequestContext, config: Config): void;
   /** Plans that may call the route; undefined means every plan. */

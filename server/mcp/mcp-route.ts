@@ -18,6 +18,7 @@ import { escapeJsonText, RawJson } from "../http/respond.js";
 import type { Route, RouteResult } from "../http/route.js";
 import type { RequestContext } from "../http/context.js";
 import { errorFields } from "../log.js";
+import { malformedCallAnswer } from "./call-params.js";
 import { allowedOrigins, assertOriginAllowed } from "./origin.js";
 import { createToolServer } from "./tool-server.js";
 import { TOOLS } from "./tools.js";
@@ -48,7 +49,6 @@ export const mcpRoute: Route = {
   method: "POST",
   path: MCP_PATH,
   auth: true,
-  bearer: true,
   admit: (ctx, config) => assertOriginAllowed(ctx.req.headers.origin, allowedOrigins(config)),
   doc: {
     operationId: "mcp",
@@ -82,6 +82,7 @@ export const mcpRoute: Route = {
     const transport = new AnsweringTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {
       await server.connect(transport);
+      transport.screenCalls();
       // A request's answer arrives through `send`; the transport's own answers (refusals, a notification's 202) as a Response.
       const outcome = await Promise.race([transport.handleRequest(webRequest(ctx), { parsedBody: message }), transport.answered]);
       return outcome instanceof Response ? await routeResult(outcome) : { status: 200, body: outcome };
@@ -142,6 +143,20 @@ class AnsweringTransport extends WebStandardStreamableHTTPServerTransport {
       answer = resolve;
     });
     this.#answer = answer;
+  }
+
+  /**
+   * Answers a tools/call whose params have the wrong shape here (call-params.ts): after the transport's own
+   * checks (Accept, Content-Type), before the server's parse would make it an internal error. Call it once the
+   * server is connected, which is when `onmessage` is set.
+   */
+  screenCalls(): void {
+    const deliver = this.onmessage;
+    this.onmessage = (message, extra) => {
+      const refusal = malformedCallAnswer(message);
+      if (refusal !== undefined) this.#answer(refusal);
+      else deliver?.(message, extra);
+    };
   }
 
   override async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {

@@ -5,6 +5,7 @@
  * `maxChars` characters that join exactly into the whole.
  */
 import { z } from "zod";
+import { HttpError } from "../http/http-error.js";
 import { validate } from "../http/validate.js";
 import { resolveTranscript } from "../resolve-transcript.js";
 import { SubSchema } from "../routes/transcript-body.js";
@@ -31,7 +32,11 @@ export const TranscriptArguments = z
     format: z
       .enum(DOCUMENT_FORMATS, { error: `must be one of ${DOCUMENT_FORMATS.join(", ")}` })
       .default("text")
-      .meta({ description: "text (default): one segment a line. json: the timed segments (offset and duration in seconds, as strings)." }),
+      .meta({
+        description:
+          "text (default): one segment a line. srt, vtt: SubRip and WebVTT subtitles, as GET /v1/transcript?format= gives them. " +
+          "json: the timed segments (offset and duration in seconds, as strings).",
+      }),
     startSeconds: seconds("Only the segments from this second on (those still running at it included)."),
     endSeconds: seconds("Only the segments that start before this second."),
     maxChars: z
@@ -81,7 +86,7 @@ export const transcriptTool: Tool = {
   description:
     "One video's transcript, from storage or else fetched from YouTube (and stored). Long transcripts come in pieces of at most maxChars " +
     "characters: call again with cursor = nextCursor until it is absent; the pieces join exactly into the whole. " +
-    "startSeconds/endSeconds cut a time window (from a search hit's moment, say). Videos without one answer transcripts_disabled, " +
+    "startSeconds/endSeconds cut a time window (from a search hit's moment, say); a startSeconds at or past the transcript's end is start_past_end. Videos without one answer transcripts_disabled, " +
     "video_unavailable, language_not_available (with availableLanguages) and the like.",
   input: TranscriptArguments,
   output: TranscriptPieceSchema,
@@ -96,6 +101,7 @@ export const transcriptTool: Tool = {
     });
     const { video, transcript } = stored;
     const subs = segmentsInWindow(transcript.subs, a.startSeconds, a.endSeconds);
+    if (a.startSeconds !== undefined && subs.length === 0 && a.startSeconds >= transcript.duration) throw startPastEnd(transcript.duration, video.lengthSeconds);
     // A cursor is good for the same document only.
     const identity = JSON.stringify([videoId, transcript.languageCode, a.format, a.startSeconds ?? null, a.endSeconds ?? null]);
     const piece: Piece<unknown> =
@@ -122,6 +128,20 @@ export const transcriptTool: Tool = {
     return { structured, text: transcriptText(structured, a.startSeconds, a.endSeconds) };
   },
 };
+
+/**
+ * A window starting where nothing is said any more would be an empty answer
+ * ("characters 0–0 of 0") that reads like a transcript without words; the
+ * caller asked past the end, so say where the end is. A window inside the
+ * transcript that holds no segment (a silence) is still an empty answer.
+ */
+function startPastEnd(duration: number, lengthSeconds: number): HttpError {
+  const video = lengthSeconds > 0 ? `; the video lasts ${clock(lengthSeconds)}` : "";
+  return new HttpError(400, "start_past_end", `startSeconds is past the end of the transcript, which ends at ${clock(duration)} (${duration} s)${video}.`, {
+    errors: [{ param: "startSeconds", message: `must be before the end of the transcript (${clock(duration)})` }],
+    extensions: { duration },
+  });
+}
 
 function transcriptText(answer: z.output<typeof TranscriptPieceSchema>, startSeconds: number | undefined, endSeconds: number | undefined): string {
   const { piece } = answer;

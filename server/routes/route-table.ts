@@ -5,6 +5,7 @@ import { channelVideosRoute } from "./channel-videos.js";
 import { healthRoute, readyRoute } from "./health.js";
 import { openapiRoute } from "./openapi.js";
 import { searchRoute } from "./search.js";
+import { apiIndexRoute, serviceIndexRoute } from "./service-index.js";
 import { statsRoute } from "./stats.js";
 import { transcriptRoute } from "./transcript.js";
 import { transcriptsBulkRoute } from "./transcripts-bulk.js";
@@ -19,4 +20,6 @@ export const ROUTES: readonly Route[] = [
   healthRoute,
   readyRoute,
   openapiRoute,
+  serviceIndexRoute,
+  apiIndexRoute,
 ];

@@ -161,6 +161,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where to start: links and the list of endpoints
+         * @description Links to the reference (/docs), the OpenAPI document, the API and the MCP endpoint, and every operation with whether it needs a key. No API key needed.
+         */
+        get: operations["serviceIndex"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The same index, at the API's base path
+         * @description Links to the reference (/docs), the OpenAPI document, the API and the MCP endpoint, and every operation with whether it needs a key. No API key needed.
+         */
+        get: operations["apiIndex"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -394,6 +434,31 @@ export interface components {
             /** @description Shared services this replica cannot reach now (present only when some are): `redis`: rate limits counted per process, fetch claims and the negative cache in memory; `postgresql`: live fetches stored here and queued for the shared store, keys from the copy in memory. */
             unreachable?: ("redis" | "postgresql")[];
         };
+        ServiceIndex: {
+            name: string;
+            /** @description The API's version. */
+            version: string;
+            /** @description The API reference, rendered for reading (HTML). */
+            docs: string;
+            /** @description The OpenAPI 3.1 document. */
+            openapi: string;
+            /** @description The base path of the API; answers this index too. */
+            api: string;
+            /** @description The Model Context Protocol endpoint for LLM agents (POST, Streamable HTTP). */
+            mcp: string;
+            /** @description How to send the API key. */
+            auth: string;
+            /** @description Every operation of the OpenAPI document, then the MCP endpoint. */
+            endpoints: {
+                /** @enum {string} */
+                method: "GET" | "POST";
+                /** @description The path, with parameters in braces as the OpenAPI document writes them. */
+                path: string;
+                summary: string;
+                /** @description Whether the endpoint needs an API key. */
+                key: boolean;
+            }[];
+        };
     };
     responses: never;
     parameters: never;
@@ -461,7 +526,11 @@ export interface operations {
                     "application/json": components["schemas"]["SearchResponse"];
                 };
             };
-            /** @description `invalid_parameter`: A parameter is missing or malformed, given twice, or unknown ("is not a parameter of this endpoint"); errors lists each by name. */
+            /**
+             * @description `invalid_parameter`: A parameter is missing or malformed, given twice, or unknown ("is not a parameter of this endpoint"); errors lists each by name.
+             *
+             *     `conflicting_api_keys`: X-API-Key and Authorization: Bearer carry different keys; send the key once.
+             */
             400: {
                 headers: {
                     /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
@@ -482,12 +551,12 @@ export interface operations {
                         /** @constant */
                         status?: 400;
                         /** @enum {string} */
-                        code?: "invalid_parameter";
+                        code?: "invalid_parameter" | "conflicting_api_keys";
                     };
                 };
             };
             /**
-             * @description `missing_api_key`: Send your API key in the X-API-Key header.
+             * @description `missing_api_key`: Send your API key in the X-API-Key header or as Authorization: Bearer.
              *
              *     `invalid_api_key`: The API key is not valid.
              */
@@ -499,7 +568,7 @@ export interface operations {
                     "Cache-Control": string;
                     /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
                     Vary: string;
-                    /** @description The challenge: `ApiKey header="X-API-Key"`. */
+                    /** @description The challenge, naming both ways of sending the key: `ApiKey header="X-API-Key", Bearer`. */
                     "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
@@ -671,6 +740,8 @@ export interface operations {
              * @description `invalid_video_id`: The video id is not 11 characters of A-Z, a-z, 0-9, _ or -. Live fetch: The video id is not 11 characters of A-Z, a-z, 0-9, _ or -.
              *
              *     `invalid_parameter`: A parameter is missing or malformed, given twice, or unknown ("is not a parameter of this endpoint"); errors lists each by name.
+             *
+             *     `conflicting_api_keys`: X-API-Key and Authorization: Bearer carry different keys; send the key once.
              */
             400: {
                 headers: {
@@ -692,12 +763,12 @@ export interface operations {
                         /** @constant */
                         status?: 400;
                         /** @enum {string} */
-                        code?: "invalid_video_id" | "invalid_parameter";
+                        code?: "invalid_video_id" | "invalid_parameter" | "conflicting_api_keys";
                     };
                 };
             };
             /**
-             * @description `missing_api_key`: Send your API key in the X-API-Key header.
+             * @description `missing_api_key`: Send your API key in the X-API-Key header or as Authorization: Bearer.
              *
              *     `invalid_api_key`: The API key is not valid.
              */
@@ -709,7 +780,7 @@ export interface operations {
                     "Cache-Control": string;
                     /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
                     Vary: string;
-                    /** @description The challenge: `ApiKey header="X-API-Key"`. */
+                    /** @description The challenge, naming both ways of sending the key: `ApiKey header="X-API-Key", Bearer`. */
                     "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
@@ -1034,6 +1105,8 @@ export interface operations {
              *     `too_many_video_ids`: More than 100 video ids.
              *
              *     `invalid_json`: The body is empty, not valid JSON, or nests deeper than 64 levels.
+             *
+             *     `conflicting_api_keys`: X-API-Key and Authorization: Bearer carry different keys; send the key once.
              */
             400: {
                 headers: {
@@ -1055,12 +1128,12 @@ export interface operations {
                         /** @constant */
                         status?: 400;
                         /** @enum {string} */
-                        code?: "invalid_parameter" | "too_many_video_ids" | "invalid_json";
+                        code?: "invalid_parameter" | "too_many_video_ids" | "invalid_json" | "conflicting_api_keys";
                     };
                 };
             };
             /**
-             * @description `missing_api_key`: Send your API key in the X-API-Key header.
+             * @description `missing_api_key`: Send your API key in the X-API-Key header or as Authorization: Bearer.
              *
              *     `invalid_api_key`: The API key is not valid.
              */
@@ -1072,7 +1145,7 @@ export interface operations {
                     "Cache-Control": string;
                     /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
                     Vary: string;
-                    /** @description The challenge: `ApiKey header="X-API-Key"`. */
+                    /** @description The challenge, naming both ways of sending the key: `ApiKey header="X-API-Key", Bearer`. */
                     "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
@@ -1261,7 +1334,11 @@ export interface operations {
                     "application/json": components["schemas"]["ChannelVideosResponse"];
                 };
             };
-            /** @description `invalid_parameter`: channelId, limit or offset is malformed, or a query parameter is unknown or given twice. A parameter is missing or malformed, given twice, or unknown ("is not a parameter of this endpoint"); errors lists each by name. */
+            /**
+             * @description `invalid_parameter`: channelId, limit or offset is malformed, or a query parameter is unknown or given twice. A parameter is missing or malformed, given twice, or unknown ("is not a parameter of this endpoint"); errors lists each by name.
+             *
+             *     `conflicting_api_keys`: X-API-Key and Authorization: Bearer carry different keys; send the key once.
+             */
             400: {
                 headers: {
                     /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
@@ -1282,12 +1359,12 @@ export interface operations {
                         /** @constant */
                         status?: 400;
                         /** @enum {string} */
-                        code?: "invalid_parameter";
+                        code?: "invalid_parameter" | "conflicting_api_keys";
                     };
                 };
             };
             /**
-             * @description `missing_api_key`: Send your API key in the X-API-Key header.
+             * @description `missing_api_key`: Send your API key in the X-API-Key header or as Authorization: Bearer.
              *
              *     `invalid_api_key`: The API key is not valid.
              */
@@ -1299,7 +1376,7 @@ export interface operations {
                     "Cache-Control": string;
                     /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
                     Vary: string;
-                    /** @description The challenge: `ApiKey header="X-API-Key"`. */
+                    /** @description The challenge, naming both ways of sending the key: `ApiKey header="X-API-Key", Bearer`. */
                     "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
@@ -1451,7 +1528,11 @@ export interface operations {
                     "application/json": components["schemas"]["Stats"];
                 };
             };
-            /** @description `invalid_parameter`: A parameter is missing or malformed, given twice, or unknown ("is not a parameter of this endpoint"); errors lists each by name. */
+            /**
+             * @description `invalid_parameter`: A parameter is missing or malformed, given twice, or unknown ("is not a parameter of this endpoint"); errors lists each by name.
+             *
+             *     `conflicting_api_keys`: X-API-Key and Authorization: Bearer carry different keys; send the key once.
+             */
             400: {
                 headers: {
                     /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
@@ -1472,12 +1553,12 @@ export interface operations {
                         /** @constant */
                         status?: 400;
                         /** @enum {string} */
-                        code?: "invalid_parameter";
+                        code?: "invalid_parameter" | "conflicting_api_keys";
                     };
                 };
             };
             /**
-             * @description `missing_api_key`: Send your API key in the X-API-Key header.
+             * @description `missing_api_key`: Send your API key in the X-API-Key header or as Authorization: Bearer.
              *
              *     `invalid_api_key`: The API key is not valid.
              */
@@ -1489,7 +1570,7 @@ export interface operations {
                     "Cache-Control": string;
                     /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
                     Vary: string;
-                    /** @description The challenge: `ApiKey header="X-API-Key"`. */
+                    /** @description The challenge, naming both ways of sending the key: `ApiKey header="X-API-Key", Bearer`. */
                     "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
@@ -1772,6 +1853,138 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     };
+                };
+            };
+            /** @description `invalid_parameter`: A parameter is missing or malformed, given twice, or unknown ("is not a parameter of this endpoint"); errors lists each by name. */
+            400: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_parameter";
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected error (a bug, logged); quote the requestId. */
+            500: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 500;
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    serviceIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The index. */
+            200: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceIndex"];
+                };
+            };
+            /** @description `invalid_parameter`: A parameter is missing or malformed, given twice, or unknown ("is not a parameter of this endpoint"); errors lists each by name. */
+            400: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_parameter";
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected error (a bug, logged); quote the requestId. */
+            500: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 500;
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    apiIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The index. */
+            200: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceIndex"];
                 };
             };
             /** @description `invalid_parameter`: A parameter is missing or malformed, given twice, or unknown ("is not a parameter of this endpoint"); errors lists each by name. */

@@ -279,6 +279,7 @@ const RECIPES: Record<string, Recipe> = {
   missing_api_key: (o) => send(o, { key: "none", query: sampleQuery(o), body: bulkBody(o) }),
   invalid_api_key: (o) => send(o, { key: "revoked", query: sampleQuery(o), body: bulkBody(o) }),
   subscription_expired: (o) => send(o, { key: "expired", query: sampleQuery(o), body: bulkBody(o) }),
+  conflicting_api_keys: (o) => send(o, { key: "pro", headers: { Authorization: `Bearer ${keys.main.free}` }, query: sampleQuery(o), body: bulkBody(o) }),
   plan_required: (o) => send(o, { key: "free", query: sampleQuery(o), body: bulkBody(o) }),
   rate_limited: async (o) => {
     // Six requests in one clock-minute window: the sixth is over the tight limit only if the minute does not turn between them.

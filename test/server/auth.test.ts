@@ -75,3 +75,59 @@ describe("API keys", () => {
     expect(server.logs.join("")).not.toContain("secret-query");
   });
 });
+
+describe("the key as Authorization: Bearer", () => {
+  const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
+
+  test("is accepted on REST as X-API-Key is, and counts in the same window", async () => {
+    const viaHeader = await call(server.baseUrl, "/v1/stats", { key: server.keys.pro });
+    const viaBearer = await call(server.baseUrl, "/v1/stats", { headers: bearer(server.keys.pro) });
+    expect(viaBearer.status).toBe(200);
+    expect(viaBearer.body).toEqual(viaHeader.body);
+    expect(Number(viaBearer.headers.get("x-ratelimit-remaining"))).toBe(Number(viaHeader.headers.get("x-ratelimit-remaining")) - 1);
+    expect((await call(server.baseUrl, "/v1/search?q=river", { headers: { Authorization: `bearer  ${server.keys.pro}` } })).status).toBe(200);
+    const bulk = await call(server.baseUrl, "/v1/transcripts/bulk", {
+      method: "POST",
+      headers: { ...bearer(server.keys.pro), "Content-Type": "application/json" },
+      body: JSON.stringify({ videoIds: [IDS.markup] }),
+    });
+    expect(bulk.status).toBe(200);
+  });
+
+  test("has the same refusals: 401 invalid or revoked, 403 expired or plan, 401 missing with a challenge naming both ways", async () => {
+    expectProblem(await call(server.baseUrl, "/v1/stats", { headers: bearer("tsk_00000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA") }), 401, "invalid_api_key");
+    expectProblem(await call(server.baseUrl, "/v1/stats", { headers: bearer(server.keys.revoked) }), 401, "invalid_api_key");
+    expectProblem(await call(server.baseUrl, "/v1/stats", { headers: bearer(server.keys.expired) }), 403, "subscription_expired");
+    const free = await call(server.baseUrl, "/v1/transcripts/bulk", {
+      method: "POST",
+      headers: { ...bearer(server.keys.free), "Content-Type": "application/json" },
+      body: JSON.stringify({ videoIds: [IDS.markup] }),
+    });
+    expectProblem(free, 403, "plan_required");
+    const without: Record<string, string>[] = [{}, { Authorization: `Basic ${server.keys.pro}` }, { Authorization: "Bearer " }];
+    for (const headers of without) {
+      const missing = await call(server.baseUrl, "/v1/stats", { headers });
+      expectProblem(missing, 401, "missing_api_key");
+      expect(missing.body.detail).toBe("Send your API key in the X-API-Key header or as Authorization: Bearer.");
+      expect(missing.headers.get("www-authenticate")).toBe('ApiKey header="X-API-Key", Bearer');
+    }
+  });
+
+  test("beside X-API-Key: the same key passes, another scheme is left to whom it is for, a different key is 400 conflicting_api_keys", async () => {
+    expect((await call(server.baseUrl, "/v1/stats", { key: server.keys.pro, headers: bearer(server.keys.pro) })).status).toBe(200);
+    // A proxy's own Basic credentials do not stand in the way of the key.
+    expect((await call(server.baseUrl, "/v1/stats", { key: server.keys.pro, headers: { Authorization: "Basic dXNlcjpwYXNz" } })).status).toBe(200);
+    for (const [header, authorization] of [
+      [server.keys.pro, server.keys.free],
+      [server.keys.pro, "tsk_00000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"],
+      [server.keys.revoked, server.keys.pro],
+    ] as const) {
+      const conflict = await call(server.baseUrl, "/v1/stats", { key: header, headers: bearer(authorization) });
+      expectProblem(conflict, 400, "conflicting_api_keys");
+      expect(conflict.body.detail).toBe("X-API-Key and Authorization: Bearer carry different keys; send the key once.");
+      // Refused before any key is taken: not counted.
+      expect(conflict.headers.get("x-ratelimit-limit")).toBeNull();
+      for (const key of Object.values(server.keys)) expect(JSON.stringify(conflict.body)).not.toContain(key);
+    }
+  });
+});

@@ -1,4 +1,5 @@
 /** Opt-in CORS over a real server: preflights, the headers of actual responses, refused origins, and CORS off by default. */
+import { readFileSync } from "node:fs";
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { CORS_MAX_AGE_SECONDS } from "../../server/http/cors.js";
@@ -111,6 +112,16 @@ describe("CORS with an allowlist", () => {
       expect(JSON.parse(pre.body)).toMatchObject({ status: 403, code: "origin_not_allowed" });
       expect(corsHeaders(pre.headers), origin).toEqual([]);
     }
+  });
+
+  test("allows exactly the request headers docs/operations.md lists, Authorization (a Bearer key) among them", async () => {
+    const res = await request(listed.baseUrl, "OPTIONS", "/mcp", preflight(APP, "POST", "authorization, content-type, accept, mcp-protocol-version"));
+    expect(res.status).toBe(204);
+    const served = String(res.headers["access-control-allow-headers"]);
+    const operations = readFileSync(new URL("../../docs/operations.md", import.meta.url), "utf8");
+    const documented = /`Access-Control-Allow-Headers: ([^`]+)`/.exec(operations.replace(/\n\s*/g, " "))?.[1];
+    expect(documented).toBe(served);
+    expect(served.split(", ")).toEqual(expect.arrayContaining(["Authorization", "Accept", "Mcp-Protocol-Version"]));
   });
 
   test("answers a preflight to an unknown path with 404, and a bare OPTIONS (no preflight) with 405 as before", async () => {

@@ -67,7 +67,7 @@ const get = (path: string, key = () => plain.keys.pro) => () => call(plain.baseU
 
 const CASES: ErrorCase[] = [
   { name: "unknown route", status: 404, code: "route_not_found", send: () => call(plain.baseUrl, "/v1/nope") },
-  { name: "unknown route outside /v1", status: 404, code: "route_not_found", send: () => call(plain.baseUrl, "/") },
+  { name: "unknown route outside /v1", status: 404, code: "route_not_found", send: () => call(plain.baseUrl, "/v2") },
   {
     name: "wrong method on a GET route",
     status: 405,
@@ -87,20 +87,26 @@ const CASES: ErrorCase[] = [
     status: 401,
     code: "missing_api_key",
     send: () => call(plain.baseUrl, "/v1/stats"),
-    headers: { "www-authenticate": /^ApiKey header="X-API-Key"$/ },
+    headers: { "www-authenticate": /^ApiKey header="X-API-Key", Bearer$/ },
   },
   {
     name: "malformed API key",
     status: 401,
     code: "invalid_api_key",
     send: get("/v1/stats", () => HOSTILE),
-    headers: { "www-authenticate": /^ApiKey header="X-API-Key"$/ },
+    headers: { "www-authenticate": /^ApiKey header="X-API-Key", Bearer$/ },
   },
   {
     name: "well-formed but unknown API key",
     status: 401,
     code: "invalid_api_key",
     send: get("/v1/stats", () => `tsk_0badc0de_${"A".repeat(43)}`),
+  },
+  {
+    name: "two different keys, in X-API-Key and Authorization: Bearer",
+    status: 400,
+    code: "conflicting_api_keys",
+    send: () => call(plain.baseUrl, "/v1/stats", { key: plain.keys.pro, headers: { Authorization: `Bearer ${plain.keys.free}` } }),
   },
   { name: "revoked API key", status: 401, code: "invalid_api_key", send: get("/v1/stats", () => plain.keys.revoked) },
   { name: "expired API key", status: 403, code: "subscription_expired", send: get("/v1/stats", () => plain.keys.expired) },

@@ -469,9 +469,10 @@ describe("keys, limits and origins: the REST rules", () => {
     await expect(connect(server, "", {})).rejects.toThrow(/401/);
   });
 
-  it("REST's own endpoints still want X-API-Key", async () => {
+  it("REST takes the same Bearer key, and two different keys are refused on both", async () => {
     const res = await call(server.baseUrl, "/v1/stats", { headers: { Authorization: `Bearer ${server.keys.pro}` } });
-    expectProblem(res, 401, "missing_api_key");
+    expect(res.status).toBe(200);
+    expectProblem(await rpc(server, LIST, { "X-API-Key": server.keys.pro, Authorization: `Bearer ${server.keys.free}` }), 400, "conflicting_api_keys");
   });
 
   it("MCP and REST requests count in one window per key, with the same headers and 429", async () => {

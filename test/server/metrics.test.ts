@@ -161,6 +161,22 @@ describe("/metrics", () => {
     expect(post.headers.get("allow")).toBe("GET, HEAD");
   });
 
+  test("counts the reference page and its files under routes of their own, leaving unmatched to 404s", async () => {
+    const before = (await scrape(server.baseUrl)).exposition;
+    for (const path of ["/docs", "/docs/", "/docs/assets/swagger-ui.css", "/docs/assets/docs-page.js"]) {
+      const res = await fetch(`${server.baseUrl}${path}`);
+      await res.arrayBuffer();
+      expect(res.status, path).toBe(200);
+    }
+    expect((await call(server.baseUrl, "/docs/assets/nope.js")).status).toBe(404);
+    const after = (await scrape(server.baseUrl)).exposition;
+    const added = (labels: Record<string, string>) => (value(after, "http_requests_total", labels) ?? 0) - (value(before, "http_requests_total", labels) ?? 0);
+    expect(added({ route: "/docs", method: "GET", status: "200" })).toBe(2);
+    expect(added({ route: "/docs/assets/:file", method: "GET", status: "200" })).toBe(2);
+    expect(added({ route: "unmatched", method: "GET", status: "404" })).toBe(1);
+    expect(added({ route: "unmatched", status: "200" })).toBe(0);
+  });
+
   test("is 404 with METRICS=off", async () => {
     const res = await call(quiet.baseUrl, "/metrics");
     expect(res.status).toBe(404);

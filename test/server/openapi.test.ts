@@ -35,12 +35,17 @@ function refs(value: unknown, out: string[] = []): string[] {
 }
 
 describe("GET /v1/openapi.json", () => {
-  test("is an OpenAPI 3.1 document with info, the API-key scheme and components", () => {
+  test("is an OpenAPI 3.1 document with info, the two ways of sending the key (X-API-Key or Bearer) and components", () => {
     expect(doc.openapi).toBe("3.1.0");
     expect(typeof doc.info.title).toBe("string");
     expect(typeof doc.info.version).toBe("string");
-    expect(doc.components.securitySchemes.apiKey).toEqual({ type: "apiKey", in: "header", name: "X-API-Key" });
-    expect(doc.security).toEqual([{ apiKey: [] }]);
+    expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: "apiKey", in: "header", name: "X-API-Key" });
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" });
+    // Either one: two requirement objects are alternatives.
+    expect(doc.security).toEqual([{ apiKey: [] }, { bearer: [] }]);
+    const stats = doc.paths["/v1/stats"].get.responses;
+    expect(stats["400"].content["application/problem+json"].schema.allOf[1].properties.code.enum).toContain("conflicting_api_keys");
+    expect(doc.components.headers["WWW-Authenticate"]?.description ?? stats["401"].headers["WWW-Authenticate"].description).toContain("Bearer");
   });
 
   test("lists every route of the route table under its method", () => {
@@ -60,6 +65,8 @@ describe("GET /v1/openapi.json", () => {
         "GET /healthz",
         "GET /readyz",
         "GET /v1/openapi.json",
+        "GET /",
+        "GET /v1",
       ]),
     );
   });
@@ -168,10 +175,10 @@ describe("GET /v1/openapi.json", () => {
     expect(doc.paths["/healthz"].get.responses["200"].headers["X-RateLimit-Limit"]).toBeUndefined();
   });
 
-  test("marks /healthz, /readyz and the document itself as needing no key, and every other route with 401, 403 and 429", () => {
+  test("marks the index (/ and /v1), /healthz, /readyz and the document itself as needing no key, and every other route with 401, 403 and 429", () => {
     for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
       for (const op of Object.values(ops)) {
-        if (path === "/healthz" || path === "/readyz" || path === "/v1/openapi.json") {
+        if (["/", "/v1", "/healthz", "/readyz", "/v1/openapi.json"].includes(path)) {
           expect(op.security).toEqual([]);
         } else {
           expect(op.security).toBeUndefined();
