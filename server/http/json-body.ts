@@ -81,11 +81,26 @@ export async function readJsonBody(req: IncomingMessage, options: ReadJsonOption
   if (nestingExceeds(text, MAX_JSON_DEPTH)) {
     throw new HttpError(400, "invalid_json", `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`);
   }
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch {
     throw new HttpError(400, "invalid_json", "The request body is not valid JSON.");
   }
+  // The bytes were decoded as UTF-8, so a lone surrogate can only come from a \uD800-\uDFFF escape: it would be
+  // echoed back in answers that strict JSON parsers refuse.
+  if (/\\u[dD][89a-fA-F]/.test(text) && !wellFormed(value)) {
+    throw new HttpError(400, "invalid_json", "The request body holds a lone UTF-16 surrogate (a \\uD800-\\uDFFF escape without its pair); strings must be well-formed Unicode.");
+  }
+  return value;
+}
+
+/** Whether every string of a parsed JSON value, keys included, is well-formed UTF-16. */
+function wellFormed(value: unknown): boolean {
+  if (typeof value === "string") return value.isWellFormed();
+  if (typeof value !== "object" || value === null) return true;
+  if (Array.isArray(value)) return value.every(wellFormed);
+  return Object.entries(value).every(([key, inner]) => key.isWellFormed() && wellFormed(inner));
 }
 
 /** Whether brackets outside strings nest deeper than `max`; one linear pass, no parsing. */

@@ -23,6 +23,8 @@ function callParamsProblem(params: unknown): string | undefined {
   if ("arguments" in params && params.arguments !== undefined && !isObject(params.arguments)) {
     return 'arguments must be an object of named arguments (e.g. {"q": "river"}), or left out.';
   }
+  // The SDK copies the arguments into a new object, where a "__proto__" key would vanish (it sets the copy's prototype) instead of being refused as unknown.
+  if (isObject(params.arguments) && Object.hasOwn(params.arguments, "__proto__")) return '"__proto__" is not an argument of any tool.';
   return undefined;
 }
 

@@ -20,7 +20,10 @@ export const DEFAULT_MAX_CHARS = 40_000;
 export const MIN_MAX_CHARS = 200;
 export const MAX_MAX_CHARS = 500_000;
 
-const seconds = (what: string) => z.number({ error: "must be a number of seconds" }).min(0, "must be at least 0").optional().meta({ description: what });
+/** A window's bound: far past any video's length (YouTube's longest run days), and small enough to print as a time. */
+export const MAX_WINDOW_SECONDS = 10_000_000;
+const seconds = (what: string) =>
+  z.number({ error: "must be a number of seconds" }).min(0, "must be at least 0").max(MAX_WINDOW_SECONDS, `must be at most ${MAX_WINDOW_SECONDS}`).optional().meta({ description: what });
 
 export const TranscriptArguments = z
   .strictObject({
