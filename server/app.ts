@@ -17,6 +17,7 @@ import type { Catalog } from "./data/catalog.js";
 import { databaseFault } from "./data/database-fault.js";
 import { isDocsPath, serveDocs } from "./docs-page.js";
 import { answerClientError } from "./http/client-error.js";
+import { trackConnections } from "./http/connection-drain.js";
 import { limitConnectionsPerClient } from "./http/connection-limit.js";
 import { Context, type RequestContext } from "./http/context.js";
 import { answerPreflight, createCors, isPreflight } from "./http/cors.js";
@@ -263,6 +264,8 @@ export function createApp(options: AppOptions): http.Server {
   server.on("clientError", answerClientError);
   if (stopObserving) server.on("close", stopObserving);
   limitConnectionsPerClient(server, config.maxConnectionsPerClient);
+  // From the start, so a graceful stop knows what each connection has in flight (shutdown.ts).
+  trackConnections(server);
   server.requestTimeout = config.requestTimeoutMs;
   server.headersTimeout = config.headersTimeoutMs;
   server.keepAliveTimeout = config.keepAliveTimeoutMs;
