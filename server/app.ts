@@ -17,7 +17,7 @@ import type { Catalog } from "./data/catalog.js";
 import { databaseFault } from "./data/database-fault.js";
 import { isDocsPath, serveDocs } from "./docs-page.js";
 import { answerClientError } from "./http/client-error.js";
-import { trackConnections } from "./http/connection-drain.js";
+import { cutAtStop, trackConnections } from "./http/connection-drain.js";
 import { limitConnectionsPerClient } from "./http/connection-limit.js";
 import { Context, type RequestContext } from "./http/context.js";
 import { answerPreflight, createCors, isPreflight } from "./http/cors.js";
@@ -181,6 +181,10 @@ export function createApp(options: AppOptions): http.Server {
     });
     if (cors.enabled) Object.assign(ctx.headers, cors.responseHeaders(req.headers));
     if (config.accessLog) {
+      // 'finish' comes once the last byte is handed to the kernel, but node emits it too when the connection is
+      // destroyed with bytes still unsent (cut, or reset by the client): then the body was not sent whole.
+      let sent = false;
+      res.once("finish", () => (sent = !req.socket.destroyed));
       res.on("close", () => {
         log.info("request", {
           requestId,
@@ -189,7 +193,8 @@ export function createApp(options: AppOptions): http.Server {
           status: res.statusCode,
           ms: Math.round((performance.now() - startedAt) * 100) / 100,
           keyId: ctx.key?.keyId ?? null,
-          ...(res.writableFinished ? {} : { aborted: true }),
+          // `cut`: the graceful stop destroyed the connection at the end of its grace period (else the client left).
+          ...(sent ? {} : { aborted: true, ...(cutAtStop(res) ? { cut: true } : {}) }),
         });
       });
     }
