@@ -17,6 +17,7 @@ import type { Catalog } from "./data/catalog.js";
 import { databaseFault } from "./data/database-fault.js";
 import { docsRouteLabel, isDocsPath, serveDocs } from "./docs-page.js";
 import { answerClientError } from "./http/client-error.js";
+import { cutAtStop, trackConnections } from "./http/connection-drain.js";
 import { limitConnectionsPerClient } from "./http/connection-limit.js";
 import { Context, type RequestContext } from "./http/context.js";
 import { answerPreflight, createCors, isPreflight } from "./http/cors.js";
@@ -180,6 +181,10 @@ export function createApp(options: AppOptions): http.Server {
     });
     if (cors.enabled) Object.assign(ctx.headers, cors.responseHeaders(req.headers));
     if (config.accessLog) {
+      // 'finish' comes once the last byte is handed to the kernel, but node emits it too when the connection is
+      // destroyed with bytes still unsent (cut, or reset by the client): then the body was not sent whole.
+      let sent = false;
+      res.once("finish", () => (sent = !req.socket.destroyed));
       res.on("close", () => {
         log.info("request", {
           requestId,
@@ -188,7 +193,8 @@ export function createApp(options: AppOptions): http.Server {
           status: res.statusCode,
           ms: Math.round((performance.now() - startedAt) * 100) / 100,
           keyId: ctx.key?.keyId ?? null,
-          ...(res.writableFinished ? {} : { aborted: true }),
+          // `cut`: the graceful stop destroyed the connection at the end of its grace period (else the client left).
+          ...(sent ? {} : { aborted: true, ...(cutAtStop(res) ? { cut: true } : {}) }),
         });
       });
     }
@@ -266,6 +272,8 @@ export function createApp(options: AppOptions): http.Server {
   server.on("clientError", answerClientError);
   if (stopObserving) server.on("close", stopObserving);
   limitConnectionsPerClient(server, config.maxConnectionsPerClient);
+  // From the start, so a graceful stop knows what each connection has in flight (shutdown.ts).
+  trackConnections(server);
   server.requestTimeout = config.requestTimeoutMs;
   server.headersTimeout = config.headersTimeoutMs;
   server.keepAliveTimeout = config.keepAliveTimeoutMs;

@@ -208,7 +208,7 @@ async function main(): Promise<void> {
     process.exit(1);
   });
   // A worker serves the connections its primary accepts and deals out (cluster/balancer.ts).
-  const handedIn = link?.serve(server, { dataset: catalog.manifest.dataset, builtAt: catalog.manifest.builtAt });
+  link?.serve(server, { dataset: catalog.manifest.dataset, builtAt: catalog.manifest.builtAt });
   if (link === undefined) {
     server.listen(config.port, config.host, () => {
       const address = server.address();
@@ -230,7 +230,7 @@ async function main(): Promise<void> {
     if (stopRequested) return;
     stopRequested = true;
     log.info("shutting down", { signal, graceMs: config.shutdownGraceMs });
-    void closeGracefully(server, { graceMs: config.shutdownGraceMs, ...(handedIn ? { handedIn } : {}) })
+    void closeGracefully(server, { graceMs: config.shutdownGraceMs, log })
       .then(async (clean) => {
         await closeOpened();
         log.info("stopped", { clean });

@@ -1,61 +1,42 @@
 /**
- * Graceful stop: refuse new connections, let in-flight requests finish for up
- * to `graceMs`, then cut whatever is left. Idle keep-alive connections are
- * closed at once so they do not hold the process open.
+ * Graceful stop: take no new connections, let every request already received
+ * finish and its body reach the client, close each keep-alive connection
+ * after its current response (`Connection: close` on responses not yet
+ * begun, a FIN on idle connections), and cut only what is still open once
+ * the grace period is over, logging how many had something in flight.
  */
 import type http from "node:http";
-import type { Socket } from "node:net";
+import net from "node:net";
+import { trackConnections } from "./http/connection-drain.js";
+import type { Logger } from "./log.js";
 
 export interface CloseGracefullyOptions {
-  /** How long in-flight requests may take before their connections are destroyed. */
+  /** How long requests in flight, and the sending of their bodies, may take before their connections are destroyed. */
   graceMs: number;
-  /**
-   * Connections handed to this server by another process (a worker's, from
-   * its primary: cluster/worker-link.ts), open now. The server did not
-   * accept them, so node's close neither waits for them nor closes one that
-   * is kept alive once its last response is sent: each is closed as soon as
-   * it is idle, and the close waits until none is left.
-   */
-  handedIn?: ReadonlySet<Socket>;
+  /** Where the number of connections cut at the end of the grace period is logged. Default: not logged. */
+  log?: Logger;
 }
 
-/** How often connections handed in are looked at for one gone idle. */
-const IDLE_SWEEP_MS = 20;
-
-/** Resolves with whether every request finished within the grace period. */
-export function closeGracefully(server: http.Server, options: CloseGracefullyOptions): Promise<boolean> {
-  return new Promise((resolve) => {
-    let finishedInTime = true;
-    let sweep: NodeJS.Timeout | undefined;
-    const timer = setTimeout(() => {
-      finishedInTime = false;
-      server.closeAllConnections();
-      // Every connection handed in is cut, whether or not node lists it among the server's own.
-      for (const socket of options.handedIn ?? []) socket.destroy();
-    }, options.graceMs);
-    timer.unref();
-    const done = (): void => {
-      clearTimeout(timer);
-      clearInterval(sweep);
-      resolve(finishedInTime);
-    };
-    const handedIn = options.handedIn;
-    if (handedIn === undefined) {
-      // Connections that become idle after their response are closed by node
-      // (http.Server#close marks the server as closing); this handles those idle now.
-      server.close(done);
-      server.closeIdleConnections();
-      return;
-    }
-    // The server never listened: its close only stops it taking connections (and reports it was not running).
-    server.close(() => undefined);
-    const check = (): void => {
-      server.closeIdleConnections();
-      // A destroyed connection is gone, whether or not its close event has come yet.
-      for (const socket of handedIn) if (!socket.destroyed) return;
-      done();
-    };
-    sweep = setInterval(check, IDLE_SWEEP_MS);
-    check();
-  });
+/**
+ * Resolves with whether every connection was closed without cutting one in
+ * flight. The server's connections are those tracked since it was made
+ * (createApp calls trackConnections), a worker's handed in ones included.
+ */
+export async function closeGracefully(server: http.Server, options: CloseGracefullyOptions): Promise<boolean> {
+  const drain = trackConnections(server);
+  // net's close, not http.Server#close: that destroys at once every connection it deems idle, a body still in the
+  // socket's buffer or a request half received included (connection-drain.ts). A worker's server never listened:
+  // this only marks it closed, so the connections its primary still hands in are refused (cluster/worker-link.ts).
+  net.Server.prototype.close.call(server);
+  const drained = drain.drain();
+  let timer: NodeJS.Timeout | undefined;
+  const graceOver = new Promise<"grace over">((resolve) => (timer = setTimeout(() => resolve("grace over"), options.graceMs)));
+  const outcome = await Promise.race([drained, graceOver]);
+  clearTimeout(timer);
+  if (outcome !== "grace over") return true;
+  const cut = drain.cut();
+  options.log?.warn("grace period over; connections cut", { cut, open: drain.size, graceMs: options.graceMs });
+  // Destroyed, each closes within a turn of the event loop: the access log then has its line.
+  await drained;
+  return cut === 0;
 }

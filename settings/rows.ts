@@ -133,7 +133,7 @@ export const ROWS = {
     kind: wholeNumber(0, 600_000),
     default: "10000",
     readBy: ["server"],
-    help: "On SIGTERM/SIGINT, how long in-flight requests may finish before connections are cut.",
+    help: "On SIGTERM/SIGINT, how long requests already received may take to finish and send their bodies before the connections still open are cut.",
   }),
   requestTimeoutMs: setting({
     name: "REQUEST_TIMEOUT_MS",

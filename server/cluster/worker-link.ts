@@ -26,9 +26,10 @@ export interface WorkerLink {
   coordination: FetchCoordination;
   /**
    * Serves the connections the primary accepts and gives this worker
-   * (balancer.ts) with `server`, and tells the primary it takes them.
-   * Returns those open now: node's own close neither waits for them nor
-   * closes one kept alive (shutdown.ts).
+   * (balancer.ts) with `server`, and tells the primary it takes them and,
+   * as each closes, that it has. Each is given to `server` as its
+   * 'connection' event, so a graceful stop drains it like one the server
+   * accepted (shutdown.ts). Returns those open now.
    */
   serve(server: http.Server, details: { dataset: string; builtAt: string }): ReadonlySet<Socket>;
   close(): void;

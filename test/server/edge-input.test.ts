@@ -43,7 +43,7 @@ describe("a lone surrogate in a JSON body", () => {
       method: "POST",
       key: server.keys.pro,
       headers: { "Content-Type": "application/json" },
-      body: `{"videoIds":["${IDS.river}"],"lang":"en\\udc00"}`,
+      body: `{"videoIds":["${IDS.chapters}"],"lang":"en\\udc00"}`,
     });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: "invalid_json", detail: expect.stringContaining("lone UTF-16 surrogate") });
@@ -70,7 +70,7 @@ describe("a __proto__ tool argument", () => {
 
 describe("a time window", () => {
   it("past 10,000,000 seconds is refused, naming the argument, instead of printed as a time", async () => {
-    const res = await toolsCall(5, "get_transcript", `{"videoId":"${IDS.river}","startSeconds":1e300}`);
+    const res = await toolsCall(5, "get_transcript", `{"videoId":"${IDS.chapters}","startSeconds":1e300}`);
     expect(res.body.result.isError).toBe(true);
     const problem = JSON.parse(res.body.result.content[0].text as string) as { code: string; errors: { param: string; message: string }[] };
     expect(problem.code).toBe("invalid_parameter");
