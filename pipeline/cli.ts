@@ -103,6 +103,7 @@ const EXPORT_HELP = `${EXPORT_USAGE}
   --format parquet|jsonl  Parquet (zstd) or gzip'd JSON Lines shards of the transcripts and videos tables
   --out DIR               a new or empty folder; the dataset card (README.md) and manifest.json are written last
   --set BUILD_ID          a set in DATA_DIR/builds instead of the published one
+  --shard-rows N          at most N rows a shard (default 1000000; a shard also ends at about 1 GB uncompressed)
   --verify DIR            check every file of an export against its manifest and name any that differs
 
 exit codes: 0 ok, 1 failed (or a file differs), 2 usage, 130 interrupted (no manifest is written)`;
