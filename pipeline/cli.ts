@@ -26,8 +26,6 @@
  * with failures a later run may fix).
  */
 import { parseArgs } from "node:util";
-import { statSync } from "node:fs";
-import { join } from "node:path";
 import { ConfigError, loadSettings } from "../settings/settings.js";
 import { dataDirLayout } from "./artifact/layout.js";
 import { BuildInterrupted } from "./build/interrupt.js";
@@ -36,12 +34,12 @@ import { InstallError, installSet } from "./install-set.js";
 import { ArtifactError } from "./artifact/manifest.js";
 import { PublishError } from "./publish.js";
 import { EXPORT_USAGE } from "./export/usage.js";
-import { ExportReadError, exportRecords, readExportManifest } from "./export/read-export.js";
-import { readJsonl } from "./read-jsonl.js";
+import { ExportReadError } from "./export/read-export.js";
+import { buildInputRecords, checkBuildInputs, type BuildInput } from "./read-build-inputs.js";
 import { acquireLock, LockHeldError } from "./run/acquire-lock.js";
 import { acquireSharedLock, type SharedLock } from "./run/shared-lock.js";
 import { buildAndPublish } from "./run/build-and-publish.js";
-import { EXIT } from "./run/exit-codes.js";
+import { EXIT, UsageError } from "./run/exit-codes.js";
 import { importRecords } from "./run/import-records.js";
 import { PipelineState } from "./run/open-state.js";
 import { PublishRefused } from "./run/publish-guard.js";
@@ -143,7 +141,15 @@ async function main(argv: string[]): Promise<number> {
       console.error(BUILD_USAGE);
       return EXIT.usage;
     }
-    return buildCommand(config.dataDir, values.input, values.dataset, values.force, config.databaseUrl);
+    let inputs: BuildInput[];
+    try {
+      inputs = checkBuildInputs(values.input);
+    } catch (error) {
+      if (!(error instanceof UsageError || error instanceof ExportReadError)) throw error;
+      console.error(error.message);
+      return error instanceof UsageError ? EXIT.usage : EXIT.failed;
+    }
+    return buildCommand(config.dataDir, inputs, values.dataset, values.force, config.databaseUrl);
   }
   if (command === "install-set") {
     const { values, positionals } = parseArgs({ args: rest, options: { force: { type: "boolean", default: false } }, allowPositionals: true, strict: false });
@@ -167,28 +173,8 @@ async function main(argv: string[]): Promise<number> {
   return EXIT.usage;
 }
 
-/** The values of every input in order: a JSON Lines file's lines, an export folder's videos (Parquet or JSON Lines, as its manifest says). */
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-async function* inputRecords(inputs: readonly string[]): AsyncGenerator<unknown> {
-  for (const input of inputs) {
-    if (isDirectory(input)) {
-      // A folder without an export manifest is refused by readExportManifest, saying so.
-      const manifest = readExportManifest(input);
-      log(`${input}: an export of ${manifest.counts.videos} videos (${manifest.dataFormat}, build ${manifest.source.buildId})`);
-      yield* exportRecords(input);
-    } else yield* readJsonl(input);
-  }
-}
-
 /** `build --input`: under the run lock, the input joins the pipeline state, and the state is built and published. */
-async function buildCommand(dataDir: string, inputs: string[], dataset: string, force: boolean, databaseUrl: string | undefined): Promise<number> {
+async function buildCommand(dataDir: string, inputs: BuildInput[], dataset: string, force: boolean, databaseUrl: string | undefined): Promise<number> {
   const layout = dataDirLayout(dataDir);
   let lock;
   // With DATABASE_URL also the lock every machine sharing it takes (shared-lock.ts).
@@ -217,7 +203,7 @@ async function buildCommand(dataDir: string, inputs: string[], dataset: string, 
       invalid++;
       if (invalid <= 20) log(`record ${index} skipped: ${error.message.split("\n")[0]}`);
     };
-    const imported = await importRecords(state, inputRecords(inputs), onInvalid, controller.signal);
+    const imported = await importRecords(state, buildInputRecords(inputs, log), onInvalid, controller.signal);
     log(`imported ${imported.records} records into the pipeline state (${imported.invalid} invalid)`);
     const built = await buildAndPublish({ dataDir, state, log, dataset, force, signal: controller.signal, ...(databaseUrl !== undefined ? { databaseUrl } : {}) });
     if (!built) {

@@ -6,6 +6,7 @@
  * partial file under a final name).
  */
 import { BuildInterrupted } from "../build/interrupt.js";
+import { inspectInputPath } from "../inspect-input-path.js";
 import { EXIT, UsageError } from "../run/exit-codes.js";
 import { ExportError, exportDataset } from "./export-dataset.js";
 import { parseExportArgs } from "./parse-export-args.js";
@@ -25,6 +26,12 @@ export async function exportCommand(args: string[], dataDir: string): Promise<nu
   }
   if (parsed.command === "verify") return verifyCommand(parsed.dir);
   const { format, out, set, shardRows } = parsed;
+  // A new folder is made; an existing one is checked for emptiness by the export, which needs it to be a folder it can read.
+  const target = inspectInputPath(out);
+  if (target.kind === "file" || target.kind === "unreadable") {
+    console.error(`export: --out ${out}${target.kind === "file" ? " is a file, not a folder" : `: ${target.reason}`}`);
+    return EXIT.usage;
+  }
   const controller = new AbortController();
   const stop = (name: string) => {
     log(`${name}: stopping the export (no manifest will be written)`);
@@ -60,6 +67,13 @@ export async function exportCommand(args: string[], dataDir: string): Promise<nu
 }
 
 async function verifyCommand(dir: string): Promise<number> {
+  // A path that is not a folder is a mistyped argument (exit 2); a folder without a manifest is a failed check (exit 1).
+  const found = inspectInputPath(dir);
+  if (found.kind !== "folder") {
+    const why = found.kind === "missing" ? ": no such folder" : found.kind === "file" ? " is a file, not an export folder" : `: ${found.reason}`;
+    console.error(`export: --verify ${dir}${why}`);
+    return EXIT.usage;
+  }
   try {
     const { manifest, problems } = await verifyExport(dir);
     for (const { file, problem } of problems) console.error(`${file}: ${problem}`);

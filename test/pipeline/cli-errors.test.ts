@@ -4,7 +4,7 @@
  * usage, for a flag), exit 2, and nothing is written to DATA_DIR.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -17,8 +17,9 @@ const work = mkdtempSync(join(tmpdir(), "cli-errors-"));
 const dataDir = join(work, "data");
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-function pipeline(args: string[]) {
+function pipeline(args: string[], as: { uid?: number; gid?: number } = {}) {
   const result = spawnSync(process.execPath, ["--import", "tsx", "pipeline/cli.ts", ...args], {
+    ...as,
     cwd: REPO,
     env: { ...process.env, DATA_DIR: dataDir },
     encoding: "utf8",
@@ -43,5 +44,74 @@ describe("export with a bad flag", () => {
     expect(result.stdout).toBe("");
     expect(existsSync(out)).toBe(false);
     expect(existsSync(dataDir)).toBe(false);
+  });
+});
+
+describe("export --verify with a path that is not an export folder", () => {
+  it("names a folder that does not exist, with exit 2", () => {
+    const missing = join(work, "no-such-export");
+    const result = pipeline(["export", "--verify", missing]);
+    expect(result.code).toBe(EXIT.usage);
+    expect(result.stderr).toBe(`export: --verify ${missing}: no such folder\n`);
+  });
+
+  it("names a path that is a file, with exit 2", () => {
+    const file = join(work, "a-file.txt");
+    writeFileSync(file, "not an export\n");
+    const result = pipeline(["export", "--verify", file]);
+    expect(result.code).toBe(EXIT.usage);
+    expect(result.stderr).toBe(`export: --verify ${file} is a file, not an export folder\n`);
+  });
+
+  it("still tells a folder without manifest.json apart, with exit 1", () => {
+    const folder = join(work, "not-an-export");
+    mkdirSync(folder, { recursive: true });
+    const result = pipeline(["export", "--verify", folder]);
+    expect(result.code).toBe(EXIT.failed);
+    expect(result.stderr).toBe(`${folder} is not a whole export: manifest.json is missing (an export writes it last)\n`);
+  });
+});
+
+describe("build --input with a path it cannot read", () => {
+  const inputs = join(work, "inputs");
+  mkdirSync(inputs, { recursive: true });
+  const records = join(inputs, "records.jsonl");
+  writeFileSync(records, "");
+
+  it("names a file that does not exist on one line, exits 2 and writes nothing", () => {
+    const missing = join(inputs, "missing.jsonl");
+    const result = pipeline(["build", "--input", records, "--input", missing]);
+    expect(result.code).toBe(EXIT.usage);
+    expect(result.stderr).toBe(`build: --input ${missing}: no such file or folder\n`);
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it("names a file it may not read on one line, exits 2 and writes nothing", () => {
+    const secret = join(inputs, "secret.jsonl");
+    writeFileSync(secret, "", { mode: 0o000 });
+    // Root reads any file: then the CLI runs as nobody, for whom the file (owned by root, mode 000) is unreadable.
+    const asNobody = process.getuid?.() === 0;
+    if (asNobody) chmodSync(work, 0o755);
+    const result = pipeline(["build", "--input", secret], asNobody ? { uid: 65534, gid: 65534 } : {});
+    expect(result.code, result.stderr).toBe(EXIT.usage);
+    expect(result.stderr).toBe(`build: --input ${secret}: not readable (permission denied)\n`);
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it("names a folder that is not an export before it takes the lock (exit 1)", () => {
+    const result = pipeline(["build", "--input", inputs]);
+    expect(result.code).toBe(EXIT.failed);
+    expect(result.stderr).toBe(`build: --input ${inputs} is not a whole export: manifest.json is missing (an export writes it last)\n`);
+    expect(existsSync(dataDir)).toBe(false);
+  });
+});
+
+describe("export --out naming a file", () => {
+  it("says so on one line and exits 2", () => {
+    const file = join(work, "out-file.txt");
+    writeFileSync(file, "");
+    const result = pipeline(["export", "--format", "jsonl", "--out", file]);
+    expect(result.code).toBe(EXIT.usage);
+    expect(result.stderr).toBe(`export: --out ${file} is a file, not a folder\n`);
   });
 });
