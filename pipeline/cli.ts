@@ -106,6 +106,21 @@ const EXPORT_HELP = `${EXPORT_USAGE}
 
 exit codes: 0 ok, 1 failed (or a file differs), 2 usage, 130 interrupted (no manifest is written)`;
 
+/** A bad command line: what is wrong on one line, then the command's usage line (its --help has the rest); exit 2. */
+function usageError(reason: string, usage: string): number {
+  console.error(`${reason}\n${usage.split("\n")[0]}`);
+  return EXIT.usage;
+}
+
+/** The result of `parse` (parseArgs), or its refusal (an unknown option, a missing value) reported by usageError and that exit code. */
+function parsedOr<T>(command: string, usage: string, parse: () => T): T | number {
+  try {
+    return parse();
+  } catch (error) {
+    return usageError(`${command}: ${(error as Error).message}`, usage);
+  }
+}
+
 const wantsHelp = (args: readonly string[]): boolean => args.includes("--help") || args.includes("-h");
 
 const log = (message: string) => console.error(`[pipeline] ${message}`);
@@ -114,7 +129,8 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === "help" || command === "--help" || command === "-h") {
     // Asked for: stdout and 0; no command at all is a usage error.
-    (command === undefined ? console.error : console.log)(USAGE);
+    if (command === undefined) console.error(`pipeline: a command is missing\n${USAGE}`);
+    else console.log(USAGE);
     return command === undefined ? EXIT.usage : EXIT.ok;
   }
   // Before the settings are read: help works whatever the environment holds.
@@ -129,18 +145,19 @@ async function main(argv: string[]): Promise<number> {
   // Loaded on use: the export's Parquet writer is a native library the other commands do not need.
   if (command === "export") return (await import("./export/export-command.js")).exportCommand(rest, config.dataDir);
   if (command === "build") {
-    const { values } = parseArgs({
-      args: rest,
-      options: {
-        input: { type: "string", multiple: true },
-        dataset: { type: "string", default: "custom" },
-        force: { type: "boolean", default: false },
-      },
-    });
-    if (!values.input?.length) {
-      console.error(BUILD_USAGE);
-      return EXIT.usage;
-    }
+    const parsed = parsedOr("build", BUILD_USAGE, () =>
+      parseArgs({
+        args: rest,
+        options: {
+          input: { type: "string", multiple: true },
+          dataset: { type: "string", default: "custom" },
+          force: { type: "boolean", default: false },
+        },
+      }),
+    );
+    if (typeof parsed === "number") return parsed;
+    const { values } = parsed;
+    if (!values.input?.length) return usageError("build: --input is missing: a JSON Lines file of VideoRecords, or an export folder", BUILD_USAGE);
     let inputs: BuildInput[];
     try {
       inputs = checkBuildInputs(values.input);
@@ -152,19 +169,17 @@ async function main(argv: string[]): Promise<number> {
     return buildCommand(config.dataDir, inputs, values.dataset, values.force, config.databaseUrl);
   }
   if (command === "install-set") {
-    const { values, positionals } = parseArgs({ args: rest, options: { force: { type: "boolean", default: false } }, allowPositionals: true, strict: false });
-    const unknown = Object.keys(values).filter((name) => name !== "force");
-    if (positionals.length !== 1 || unknown.length > 0 || typeof values.force !== "boolean") {
-      console.error(INSTALL_SET_USAGE);
-      return EXIT.usage;
-    }
+    const parsed = parsedOr("install-set", INSTALL_SET_USAGE, () =>
+      parseArgs({ args: rest, options: { force: { type: "boolean", default: false } }, allowPositionals: true }),
+    );
+    if (typeof parsed === "number") return parsed;
+    const { values, positionals } = parsed;
+    if (positionals.length === 0) return usageError("install-set: DIR is missing: the builds/<id> folder copied from another machine", INSTALL_SET_USAGE);
+    if (positionals.length > 1) return usageError(`install-set: takes one DIR, not ${positionals.length}`, INSTALL_SET_USAGE);
     return installSetCommand(config.dataDir, positionals[0]!, values.force);
   }
   if (command === "demo") {
-    if (rest.length > 0) {
-      console.error(DEMO_USAGE);
-      return EXIT.usage;
-    }
+    if (rest.length > 0) return usageError(`demo: takes no arguments, not ${rest.join(" ")}`, DEMO_USAGE);
     const { built } = await ensureDemoArtifacts(config.dataDir, log);
     if (!built) log(`${config.dataDir} already has a published artifact set; nothing to do`);
     return 0;

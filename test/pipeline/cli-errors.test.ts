@@ -115,3 +115,34 @@ describe("export --out naming a file", () => {
     expect(result.stderr).toBe(`export: --out ${file} is a file, not a folder\n`);
   });
 });
+
+describe("the other commands with a bad flag or argument", () => {
+  const BUILD_SYNOPSIS = "usage: npm run pipeline -- build --input FILE.jsonl|DIR [--input FILE.jsonl|DIR …] [--dataset NAME] [--force]";
+  const INSTALL_SET_SYNOPSIS = "usage: npm run pipeline -- install-set DIR [--force]";
+  it.each([
+    { args: ["build"], says: "build: --input is missing: a JSON Lines file of VideoRecords, or an export folder", then: BUILD_SYNOPSIS },
+    { args: ["build", "--input"], says: "build: Option '--input <value>' argument missing", then: BUILD_SYNOPSIS },
+    { args: ["build", "--input", "videos.jsonl", "--bogus"], says: "build: Unknown option '--bogus'", then: BUILD_SYNOPSIS },
+    { args: ["build", "videos.jsonl"], says: "build: Unexpected argument 'videos.jsonl'. This command does not take positional arguments", then: BUILD_SYNOPSIS },
+    { args: ["install-set"], says: "install-set: DIR is missing: the builds/<id> folder copied from another machine", then: INSTALL_SET_SYNOPSIS },
+    { args: ["install-set", "a", "b"], says: "install-set: takes one DIR, not 2", then: INSTALL_SET_SYNOPSIS },
+    // Node's own message goes on to explain `--` (in words that vary with its version): the line is checked up to there.
+    { args: ["install-set", "a", "--bogus"], says: "install-set: Unknown option '--bogus'", then: INSTALL_SET_SYNOPSIS, more: true },
+    { args: ["install-set", "a", "--force=yes"], says: "install-set: Option '--force' does not take an argument", then: INSTALL_SET_SYNOPSIS },
+    { args: ["demo", "now"], says: "demo: takes no arguments, not now", then: "usage: npm run pipeline -- demo" },
+  ].map((c) => ({ more: false, ...c, command: c.args.join(" ") })))("$command says why on one line, then the usage, and exits 2", ({ args, says, then, more }) => {
+    const result = pipeline(args);
+    expect(result.code, result.stderr).toBe(EXIT.usage);
+    const [line, ...rest] = result.stderr.split("\n");
+    expect(more ? line?.slice(0, says.length + 1) : line).toBe(more ? `${says}.` : says);
+    expect(rest).toEqual([then, ""]);
+    expect(result.stdout).toBe("");
+    expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it("no command at all says so above the list of commands", () => {
+    const result = pipeline([]);
+    expect(result.code).toBe(EXIT.usage);
+    expect(result.stderr).toMatch(/^pipeline: a command is missing\nusage: npm run pipeline -- <command> \[options\]\n/);
+  });
+});
