@@ -26,6 +26,7 @@
  * with failures a later run may fix).
  */
 import { parseArgs } from "node:util";
+import { z } from "zod";
 import { ConfigError, loadSettings } from "../settings/settings.js";
 import { dataDirLayout } from "./artifact/layout.js";
 import { BuildInterrupted } from "./build/interrupt.js";
@@ -188,6 +189,14 @@ async function main(argv: string[]): Promise<number> {
   return EXIT.usage;
 }
 
+/** A record's schema problems on one line, "field: what is wrong", the first few of them (a ZodError's message is a JSON dump). */
+function recordProblems(error: Error): string {
+  if (!(error instanceof z.ZodError)) return error.message.split("\n")[0] ?? "";
+  const shown = error.issues.slice(0, 3).map((issue) => `${issue.path.join(".") || "the record"}: ${issue.message}`);
+  const more = error.issues.length - shown.length;
+  return [...shown, ...(more > 0 ? [`and ${more} more`] : [])].join("; ");
+}
+
 /** `build --input`: under the run lock, the input joins the pipeline state, and the state is built and published. */
 async function buildCommand(dataDir: string, inputs: BuildInput[], dataset: string, force: boolean, databaseUrl: string | undefined): Promise<number> {
   const layout = dataDirLayout(dataDir);
@@ -216,7 +225,7 @@ async function buildCommand(dataDir: string, inputs: BuildInput[], dataset: stri
     let invalid = 0;
     const onInvalid = (error: Error, index: number) => {
       invalid++;
-      if (invalid <= 20) log(`record ${index} skipped: ${error.message.split("\n")[0]}`);
+      if (invalid <= 20) log(`record ${index + 1} skipped: ${recordProblems(error)}`);
     };
     const imported = await importRecords(state, buildInputRecords(inputs, log), onInvalid, controller.signal);
     log(`imported ${imported.records} records into the pipeline state (${imported.invalid} invalid)`);

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { EXPORT_USAGE } from "../../pipeline/export/usage.js";
 import { EXIT } from "../../pipeline/run/exit-codes.js";
+import { makeVideo } from "../youtube/helpers/records.js";
 
 const REPO = join(import.meta.dirname, "..", "..");
 const work = mkdtempSync(join(tmpdir(), "cli-errors-"));
@@ -145,4 +146,26 @@ describe("the other commands with a bad flag or argument", () => {
     expect(result.code).toBe(EXIT.usage);
     expect(result.stderr).toMatch(/^pipeline: a command is missing\nusage: npm run pipeline -- <command> \[options\]\n/);
   });
+});
+
+describe("build --input with invalid records", () => {
+  it("names each skipped record by its number from 1 and says what is wrong with it", () => {
+    const input = join(work, "invalid.jsonl");
+    const good = makeVideo({ videoId: "cliErrors01" });
+    writeFileSync(input, `${JSON.stringify({ ...good, videoId: 5 })}\n{}\n${JSON.stringify(good)}\n`);
+    const data = mkdtempSync(join(work, "data-"));
+    const result = spawnSync(process.execPath, ["--import", "tsx", "pipeline/cli.ts", "build", "--input", input], {
+      cwd: REPO,
+      env: { ...process.env, DATA_DIR: data },
+      encoding: "utf8",
+    });
+    expect(result.status, result.stderr).toBe(EXIT.ok);
+    const skipped = result.stderr.split("\n").filter((line) => line.includes("skipped"));
+    expect(skipped[0]).toBe("[pipeline] record 1 skipped: videoId: Invalid input: expected string, received number");
+    expect(skipped[1]).toMatch(
+      /^\[pipeline\] record 2 skipped: videoId: Invalid input: expected string, received undefined; channelId: Invalid input: expected string, received undefined; channelTitle: Invalid input: expected string, received undefined; and \d+ more$/,
+    );
+    expect(skipped).toHaveLength(2);
+    expect(result.stderr).toContain("imported 1 records into the pipeline state (2 invalid)");
+  }, 120_000);
 });
