@@ -37,6 +37,7 @@ import { PublishError } from "./publish.js";
 import { EXPORT_USAGE } from "./export/usage.js";
 import { ExportReadError } from "./export/read-export.js";
 import { JsonlError } from "./read-jsonl.js";
+import { checkBuildInputs, type BuildInput } from "./read-build-inputs.js";
 import { inputItems, verifyExportInputs } from "./run/import-inputs.js";
 import { acquireLock, LockHeldError } from "./run/acquire-lock.js";
 import { acquireSharedLock, type SharedLock } from "./run/shared-lock.js";
@@ -109,9 +110,25 @@ const EXPORT_HELP = `${EXPORT_USAGE}
   --format parquet|jsonl  Parquet (zstd) or gzip'd JSON Lines shards of the transcripts and videos tables
   --out DIR               a new or empty folder; the dataset card (README.md) and manifest.json are written last
   --set BUILD_ID          a set in DATA_DIR/builds instead of the published one
+  --shard-rows N          at most N rows a shard (default 1000000; a shard also ends at about 1 GB uncompressed)
   --verify DIR            check every file of an export against its manifest and name any that differs
 
 exit codes: 0 ok, 1 failed (or a file differs), 2 usage, 130 interrupted (no manifest is written)`;
+
+/** A bad command line: what is wrong on one line, then the command's usage line (its --help has the rest); exit 2. */
+function usageError(reason: string, usage: string): number {
+  console.error(`${reason}\n${usage.split("\n")[0]}`);
+  return EXIT.usage;
+}
+
+/** The result of `parse` (parseArgs), or its refusal (an unknown option, a missing value) reported by usageError and that exit code. */
+function parsedOr<T>(command: string, usage: string, parse: () => T): T | number {
+  try {
+    return parse();
+  } catch (error) {
+    return usageError(`${command}: ${(error as Error).message}`, usage);
+  }
+}
 
 const wantsHelp = (args: readonly string[]): boolean => args.includes("--help") || args.includes("-h");
 
@@ -121,7 +138,8 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === "help" || command === "--help" || command === "-h") {
     // Asked for: stdout and 0; no command at all is a usage error.
-    (command === undefined ? console.error : console.log)(USAGE);
+    if (command === undefined) console.error(`pipeline: a command is missing\n${USAGE}`);
+    else console.log(USAGE);
     return command === undefined ? EXIT.usage : EXIT.ok;
   }
   // Before the settings are read: help works whatever the environment holds.
@@ -136,30 +154,40 @@ async function main(argv: string[]): Promise<number> {
   // Loaded on use: the export's Parquet writer is a native library the other commands do not need.
   if (command === "export") return (await import("./export/export-command.js")).exportCommand(rest, config.dataDir);
   if (command === "build") {
-    const { values } = parseArgs({
-      args: rest,
-      options: {
-        input: { type: "string", multiple: true },
-        dataset: { type: "string", default: "custom" },
-        force: { type: "boolean", default: false },
-      },
-    });
-    return buildCommand(config.dataDir, values.input ?? [], values.dataset, values.force, config.databaseUrl);
+    const parsed = parsedOr("build", BUILD_USAGE, () =>
+      parseArgs({
+        args: rest,
+        options: {
+          input: { type: "string", multiple: true },
+          dataset: { type: "string", default: "custom" },
+          force: { type: "boolean", default: false },
+        },
+      }),
+    );
+    if (typeof parsed === "number") return parsed;
+    const { values } = parsed;
+    let inputs: BuildInput[];
+    try {
+      inputs = checkBuildInputs(values.input ?? []);
+    } catch (error) {
+      if (!(error instanceof UsageError || error instanceof ExportReadError)) throw error;
+      console.error(error.message);
+      return error instanceof UsageError ? EXIT.usage : EXIT.failed;
+    }
+    return buildCommand(config.dataDir, inputs, values.dataset, values.force, config.databaseUrl);
   }
   if (command === "install-set") {
-    const { values, positionals } = parseArgs({ args: rest, options: { force: { type: "boolean", default: false } }, allowPositionals: true, strict: false });
-    const unknown = Object.keys(values).filter((name) => name !== "force");
-    if (positionals.length !== 1 || unknown.length > 0 || typeof values.force !== "boolean") {
-      console.error(INSTALL_SET_USAGE);
-      return EXIT.usage;
-    }
+    const parsed = parsedOr("install-set", INSTALL_SET_USAGE, () =>
+      parseArgs({ args: rest, options: { force: { type: "boolean", default: false } }, allowPositionals: true }),
+    );
+    if (typeof parsed === "number") return parsed;
+    const { values, positionals } = parsed;
+    if (positionals.length === 0) return usageError("install-set: DIR is missing: the builds/<id> folder copied from another machine", INSTALL_SET_USAGE);
+    if (positionals.length > 1) return usageError(`install-set: takes one DIR, not ${positionals.length}`, INSTALL_SET_USAGE);
     return installSetCommand(config.dataDir, positionals[0]!, values.force);
   }
   if (command === "demo") {
-    if (rest.length > 0) {
-      console.error(DEMO_USAGE);
-      return EXIT.usage;
-    }
+    if (rest.length > 0) return usageError(`demo: takes no arguments, not ${rest.join(" ")}`, DEMO_USAGE);
     const { built } = await ensureDemoArtifacts(config.dataDir, log);
     if (!built) log(`${config.dataDir} already has a published artifact set; nothing to do`);
     return 0;
@@ -169,7 +197,7 @@ async function main(argv: string[]): Promise<number> {
 }
 
 /** `build --input`: under the run lock, the input is validated, built with the pipeline state and published, and then joins the state (import-and-publish.ts). */
-async function buildCommand(dataDir: string, inputs: string[], dataset: string, force: boolean, databaseUrl: string | undefined): Promise<number> {
+async function buildCommand(dataDir: string, inputs: BuildInput[], dataset: string, force: boolean, databaseUrl: string | undefined): Promise<number> {
   const layout = dataDirLayout(dataDir);
   // Before the lock: an input that cannot be read, or an export that does not match its manifest, changes nothing.
   try {

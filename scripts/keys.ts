@@ -1,5 +1,5 @@
 /**
- * API key management: `npm run keys -- create --plan <free|pro> [--expires <ISO date>] [--name <text>]`,
+ * API key management: `npm run keys -- create --plan <free|pro> [--expires <date or time>] [--name <text>]`,
  * `list`, `revoke <keyId>`. Works on `<DATA_DIR>/keys.db` (same DATA_DIR as the server),
  * or with DATABASE_URL on the `api_keys` table in PostgreSQL that every replica reads.
  * `create` prints the new key as its last line, and only then: it is not stored.
@@ -13,11 +13,13 @@ import { allPgKeys, createPgKey, ensurePgKeys, pgRowToRecord, revokePgKey } from
 import { ConfigError, loadSettings, PLANS, type Plan } from "../settings/settings.js";
 
 const USAGE = `Usage:
-  npm run keys -- create --plan <free|pro> [--expires <ISO 8601 date>] [--name <text>]
+  npm run keys -- create --plan <free|pro> [--expires <date or time>] [--name <text>]
   npm run keys -- list
   npm run keys -- revoke <keyId>
 
-  create   makes a key and prints it as the last line, once: only its hash is stored
+  create   makes a key and prints it as the last line, once: only its hash is stored;
+           --expires 2026-12-31 lasts to the end of that day in UTC (2026-12-31T23:59:59.999Z),
+           a time needs Z or an offset (2026-12-31T18:00:00+01:00); either must be in the future
   list     every key: id, name, plan, created, expires, revoked
   revoke   revokes a key by its id (the 8 hex characters after tsk_); it stops working at once
 
@@ -46,14 +48,30 @@ export interface KeysCliIo {
   stderr?: (text: string) => void;
 }
 
-/** Accepts 2026-01-31 or a full ISO 8601 timestamp with Z or an offset. */
-function parseExpiry(value: string): string {
-  const iso = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/;
-  const ms = Date.parse(value);
-  if (!iso.test(value) || Number.isNaN(ms)) {
+/**
+ * Accepts 2026-01-31 or a full ISO 8601 timestamp with Z or an offset. A date
+ * alone is the last millisecond of that day in UTC, so `--expires` with
+ * today's date gives a key that works today. A moment not after `now` is
+ * refused: such a key would get 403 from its first request.
+ */
+function parseExpiry(value: string, now: number): string {
+  const iso = /^(\d{4})-(\d{2})-(\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/.exec(value);
+  const dateOnly = iso?.[4] === undefined;
+  const ms = Date.parse(dateOnly ? `${value}T23:59:59.999Z` : value);
+  if (!iso || Number.isNaN(ms)) {
     throw new UsageError(`Expected --expires to be an ISO 8601 date such as 2026-12-31 or 2026-12-31T23:59:59Z`);
   }
-  return new Date(ms).toISOString();
+  // Date.parse rolls 2026-02-30 over into March: a typo would expire the key on another day than written.
+  const [year, month, day] = [Number(iso[1]), Number(iso[2]), Number(iso[3])];
+  if (new Date(Date.UTC(year, month - 1, day)).getUTCDate() !== day) {
+    throw new UsageError(`--expires ${value}: ${iso[1]}-${iso[2]} has no day ${iso[3]}`);
+  }
+  const expiresAt = new Date(ms).toISOString();
+  if (ms <= now) {
+    const means = dateOnly ? `a date alone means the end of that day in UTC, ${expiresAt}` : expiresAt;
+    throw new UsageError(`--expires ${value} is in the past (${means}): the key would never work`);
+  }
+  return expiresAt;
 }
 
 type Command =
@@ -79,7 +97,7 @@ function parseCommand(argv: string[]): Command {
       if (values.name?.trim().toLowerCase() === DEMO_KEY_NAME) {
         throw new UsageError(`The name "${DEMO_KEY_NAME}" is reserved for the key npm start issues with the demo dataset`);
       }
-      const expiresAt = values.expires === undefined ? null : parseExpiry(values.expires);
+      const expiresAt = values.expires === undefined ? null : parseExpiry(values.expires, Date.now());
       return { command: "create", plan: values.plan as Plan, name: values.name ?? "", expiresAt };
     }
     case "list": {

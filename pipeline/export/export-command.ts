@@ -5,39 +5,31 @@
  * 2 bad usage, 130 interrupted by SIGTERM/SIGINT (no manifest written, no
  * partial file under a final name).
  */
-import { parseArgs } from "node:util";
 import { BuildInterrupted } from "../build/interrupt.js";
-import { EXIT } from "../run/exit-codes.js";
-import { EXPORT_FORMATS, type ExportFormat } from "./dataset-schema.js";
+import { inspectInputPath } from "../inspect-input-path.js";
+import { EXIT, UsageError } from "../run/exit-codes.js";
 import { ExportError, exportDataset } from "./export-dataset.js";
+import { parseExportArgs } from "./parse-export-args.js";
 import { ExportReadError, verifyExport } from "./read-export.js";
-
 import { EXPORT_USAGE } from "./usage.js";
 
 const log = (message: string) => console.error(`[export] ${message}`);
 
 export async function exportCommand(args: string[], dataDir: string): Promise<number> {
-  let values;
+  let parsed;
   try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        format: { type: "string" },
-        out: { type: "string" },
-        set: { type: "string" },
-        "shard-rows": { type: "string" },
-        verify: { type: "string" },
-      },
-    }));
+    parsed = parseExportArgs(args);
   } catch (error) {
-    console.error(`${(error as Error).message}\n${EXPORT_USAGE}`);
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`${error.message}\n${EXPORT_USAGE}`);
     return EXIT.usage;
   }
-  if (values.verify !== undefined) return verifyCommand(values.verify);
-  const format = values.format as ExportFormat | undefined;
-  const shardRows = values["shard-rows"] === undefined ? undefined : Number(values["shard-rows"]);
-  if (!format || !EXPORT_FORMATS.includes(format) || !values.out || (shardRows !== undefined && !(Number.isInteger(shardRows) && shardRows > 0))) {
-    console.error(EXPORT_USAGE);
+  if (parsed.command === "verify") return verifyCommand(parsed.dir);
+  const { format, out, set, shardRows } = parsed;
+  // A new folder is made; an existing one is checked for emptiness by the export, which needs it to be a folder it can read.
+  const target = inspectInputPath(out);
+  if (target.kind === "file" || target.kind === "unreadable") {
+    console.error(`export: --out ${out}${target.kind === "file" ? " is a file, not a folder" : `: ${target.reason}`}`);
     return EXIT.usage;
   }
   const controller = new AbortController();
@@ -51,19 +43,19 @@ export async function exportCommand(args: string[], dataDir: string): Promise<nu
     const manifest = await exportDataset({
       dataDir,
       format,
-      outDir: values.out,
-      set: values.set,
+      outDir: out,
+      set,
       log,
       signal: controller.signal,
       ...(shardRows !== undefined ? { limits: { shardRows } } : {}),
     });
     const files = Object.values(manifest.files);
     const bytes = files.reduce((sum, f) => sum + f.bytes, 0);
-    log(`${values.out}: ${files.length} files, ${(bytes / 1e6).toFixed(1)} MB; ${JSON.stringify(manifest.counts)}`);
+    log(`${out}: ${files.length} files, ${(bytes / 1e6).toFixed(1)} MB; ${JSON.stringify(manifest.counts)}`);
     return EXIT.ok;
   } catch (error) {
     if (error instanceof BuildInterrupted) {
-      console.error(`${error.message}; ${values.out} is incomplete (it has no manifest.json)`);
+      console.error(`${error.message}; ${out} is incomplete (it has no manifest.json)`);
       return EXIT.interrupted;
     }
     if (error instanceof ExportError) {
@@ -75,6 +67,13 @@ export async function exportCommand(args: string[], dataDir: string): Promise<nu
 }
 
 async function verifyCommand(dir: string): Promise<number> {
+  // A path that is not a folder is a mistyped argument (exit 2); a folder without a manifest is a failed check (exit 1).
+  const found = inspectInputPath(dir);
+  if (found.kind !== "folder") {
+    const why = found.kind === "missing" ? ": no such folder" : found.kind === "file" ? " is a file, not an export folder" : `: ${found.reason}`;
+    console.error(`export: --verify ${dir}${why}`);
+    return EXIT.usage;
+  }
   try {
     const { manifest, problems } = await verifyExport(dir);
     for (const { file, problem } of problems) console.error(`${file}: ${problem}`);

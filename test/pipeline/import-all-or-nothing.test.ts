@@ -139,7 +139,7 @@ describe("an input with nothing valid", () => {
     const dataDir = newDir("missing");
     const result = cli(["build", "--input", join(work, "no-such.jsonl")], dataDir);
     expect(result.status).toBe(EXIT.usage);
-    expect(result.stderr.trim()).toBe(`build --input ${join(work, "no-such.jsonl")}: no such file or folder`);
+    expect(result.stderr.trim()).toBe(`build: --input ${join(work, "no-such.jsonl")}: no such file or folder`);
     expect(() => statSync(dataDir)).toThrow();
   });
 });

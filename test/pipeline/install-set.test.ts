@@ -215,12 +215,12 @@ describe("install-set: a set published on A, copied, installed on B", SLOW, () =
     expect(served(b)).toBe(join(realpathSync(dataDirLayout(b).builds), basename(first)));
   });
 
-  it("answers bad usage with 2 and the usage text", async () => {
+  it("answers bad usage with 2, what is wrong and the usage line", async () => {
     const b = tempDir("ship-b-");
     for (const args of [[], ["a", "b"], ["a", "--bogus"]]) {
       const result = await installed(b, args);
       expect(result.code, args.join(" ")).toBe(EXIT.usage);
-      expect(result.stderr).toMatch(/^usage: npm run pipeline -- install-set DIR/);
+      expect(result.stderr).toMatch(/^install-set: .+\nusage: npm run pipeline -- install-set DIR/);
     }
   });
 });

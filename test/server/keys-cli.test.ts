@@ -104,11 +104,46 @@ describe("npm run keys", () => {
     expect(keysInProcess("list").stdout.split("\n").find((line) => line.startsWith(keyId))).toMatch(/\d{4}-\d{2}-\d{2}T\S+Z$/);
   });
 
-  test("create --expires sets an expiry after which the key gets 403", async () => {
-    const created = keysInProcess("create", "--plan", "pro", "--expires", "2001-02-03");
-    expect(created.code).toBe(0);
-    expect(created.stdout).toContain("expires 2001-02-03T00:00:00.000Z");
-    expectProblem(await call(baseUrl, "/v1/stats", { key: lastLine(created.stdout) }), 403, "subscription_expired");
+  test("create --expires with a time sets an expiry: the key works until then and gets 403 after", async () => {
+    const expiresAt = new Date(Date.now() + 1500).toISOString();
+    const created = keysInProcess("create", "--plan", "pro", "--expires", expiresAt);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toContain(`expires ${expiresAt}`);
+    const key = lastLine(created.stdout);
+    expect((await call(baseUrl, "/v1/stats", { key })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, Date.parse(expiresAt) - Date.now() + 50));
+    expectProblem(await call(baseUrl, "/v1/stats", { key }), 403, "subscription_expired");
+  });
+
+  test("create --expires with a date alone lasts to the end of that day in UTC, so today's date gives a key that works today", async () => {
+    const far = await keysDirect("create", "--plan", "free", "--expires", "2099-12-31");
+    expect(far.code, far.stderr).toBe(0);
+    expect(far.stdout).toContain("expires 2099-12-31T23:59:59.999Z");
+    const today = new Date().toISOString().slice(0, 10);
+    const created = await keysDirect("create", "--plan", "free", "--expires", today);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toContain(`expires ${today}T23:59:59.999Z`);
+    expect((await call(baseUrl, "/v1/stats", { key: lastLine(created.stdout) })).status).toBe(200);
+  });
+
+  test("create --expires in the past is refused with exit 2, saying so, and creates nothing", async () => {
+    const before = keysInProcess("list").stdout;
+    const day = await keysDirect("create", "--plan", "pro", "--expires", "2020-01-01");
+    expect(day.code).toBe(2);
+    expect(day.stderr.split("\n")[0]).toBe("--expires 2020-01-01 is in the past (a date alone means the end of that day in UTC, 2020-01-01T23:59:59.999Z): the key would never work");
+    expect(day.stdout).toBe("");
+    const time = await keysDirect("create", "--plan", "pro", "--expires", "2020-01-01T12:00:00+02:00");
+    expect(time.code).toBe(2);
+    expect(time.stderr.split("\n")[0]).toBe("--expires 2020-01-01T12:00:00+02:00 is in the past (2020-01-01T10:00:00.000Z): the key would never work");
+    expect(keysInProcess("list").stdout).toBe(before);
+  });
+
+  test("create --expires refuses a day its month does not have, instead of rolling over into the next month", async () => {
+    for (const value of ["2099-02-30", "2099-04-31T12:00:00Z"]) {
+      const res = await keysDirect("create", "--plan", "pro", "--expires", value);
+      expect(res.code, value).toBe(2);
+      expect(res.stderr.split("\n")[0]).toBe(`--expires ${value}: ${value.slice(0, 7)} has no day ${value.slice(8, 10)}`);
+    }
   });
 
   test("refuses bad arguments with a usage message and a non-zero exit", async () => {
