@@ -62,6 +62,21 @@ export interface ChannelPage {
   total: number;
 }
 
+/** A channel as GET /v1/channels lists it. */
+export interface ChannelItem {
+  channelId: string;
+  title: string;
+  /** Its stored videos, as its video list counts them. */
+  videoCount: number;
+  /** Its videos with a stored transcript, as /v1/stats counts them. */
+  transcriptCount: number;
+}
+
+export interface ChannelList {
+  items: ChannelItem[];
+  total: number;
+}
+
 export interface SearchParams {
   q: string;
   limit: number;
@@ -110,6 +125,8 @@ export interface Catalog {
   getTranscript(videoId: string, languageCode: string): TranscriptLookup;
   /** undefined when the channel is unknown. */
   channelVideos(channelId: string, limit: number, offset: number): ChannelPage | undefined;
+  /** Every channel, most transcripts first, ties by channel id. */
+  channels(limit: number, offset: number): ChannelList;
   search(params: SearchParams): SearchPage;
   stats(): Stats;
   close(): void;

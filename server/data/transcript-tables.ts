@@ -6,7 +6,7 @@ import type Database from "better-sqlite3";
 import type { ChapterRecord } from "../../pipeline/artifact/contract.js";
 import { sameLanguage } from "../../pipeline/artifact/language.js";
 import { decodeSegments, type Sub } from "../../pipeline/artifact/segments.js";
-import type { ChannelPage, ChannelVideoItem, TranscriptLookup, VideoMeta } from "./catalog.js";
+import type { ChannelItem, ChannelPage, ChannelVideoItem, TranscriptLookup, VideoMeta } from "./catalog.js";
 
 interface VideoRow {
   id: number;
@@ -45,6 +45,7 @@ export class TranscriptTables {
       tracks: db.prepare("SELECT id, language_code, language, is_generated FROM transcripts WHERE video = ? ORDER BY is_generated, id"),
       track: db.prepare("SELECT word_count, duration, script, timings FROM transcripts WHERE id = ?"),
       channel: db.prepare("SELECT id, title, video_count FROM channels WHERE channel_id = ?"),
+      channels: db.prepare("SELECT channel_id AS channelId, title, video_count AS videoCount, transcript_count AS transcriptCount FROM channels"),
       channelVideos: db.prepare(
         `SELECT v.video_id AS videoId, v.title, v.view_count AS viewCount, v.published_at AS publishedAt,
                 t.language_code AS languageCode, t.word_count AS wordCount, t.is_generated AS isGenerated
@@ -93,6 +94,11 @@ export class TranscriptTables {
       total: channel.video_count,
       items: rows.map(toChannelVideoItem),
     };
+  }
+
+  /** Every channel with the counts the build stored, in no particular order. */
+  channels(): ChannelItem[] {
+    return this.#sql.channels.all() as ChannelItem[];
   }
 
   hasChannel(channelId: string): boolean {

@@ -61,6 +61,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every channel, most transcripts first
+         * @description Every channel with its title, video count and transcript count, paged with limit and offset as in search. Counts include what was fetched live since the build, as /v1/stats does: the counts of all channels add up to its videos and transcripts. Most transcripts first; ties by channelId (ascending).
+         */
+        get: operations["listChannels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/channels/{channelId}/videos": {
         parameters: {
             query?: never;
@@ -369,6 +389,19 @@ export interface components {
             }[];
             /** @description With q only: indexes into transcript.subs of the segments where a match of q begins, ascending. */
             matches?: number[];
+        };
+        Channel: {
+            channelId: string;
+            title: string;
+            /** @description Stored videos: pagination.total of the channel's video list. */
+            videoCount: number;
+            /** @description Videos with a stored transcript, as /v1/stats counts them. */
+            transcriptCount: number;
+        };
+        ChannelsResponse: {
+            /** @description Most transcripts first; ties by channelId (ascending). */
+            channels: components["schemas"]["Channel"][];
+            pagination: components["schemas"]["Pagination"];
         };
         Health: {
             /**
@@ -1161,6 +1194,176 @@ export interface operations {
                         status?: 415;
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description `rate_limited`: Over the key's requests per minute; Retry-After says when the window ends. */
+            429: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    /** @description Requests allowed per key per clock minute. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) when the current window ends. */
+                    "X-RateLimit-Reset": number;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected error (a bug, logged); quote the requestId. */
+            500: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 500;
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    listChannels: {
+        parameters: {
+            query?: {
+                /** @description Page size, default 20. Values above 100 are clamped to 100; pagination.limit reports the size applied. */
+                limit?: number;
+                /** @description Items to skip, default 0, at most 10000 (deep-pagination cap: narrow the query instead). */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of channels. */
+            200: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    /** @description Requests allowed per key per clock minute. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) when the current window ends. */
+                    "X-RateLimit-Reset": number;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelsResponse"];
+                };
+            };
+            /** @description `invalid_parameter`: limit or offset is malformed, or a query parameter is unknown or given twice. A parameter is missing or malformed, given twice, or unknown ("is not a parameter of this endpoint"); errors lists each by name. */
+            400: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_parameter";
+                    };
+                };
+            };
+            /**
+             * @description `missing_api_key`: Send your API key in the X-API-Key header.
+             *
+             *     `invalid_api_key`: The API key is not valid.
+             */
+            401: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    /** @description The challenge: `ApiKey header="X-API-Key"`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {string} */
+                        code?: "missing_api_key" | "invalid_api_key";
+                    };
+                };
+            };
+            /** @description `subscription_expired`: The subscription of this API key has expired. */
+            403: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {string} */
+                        code?: "subscription_expired";
                     };
                 };
             };

@@ -388,6 +388,8 @@ describe("the typed client", () => {
     // fetchMissing and lang have defaults: the generated types must not demand them.
     const bulk = await main.POST("/v1/transcripts/bulk", { body: { videoIds: [STORED.videoId, IDS.markup] }, ...auth });
     expect(bulk.data?.found).toBe(2);
+    const list = await main.GET("/v1/channels", { params: { query: { limit: 1 } }, ...auth });
+    expect(list.data?.channels.length).toBe(1);
     const channel = await main.GET("/v1/channels/{channelId}/videos", { params: { path: { channelId: CHANNEL_A } }, ...auth });
     expect(channel.data?.videos.length).toBeGreaterThan(0);
     expect((await main.GET("/v1/stats", auth)).data?.videos).toBeGreaterThan(0);
