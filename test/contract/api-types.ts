@@ -237,6 +237,19 @@ export interface components {
             videos: components["schemas"]["ChannelVideo"][];
             pagination: components["schemas"]["Pagination"];
         };
+        Channel: {
+            channelId: string;
+            title: string;
+            /** @description Stored videos: pagination.total of the channel's video list. */
+            videoCount: number;
+            /** @description Videos with a stored transcript, as /v1/stats counts them. */
+            transcriptCount: number;
+        };
+        ChannelsResponse: {
+            /** @description Most transcripts first; ties by channelId (ascending). */
+            channels: components["schemas"]["Channel"][];
+            pagination: components["schemas"]["Pagination"];
+        };
         Moment: {
             /**
              * @description Start of a segment holding a match, in seconds.
@@ -389,19 +402,6 @@ export interface components {
             }[];
             /** @description With q only: indexes into transcript.subs of the segments where a match of q begins, ascending. */
             matches?: number[];
-        };
-        Channel: {
-            channelId: string;
-            title: string;
-            /** @description Stored videos: pagination.total of the channel's video list. */
-            videoCount: number;
-            /** @description Videos with a stored transcript, as /v1/stats counts them. */
-            transcriptCount: number;
-        };
-        ChannelsResponse: {
-            /** @description Most transcripts first; ties by channelId (ascending). */
-            channels: components["schemas"]["Channel"][];
-            pagination: components["schemas"]["Pagination"];
         };
         Health: {
             /**

@@ -1,6 +1,6 @@
 /**
  * POST /mcp spoken to by the SDK's own Client over Streamable HTTP, against a
- * real server on port 0 over a real artifact set: the five tools with their
+ * real server on port 0 over a real artifact set: the six tools with their
  * schemas, each tool's answers and failures (the REST codes, as isError
  * results), a long transcript read in pieces, links in every form; and over
  * raw HTTP the rules shared with REST: keys (401/403), the one rate-limit
@@ -109,9 +109,9 @@ function rpc(s: TestServer, message: unknown, headers: Record<string, string> = 
 const LIST = { jsonrpc: "2.0", id: 1, method: "tools/list" };
 
 describe("tools/list", () => {
-  it("gives the five tools with input and output schemas, titles and annotations", async () => {
+  it("gives the six tools with input and output schemas, titles and annotations", async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(["search_transcripts", "get_transcript", "get_transcripts", "list_channel_videos", "get_stats"]);
+    expect(tools.map((t) => t.name)).toEqual(["search_transcripts", "get_transcript", "get_transcripts", "list_channels", "list_channel_videos", "get_stats"]);
     for (const t of tools) {
       expect(t.inputSchema.type).toBe("object");
       expect(t.outputSchema?.type).toBe("object");
@@ -134,6 +134,8 @@ describe("tools/list", () => {
     });
     expect(byName.get_transcripts!.inputSchema).toMatchObject({ required: ["videoIds"], properties: { videoIds: { type: "array" }, fetchMissing: { type: "boolean" } } });
     expect(byName.list_channel_videos!.inputSchema).toMatchObject({ required: ["channelId"] });
+    expect(byName.list_channels!.inputSchema).toMatchObject({ additionalProperties: false, properties: { limit: { type: "integer" }, offset: { type: "integer" } } });
+    expect(byName.list_channels!.annotations?.openWorldHint).toBe(false);
     expect(byName.get_stats!.outputSchema).toMatchObject({ properties: { videos: { type: "integer" }, channels: { type: "integer" } } });
   });
 
@@ -382,6 +384,35 @@ describe("get_transcripts", () => {
   });
 });
 
+describe("list_channels", () => {
+  it("answers what GET /v1/channels answers, page by page, with a readable text beside it", async () => {
+    for (const [args, query] of [
+      [{}, ""],
+      [{ limit: 1 }, "?limit=1"],
+      [{ limit: 1, offset: 1 }, "?limit=1&offset=1"],
+    ] as const) {
+      const result = await tool("list_channels", args);
+      const rest = await call(server.baseUrl, `/v1/channels${query}`, { key: server.keys.pro });
+      expect(rest.status).toBe(200);
+      expect(answerOf(result)).toEqual(rest.body);
+    }
+    const first = await tool("list_channels", { limit: 1 });
+    const channel = answerOf(first).channels[0];
+    expect(channel.channelId).toBe(CHANNEL_A);
+    const text = textOf(first);
+    expect(text).toMatch(/^Channels 1–1 of 2, most transcripts first\./);
+    expect(text).toContain(`${channel.title} (${CHANNEL_A}): ${count(channel.transcriptCount)} transcripts, ${count(channel.videoCount)} videos`);
+    expect(text).toContain("More: offset 1.");
+  });
+
+  it("refuses bad paging and unknown arguments with invalid_parameter, as REST does", async () => {
+    const problem = problemOf(await tool("list_channels", { limit: 0, offset: -1 }));
+    expect(problem).toMatchObject({ status: 400, code: "invalid_parameter" });
+    expect(problem.errors.map((e: { param: string }) => e.param).sort()).toEqual(["limit", "offset"]);
+    expect(problemOf(await tool("list_channels", { sort: "title" }))).toMatchObject({ code: "invalid_parameter", errors: [{ param: "sort" }] });
+  });
+});
+
 describe("list_channel_videos and get_stats", () => {
   it("answer what REST answers", async () => {
     const channel = answerOf(await tool("list_channel_videos", { channelId: CHANNEL_A, limit: 3, offset: 1 }));
@@ -513,7 +544,7 @@ describe("keys, limits and origins: the REST rules", () => {
   it("an Origin in CORS_ORIGINS passes; others are still refused", async () => {
     const allowed = await rpc(withOrigins, LIST, { "X-API-Key": withOrigins.keys.pro, Origin: ALLOWED_ORIGIN });
     expect(allowed.status).toBe(200);
-    expect(allowed.body.result.tools).toHaveLength(5);
+    expect(allowed.body.result.tools).toHaveLength(6);
     expectProblem(await rpc(withOrigins, LIST, { "X-API-Key": withOrigins.keys.pro, Origin: "https://agent.example.com.evil.example" }), 403, "origin_not_allowed");
   });
 });
