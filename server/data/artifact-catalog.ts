@@ -13,6 +13,7 @@ import { ARTIFACT_FILES, type Manifest, type VideoRecord } from "../../pipeline/
 import { ArtifactError, readManifest } from "../../pipeline/artifact/manifest.js";
 import { hasPhrasePairs } from "../../pipeline/artifact/phrase-pairs.js";
 import { importTitleIndex } from "../../pipeline/artifact/title-index.js";
+import type { TrackKind } from "../../pipeline/artifact/track-kind.js";
 import type { Catalog, ChannelItem, ChannelList, ChannelPage, SearchPage, SearchParams, Stats, TranscriptLookup } from "./catalog.js";
 import type { LiveStore, Placement } from "./live-store.js";
 import { SEARCH_DEFAULTS, TranscriptSearch, type SearchOptions, type SearchShard } from "../search/search.js";
@@ -169,12 +170,14 @@ export class ArtifactCatalog implements Catalog {
     return `${this.manifest.builtAt}/${this.#live?.generation() ?? 0}`;
   }
 
-  getTranscript(videoId: string, languageCode: string): TranscriptLookup {
-    const stored = this.#tables.getTranscript(videoId, languageCode);
+  getTranscript(videoId: string, languageCode: string, track: TrackKind = "any"): TranscriptLookup {
+    const stored = this.#tables.getTranscript(videoId, languageCode, track);
     if (stored.kind === "found" || !this.#liveTables) return stored;
-    const live = this.#liveTables.getTranscript(videoId, languageCode);
+    const live = this.#liveTables.getTranscript(videoId, languageCode, track);
     if (live.kind === "found" || stored.kind === "unknown") return live;
     if (live.kind === "unknown") return stored;
+    // The language is stored on one side, but not as the kind asked for on either.
+    if (stored.kind === "other-track" || live.kind === "other-track") return { kind: "other-track", video: stored.video };
     const languages = new Set([
       ...(stored.kind === "other-languages" ? stored.languages : []),
       ...(live.kind === "other-languages" ? live.languages : []),

@@ -12,7 +12,7 @@ import { channelsBody, ChannelsResponseSchema, ORDER_DESCRIPTION } from "../rout
 import { SearchQuery, SearchResponseSchema, searchBody } from "../routes/search.js";
 import { statsBody, StatsSchema } from "../routes/stats.js";
 import { BulkRequestSchema, BulkResponseSchema, bulkBody, MAX_BULK_IDS } from "../routes/transcripts-bulk.js";
-import { channelIdSchema, langParam, limitParam, offsetParam } from "../schemas/params.js";
+import { channelIdSchema, langParam, limitParam, offsetParam, trackParam } from "../schemas/params.js";
 import { clock, count, plainSnippet } from "./readable.js";
 import type { Tool } from "./tool.js";
 import { transcriptTool } from "./transcript-tool.js";
@@ -63,6 +63,7 @@ const BulkArguments = z.strictObject({
   videoIds: z.array(z.string()).meta({ description: `1..${MAX_BULK_IDS} video ids or YouTube links; duplicates are collapsed (first occurrence kept).` }),
   fetchMissing: BulkRequestSchema.shape.fetchMissing,
   lang: langParam,
+  track: trackParam,
 });
 
 export const bulkTool: Tool = {

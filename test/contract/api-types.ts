@@ -30,7 +30,7 @@ export interface paths {
         };
         /**
          * Full transcript of one video
-         * @description Served from storage when stored (cached: true); otherwise fetched live from YouTube and stored (cached: false). Live-fetch failures are problems too: 404 for videos without a transcript (video_unavailable, transcripts_disabled, unplayable), 403 age_restricted, 502/504 when YouTube fails (with Retry-After where a retry may help), 503 upstream_busy when too many fetches wait. A live fetch is bounded by the request's deadline (REQUEST_DEADLINE_MS): still waiting for a fetch slot then, 503 upstream_busy; still being fetched, 504 deadline_exceeded (the fetch goes on and is stored). Responses carry a weak ETag; send it back in If-None-Match to get 304.
+         * @description Served from storage when stored (cached: true); otherwise fetched live from YouTube and stored (cached: false). track picks the manual or the auto-generated track of the language; one that is not stored is fetched live as a missing language is. Live-fetch failures are problems too: 404 for videos without a transcript (video_unavailable, transcripts_disabled, unplayable), 403 age_restricted, 502/504 when YouTube fails (with Retry-After where a retry may help), 503 upstream_busy when too many fetches wait. A live fetch is bounded by the request's deadline (REQUEST_DEADLINE_MS): still waiting for a fetch slot then, 503 upstream_busy; still being fetched, 504 deadline_exceeded (the fetch goes on and is stored). Responses carry a weak ETag; send it back in If-None-Match to get 304.
          */
         get: operations["getTranscript"];
         put?: never;
@@ -321,7 +321,7 @@ export interface components {
         };
         BulkError: {
             videoId: string;
-            /** @description video_not_found, transcript_not_found, language_not_available, not_fetched (fetchMissing false), or the source's error code. At the request's deadline: deadline_exceeded for ids being fetched then (the fetch goes on and is stored), upstream_busy for ids still waiting for a fetch slot. */
+            /** @description video_not_found, transcript_not_found, language_not_available, track_not_available, not_fetched (fetchMissing false), or the source's error code. At the request's deadline: deadline_exceeded for ids being fetched then (the fetch goes on and is stored), upstream_busy for ids still waiting for a fetch slot. */
             code: string;
             detail: string;
             /** @description With language_not_available (the codes the video has) and transcripts_disabled (empty), as in the single request's problem. */
@@ -632,6 +632,8 @@ export interface operations {
             query?: {
                 /** @description Transcript language code (exact match: en does not match en-GB). Default en. */
                 lang?: string;
+                /** @description Which track of the language: any (default; the manual one when there is one, else the auto-generated one), manual, or generated (auto-generated). A kind the video lacks in the language is 404 track_not_available. */
+                track?: "any" | "manual" | "generated";
                 /** @description true adds lengthSeconds, description, keywords, category and chapters. */
                 includeMetadata?: "true" | "false";
                 /** @description json (default), text (one segment a line), srt (SubRip) or vtt (WebVTT). Without it, the Accept header picks: application/json, text/plain, application/x-subrip, text/vtt. */
@@ -791,6 +793,8 @@ export interface operations {
              *
              *     `language_not_available`: The video has no transcript in the requested language; availableLanguages lists those it has. Live fetch: The video has no transcript in the requested language; availableLanguages lists those it has.
              *
+             *     `track_not_available`: The video has a transcript in the requested language, but not of the requested track (manual or auto-generated). Live fetch: The video has a transcript in the requested language, but not of the requested track (manual or auto-generated); track=any answers the one it has.
+             *
              *     `video_unavailable`: Live fetch: YouTube reports the video as unavailable (removed, private, or never existed).
              *
              *     `transcripts_disabled`: Live fetch: The video has no transcripts: captions are disabled for it.
@@ -817,7 +821,7 @@ export interface operations {
                         /** @constant */
                         status?: 404;
                         /** @enum {string} */
-                        code?: "video_not_found" | "transcript_not_found" | "language_not_available" | "video_unavailable" | "transcripts_disabled" | "unplayable";
+                        code?: "video_not_found" | "transcript_not_found" | "language_not_available" | "track_not_available" | "video_unavailable" | "transcripts_disabled" | "unplayable";
                     };
                 };
             };
@@ -1034,6 +1038,12 @@ export interface operations {
                      * @example en
                      */
                     lang?: string;
+                    /**
+                     * @description Which track of the language: any (default; the manual one when there is one, else the auto-generated one), manual, or generated (auto-generated). A kind the video lacks in the language is 404 track_not_available.
+                     * @default any
+                     * @enum {string}
+                     */
+                    track?: "any" | "manual" | "generated";
                 };
             };
         };

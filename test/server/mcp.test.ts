@@ -264,6 +264,33 @@ describe("get_transcript", () => {
     expect(problemOf(await tool("get_transcript", { videoId: LONG_ID, format: "pdf" })).errors[0].param).toBe("format");
   });
 
+  it("takes track: generated gives the auto-generated track exactly as REST gives it, in every format", async () => {
+    for (const format of ["srt", "vtt", "text"] as const) {
+      const answer = answerOf(await tool("get_transcript", { videoId: IDS.chapters, track: "generated", format }));
+      const rest = await fetch(`${server.baseUrl}/v1/transcript/${IDS.chapters}?track=generated&format=${format}`, { headers: { "X-API-Key": server.keys.pro } });
+      expect(rest.status).toBe(200);
+      expect(answer).toMatchObject({ format, isGenerated: true, language: "English (auto-generated)", content: await rest.text() });
+    }
+    const json = answerOf(await tool("get_transcript", { videoId: IDS.chapters, track: "generated", format: "json" }));
+    const rest = await call(server.baseUrl, `/v1/transcript/${IDS.chapters}?track=generated`, { key: server.keys.pro });
+    expect(json.segments).toEqual(rest.body.transcript.subs);
+    expect(answerOf(await tool("get_transcript", { videoId: IDS.chapters, track: "manual" }))).toMatchObject({ isGenerated: false });
+    expect(problemOf(await tool("get_transcript", { videoId: IDS.chapters, track: "asr" })).errors).toEqual([{ param: "track", message: "must be one of any, manual, generated" }]);
+  });
+
+  it("answers track_not_available, as REST does, for a track the video lacks in the language", async () => {
+    // Without a transcript source: storage's own answer.
+    const offline = await connect(withOrigins, withOrigins.keys.pro);
+    try {
+      const problem = problemOf(await tool("get_transcript", { videoId: IDS.markup, track: "generated" }, offline));
+      const rest = await call(withOrigins.baseUrl, `/v1/transcript/${IDS.markup}?track=generated`, { key: withOrigins.keys.pro });
+      expectProblem(rest, 404, "track_not_available");
+      expect(problem).toMatchObject({ status: 404, code: "track_not_available", detail: rest.body.detail });
+    } finally {
+      await offline.close();
+    }
+  });
+
   it("cuts a time window: the segments overlapping [startSeconds, endSeconds)", async () => {
     const answer = answerOf(await tool("get_transcript", { videoId: LONG_ID, startSeconds: 31, endSeconds: 45, format: "json" }));
     // Segments start every 3 s and last 3 s: 30–33 is still running at 31; 42–45 is the last to start before 45.
@@ -366,6 +393,15 @@ describe("get_transcripts", () => {
     const mcp = answerOf(await tool("get_transcripts", { videoIds: [IDS.markup, IDS.silent, IDS.unknown], fetchMissing: false }));
     expect({ ...mcp, timing: null }).toEqual({ ...rest.body, timing: null });
     expect(mcp.errors.map((e: { code: string }) => e.code)).toEqual(["transcript_not_found", "not_fetched"]);
+  });
+
+  it("takes track as POST /v1/transcripts/bulk does", async () => {
+    const body = { videoIds: [IDS.chapters, IDS.markup], fetchMissing: false, track: "generated" };
+    const rest = await postJson(server.baseUrl, "/v1/transcripts/bulk", server.keys.pro, body);
+    const mcp = answerOf(await tool("get_transcripts", body));
+    expect({ ...mcp, timing: null }).toEqual({ ...rest.body, timing: null });
+    expect(mcp.transcripts.map((t: { transcript: { isGenerated: boolean } }) => t.transcript.isGenerated)).toEqual([true]);
+    expect(mcp.errors.map((e: { code: string }) => e.code)).toEqual(["track_not_available"]);
   });
 
   it("refuses more than 100 ids with too_many_video_ids, bad ids with invalid_parameter, and a free key with plan_required", async () => {
