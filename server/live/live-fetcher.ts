@@ -168,8 +168,17 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
     for (const listener of listeners) listener(event);
   };
 
-  /** A remembered failure, at once when it is in this process's memory. */
-  const rememberedFailure = (videoId: string, lang: string): YouTubeError | undefined | Promise<YouTubeError | undefined> => negative.get(videoId, lang);
+  /**
+   * A remembered failure for the video and language, or for the kind of track
+   * in it; at once (not a promise) when the cache is this process's memory, so
+   * a miss joins or queues its fetch in the same tick.
+   */
+  const rememberedFailure = (videoId: string, lang: string, track: TrackKind): YouTubeError | undefined | Promise<YouTubeError | undefined> => {
+    const forLanguage = negative.get(videoId, lang);
+    if (track === "any") return forLanguage;
+    const forKind = () => negative.get(videoId, kindLanguage(lang, track));
+    return forLanguage instanceof Promise ? forLanguage.then((failure) => failure ?? forKind()) : (forLanguage ?? forKind());
+  };
 
   /** Waits for `promise` unless the fetcher closes first. */
   const untilClosed = <T>(promise: Promise<T>): Promise<T> =>
@@ -336,11 +345,12 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
       return { running: queue.pending, waiting: queue.size };
     },
     async fetch(videoId: string, lang: string, { signal, bulk = false, track = "any" }: TranscriptFetchOptions): Promise<TranscriptSourceResult> {
-      const remembered = (await rememberedFailure(videoId, lang)) ?? (track === "any" ? undefined : await rememberedFailure(videoId, kindLanguage(lang, track)));
-      if (remembered !== undefined) {
+      const remembered = rememberedFailure(videoId, lang, track);
+      const failure = remembered instanceof Promise ? await remembered : remembered;
+      if (failure !== undefined) {
         stats.negativeHits++;
         emit({ outcome: "negative_cache" });
-        throw upstreamHttpError(remembered);
+        throw upstreamHttpError(failure);
       }
       // One flight per language however it is spelled (`DE` and `de` share one fetch), and per kind of track asked for.
       const key = `${videoId}\u0000${languageKey(lang)}${track === "any" ? "" : `\u0000${track}`}`;
