@@ -11,8 +11,8 @@ import { startStdioBridge } from "./mcp-stdio.js";
 const USAGE = `Usage: npm run mcp -- --stdio
 
 Serves the MCP tools of a running transcript service over stdin/stdout
-(search_transcripts, get_transcript, get_transcripts, list_channel_videos,
-get_stats), calling its POST /mcp endpoint.
+(search_transcripts, get_transcript, get_transcripts, list_channels,
+list_channel_videos, get_stats), calling its POST /mcp endpoint.
 
 Settings (environment):
   TRANSCRIPTS_URL      base URL of the service (default http://127.0.0.1:3000)

@@ -7,11 +7,12 @@
  * the bulk route runs its two steps apart (every stored lookup first, then
  * its misses a few at a time) through the same `lookupStored` and `fetchLive`.
  */
+import { isOfKind, type TrackKind } from "../pipeline/artifact/track-kind.js";
 import type { Catalog, StoredTranscript } from "./data/catalog.js";
 import { untilDeadline } from "./http/deadline.js";
 import { HttpError } from "./http/http-error.js";
-import { languageNotAvailableError } from "./live/upstream-problem.js";
-import type { TranscriptFetchOptions, TranscriptSource } from "./transcript-source.js";
+import { languageNotAvailableError, trackNotAvailableError } from "./live/upstream-problem.js";
+import type { TranscriptFetchOptions, TranscriptSource, TranscriptSourceResult } from "./transcript-source.js";
 
 export interface ResolvedTranscript {
   stored: StoredTranscript;
@@ -29,17 +30,31 @@ export interface ResolvedTranscript {
  */
 export type LiveFetch = "on" | "off" | "not-requested";
 
-/** Storage's answer: a transcript, the problem to answer, or a miss to fetch live. */
-export type StoredAnswer = { kind: "found"; transcript: ResolvedTranscript } | { kind: "problem"; error: HttpError } | { kind: "miss" };
+/**
+ * Storage's answer: a transcript, the problem to answer, or a miss to fetch
+ * live; `languageStored` when the language is stored, as the other kind of track than the one asked for.
+ */
+export type StoredAnswer =
+  | { kind: "found"; transcript: ResolvedTranscript }
+  | { kind: "problem"; error: HttpError }
+  | { kind: "miss"; languageStored: boolean };
 
-export function lookupStored(catalog: Pick<Catalog, "getTranscript">, videoId: string, lang: string, live: LiveFetch): StoredAnswer {
-  const lookup = catalog.getTranscript(videoId, lang);
+export function lookupStored(
+  catalog: Pick<Catalog, "getTranscript">,
+  videoId: string,
+  lang: string,
+  live: LiveFetch,
+  track: TrackKind = "any",
+): StoredAnswer {
+  const lookup = catalog.getTranscript(videoId, lang, track);
   if (lookup.kind === "found") {
     return { kind: "found", transcript: { stored: lookup.stored, cached: true, method: "storage", usedProxy: false } };
   }
-  // Unknown, stored in other languages only, or stored without a transcript: YouTube may have it now.
-  if (live === "on") return { kind: "miss" };
+  // Unknown, stored in other languages or as the other kind of track only, or stored without a transcript: YouTube may have it now.
+  if (live === "on") return { kind: "miss", languageStored: lookup.kind === "other-track" };
   switch (lookup.kind) {
+    case "other-track":
+      return { kind: "problem", error: trackNotAvailableError() };
     case "other-languages":
       return { kind: "problem", error: languageNotAvailableError(lookup.languages) };
     case "no-transcript":
@@ -55,14 +70,36 @@ export function lookupStored(catalog: Pick<Catalog, "getTranscript">, videoId: s
   }
 }
 
-/** Fetches (and so stores) a miss. Throws an `HttpError` for every outcome that is not a transcript. */
-export async function fetchLive(source: TranscriptSource, videoId: string, lang: string, options: TranscriptFetchOptions): Promise<ResolvedTranscript> {
-  const { stored, method, usedProxy, cached = false } = await source.fetch(videoId, lang, options);
+/**
+ * Fetches (and so stores) a miss. Throws an `HttpError` for every outcome
+ * that is not a transcript. A kind of track asked for in a language not
+ * stored at all is fetched after the track a request without `track` would
+ * fetch (when that one is not of the kind), so storage never holds a
+ * language's auto-generated track without the manual one YouTube has, and a
+ * later request without `track` still answers the manual one.
+ */
+export async function fetchLive(
+  source: TranscriptSource,
+  videoId: string,
+  lang: string,
+  options: TranscriptFetchOptions & { languageStored: boolean },
+): Promise<ResolvedTranscript> {
+  const { languageStored, track = "any", ...rest } = options;
+  if (track !== "any" && !languageStored) {
+    const first = await source.fetch(videoId, lang, { ...rest, track: "any" });
+    if (isOfKind(first.stored.transcript.isGenerated, track)) return resolvedFrom(first);
+  }
+  return resolvedFrom(await source.fetch(videoId, lang, { ...rest, track }));
+}
+
+function resolvedFrom({ stored, method, usedProxy, cached = false }: TranscriptSourceResult): ResolvedTranscript {
   return { stored, cached, method, usedProxy };
 }
 
 export interface ResolveOptions {
   includeMetadata: boolean;
+  /** The kind of track (default `any`); a live fetch fetches that kind. */
+  track?: TrackKind;
   /** Aborts when the client goes away. */
   signal: AbortSignal;
   /** The request's deadline (`performance.now()` time); a live fetch is waited for until then. */
@@ -75,15 +112,15 @@ export async function resolveTranscript(
   source: TranscriptSource | undefined,
   videoId: string,
   lang: string,
-  { includeMetadata, signal, deadline }: ResolveOptions,
+  { includeMetadata, track = "any", signal, deadline }: ResolveOptions,
 ): Promise<ResolvedTranscript> {
-  const answer = lookupStored(catalog, videoId, lang, source === undefined ? "off" : "on");
+  const answer = lookupStored(catalog, videoId, lang, source === undefined ? "off" : "on", track);
   if (answer.kind === "found") return answer.transcript;
   if (answer.kind === "problem") throw answer.error;
   const wait = untilDeadline(signal, deadline);
   try {
     // A miss comes back only when there is a source.
-    return await fetchLive(source as TranscriptSource, videoId, lang, { includeMetadata, signal: wait.signal });
+    return await fetchLive(source as TranscriptSource, videoId, lang, { includeMetadata, track, languageStored: answer.languageStored, signal: wait.signal });
   } finally {
     wait.clear();
   }

@@ -5,6 +5,7 @@
  * them); anything else it throws is the caller's signal reason (the client
  * left) or a bug (500).
  */
+import type { TrackKind } from "../pipeline/artifact/track-kind.js";
 import type { StoredTranscript } from "./data/catalog.js";
 
 export interface TranscriptSourceResult {
@@ -18,6 +19,8 @@ export interface TranscriptSourceResult {
 
 export interface TranscriptFetchOptions {
   includeMetadata: boolean;
+  /** The kind of track to fetch (default `any`: manual, else auto-generated); the answer is of that kind or a 404 `track_not_available`. */
+  track?: TrackKind;
   /** Ends this caller's wait: the client went away or the request's deadline passed (`untilDeadline`). */
   signal: AbortSignal;
   /** A bulk request's miss: it waits behind single requests' misses for a slot. Default false. */

@@ -16,6 +16,7 @@ export const YOUTUBE_ERROR_KINDS = {
   video_unavailable: "permanent",
   transcripts_disabled: "permanent",
   language_not_available: "permanent",
+  track_not_available: "permanent",
   age_restricted: "permanent",
   unplayable: "permanent",
   channel_not_found: "permanent",
@@ -50,7 +51,7 @@ export interface YouTubeErrorDetails {
   reason?: string;
   /** YouTube's sub-reasons (errorScreen runs), for `unplayable`. */
   subreasons?: string[];
-  /** The tracks the video does have, for `language_not_available`. */
+  /** The tracks the video does have, for `language_not_available` and `track_not_available`. */
   availableLanguages?: AvailableLanguage[];
   /** Whether the failing call went through a proxy. */
   usedProxy?: boolean;

@@ -5,6 +5,7 @@
  * proxy instead of replaying the steps that already worked.
  */
 import { VIDEO_ID_PATTERN, type VideoRecord } from "../artifact/contract.js";
+import type { TrackKind } from "../artifact/track-kind.js";
 import type { ClientContext } from "./client-context.js";
 import { YouTubeError, type AvailableLanguage } from "./errors.js";
 import { fetchPlayer } from "./player.js";
@@ -16,6 +17,8 @@ import { fetchWatchPage } from "./watch-page.js";
 export interface FetchTranscriptOptions {
   /** Language codes in order of preference, e.g. `["en"]`; see track-choice.ts for the rule. */
   languages: string[];
+  /** The kind of track wanted (track-choice.ts); default `any`: manual before auto-generated. */
+  track?: TrackKind;
   /** Also fill description (full), chapters and category. Default false. */
   includeMetadata?: boolean;
   signal?: AbortSignal;
@@ -45,7 +48,7 @@ export async function fetchTranscript(
   const page = await ctx.retryBlocked(() => fetchWatchPage(ctx, videoId, signal), signal);
   const request = { ...(page.cookie ? { cookie: page.cookie } : {}), ...(signal ? { signal } : {}) };
   const player = await ctx.retryBlocked(() => fetchPlayer(ctx, videoId, page.apiKey, request), signal);
-  const choice = chooseTrack(player.tracks, player.translationLanguages, options.languages, player.usedProxy);
+  const choice = chooseTrack(player.tracks, player.translationLanguages, options.languages, player.usedProxy, options.track);
   const timedtext = await ctx.retryBlocked(() => fetchTimedtext(ctx, choice, request), signal);
   const usedProxy = page.usedProxy || player.usedProxy || timedtext.usedProxy;
   const record = buildVideoRecord({

@@ -12,8 +12,14 @@
  *  3. otherwise `language_not_available`, listing the tracks there are.
  * Step 2 runs only after step 1 failed for every requested code, so a real
  * track in a later-listed language beats a translation into an earlier one.
+ *
+ * Asked for one kind (`manual` or `generated`), the choice above stands when
+ * it is of that kind; otherwise the first real track of that kind in the
+ * requested codes, else `track_not_available`. So `language_not_available`
+ * means the same whatever the kind: nothing at all in those languages.
  */
 import { sameLanguage } from "../artifact/language.js";
+import { isOfKind, type TrackKind } from "../artifact/track-kind.js";
 import type { AvailableLanguage } from "./errors.js";
 import { YouTubeError } from "./errors.js";
 import type { CaptionTrack, TranslationLanguage } from "./player.js";
@@ -32,6 +38,22 @@ export function chooseTrack(
   translationLanguages: readonly TranslationLanguage[],
   requested: readonly string[],
   usedProxy = false,
+  kind: TrackKind = "any",
+): TrackChoice {
+  const choice = chooseAnyTrack(tracks, translationLanguages, requested, usedProxy);
+  if (isOfKind(choice.isGenerated, kind)) return choice;
+  for (const code of requested) {
+    const track = tracks.find((t) => sameLanguage(t.languageCode, code) && isOfKind(t.isGenerated, kind));
+    if (track) return { track, languageCode: track.languageCode, language: track.language, isGenerated: track.isGenerated };
+  }
+  throw new YouTubeError("track_not_available", `No ${kind} track in the requested languages`, { availableLanguages: availableLanguagesOf(tracks), usedProxy });
+}
+
+function chooseAnyTrack(
+  tracks: readonly CaptionTrack[],
+  translationLanguages: readonly TranslationLanguage[],
+  requested: readonly string[],
+  usedProxy: boolean,
 ): TrackChoice {
   for (const code of requested) {
     const track =

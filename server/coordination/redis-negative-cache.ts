@@ -8,7 +8,7 @@
  */
 import type { Redis } from "ioredis";
 import { languageKey } from "../../pipeline/artifact/language.js";
-import { NEGATIVE_CODES } from "../live/negative-cache.js";
+import { NEGATIVE_CODES, PER_LANGUAGE_CODES } from "../live/negative-cache.js";
 import type { Logger } from "../log.js";
 import { shareYouTubeError, youTubeErrorFrom, type SharedNegativeCache, type SharedYouTubeError } from "./fetch-coordination.js";
 
@@ -38,7 +38,7 @@ export function createRedisNegativeCache(options: RedisNegativeCacheOptions): Sh
     },
     async remember(videoId, lang, error) {
       if (ttlMs === 0 || !NEGATIVE_CODES.has(error.code)) return false;
-      const key = error.code === "language_not_available" ? languageKeyOf(videoId, lang) : videoKey(videoId);
+      const key = PER_LANGUAGE_CODES.has(error.code) ? languageKeyOf(videoId, lang) : videoKey(videoId);
       try {
         await redis.set(key, JSON.stringify(shareYouTubeError(error)), "PX", ttlMs);
         return true;

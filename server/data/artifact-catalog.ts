@@ -13,7 +13,8 @@ import { ARTIFACT_FILES, type Manifest, type VideoRecord } from "../../pipeline/
 import { ArtifactError, readManifest } from "../../pipeline/artifact/manifest.js";
 import { hasPhrasePairs } from "../../pipeline/artifact/phrase-pairs.js";
 import { importTitleIndex } from "../../pipeline/artifact/title-index.js";
-import type { Catalog, ChannelPage, SearchPage, SearchParams, Stats, TranscriptLookup } from "./catalog.js";
+import type { TrackKind } from "../../pipeline/artifact/track-kind.js";
+import type { Catalog, ChannelItem, ChannelList, ChannelPage, SearchPage, SearchParams, Stats, TranscriptLookup } from "./catalog.js";
 import type { LiveStore, Placement } from "./live-store.js";
 import { SEARCH_DEFAULTS, TranscriptSearch, type SearchOptions, type SearchShard } from "../search/search.js";
 import { ShardSearch, type DocumentFrequencies } from "../search/shard.js";
@@ -106,6 +107,10 @@ export class ArtifactCatalog implements Catalog {
   readonly #search: TranscriptSearch;
   readonly #frequencies: DocumentFrequencies;
   readonly #settings: Required<SearchOptions>;
+  /** The set's channels as the build counted them, read on first use (they never change). */
+  #artifactChannels: ChannelItem[] | undefined;
+  /** Every channel with the live store's additions, sorted, for the catalog version it was made at. */
+  #channelList: { version: string; items: ChannelItem[] } | undefined;
 
   constructor(db: Database.Database, manifest: Manifest, titles: ReturnType<typeof importTitleIndex>, options: CatalogOptions & { file: string }) {
     this.#db = db;
@@ -165,12 +170,14 @@ export class ArtifactCatalog implements Catalog {
     return `${this.manifest.builtAt}/${this.#live?.generation() ?? 0}`;
   }
 
-  getTranscript(videoId: string, languageCode: string): TranscriptLookup {
-    const stored = this.#tables.getTranscript(videoId, languageCode);
+  getTranscript(videoId: string, languageCode: string, track: TrackKind = "any"): TranscriptLookup {
+    const stored = this.#tables.getTranscript(videoId, languageCode, track);
     if (stored.kind === "found" || !this.#liveTables) return stored;
-    const live = this.#liveTables.getTranscript(videoId, languageCode);
+    const live = this.#liveTables.getTranscript(videoId, languageCode, track);
     if (live.kind === "found" || stored.kind === "unknown") return live;
     if (live.kind === "unknown") return stored;
+    // The language is stored on one side, but not as the kind asked for on either.
+    if (stored.kind === "other-track" || live.kind === "other-track") return { kind: "other-track", video: stored.video };
     const languages = new Set([
       ...(stored.kind === "other-languages" ? stored.languages : []),
       ...(live.kind === "other-languages" ? live.languages : []),
@@ -193,6 +200,37 @@ export class ArtifactCatalog implements Catalog {
       items,
       total: (stored?.total ?? 0) + freshTotal,
     };
+  }
+
+  channels(limit: number, offset: number): ChannelList {
+    const items = this.#sortedChannels();
+    return { items: items.slice(offset, offset + limit), total: items.length };
+  }
+
+  /**
+   * The set's channels plus the live store's, counted as `stats()` counts
+   * (so the counts add up to its totals), most transcripts first, ties by id.
+   * Made again only when the catalog's version changes.
+   */
+  #sortedChannels(): ChannelItem[] {
+    const version = this.version();
+    if (this.#channelList?.version === version) return this.#channelList.items;
+    this.#artifactChannels ??= this.#tables.channels();
+    const byId = new Map(this.#artifactChannels.map((channel) => [channel.channelId, { ...channel }]));
+    for (const fresh of this.#live?.channelAdditions() ?? []) {
+      const stored = byId.get(fresh.channelId);
+      if (stored === undefined) byId.set(fresh.channelId, { ...fresh });
+      else {
+        // The set's title stays, as in channelVideos.
+        stored.videoCount += fresh.videoCount;
+        stored.transcriptCount += fresh.transcriptCount;
+      }
+    }
+    const items = [...byId.values()].sort(
+      (a, b) => b.transcriptCount - a.transcriptCount || (a.channelId < b.channelId ? -1 : a.channelId > b.channelId ? 1 : 0),
+    );
+    this.#channelList = { version, items };
+    return items;
   }
 
   search(params: SearchParams): SearchPage {

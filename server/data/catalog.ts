@@ -5,6 +5,7 @@
  */
 import type { ChapterRecord } from "../../pipeline/artifact/contract.js";
 import type { Sub } from "../../pipeline/artifact/segments.js";
+import type { TrackKind } from "../../pipeline/artifact/track-kind.js";
 import type { Moment } from "../search/snippet/moments.js";
 
 export interface VideoMeta {
@@ -40,6 +41,8 @@ export interface StoredTranscript {
 
 export type TranscriptLookup =
   | { kind: "found"; stored: StoredTranscript }
+  /** The video is stored in the requested language, but not as the kind of track asked for (manual or auto-generated). */
+  | { kind: "other-track"; video: VideoMeta }
   /** The video is stored, but not in the requested language: `languages` lists the codes that are. */
   | { kind: "other-languages"; video: VideoMeta; languages: string[] }
   /** The video is stored without any transcript. */
@@ -59,6 +62,21 @@ export interface ChannelVideoItem {
 export interface ChannelPage {
   channelTitle: string;
   items: ChannelVideoItem[];
+  total: number;
+}
+
+/** A channel as GET /v1/channels lists it. */
+export interface ChannelItem {
+  channelId: string;
+  title: string;
+  /** Its stored videos, as its video list counts them. */
+  videoCount: number;
+  /** Its videos with a stored transcript, as /v1/stats counts them. */
+  transcriptCount: number;
+}
+
+export interface ChannelList {
+  items: ChannelItem[];
   total: number;
 }
 
@@ -107,9 +125,12 @@ export interface Stats {
 export interface Catalog {
   /** Changes whenever anything the catalog answers may change (a new artifact set, a live-store write): a cache key. */
   version(): string;
-  getTranscript(videoId: string, languageCode: string): TranscriptLookup;
+  /** `track` picks the kind of track (default `any`: the manual one when there is one). */
+  getTranscript(videoId: string, languageCode: string, track?: TrackKind): TranscriptLookup;
   /** undefined when the channel is unknown. */
   channelVideos(channelId: string, limit: number, offset: number): ChannelPage | undefined;
+  /** Every channel, most transcripts first, ties by channel id. */
+  channels(limit: number, offset: number): ChannelList;
   search(params: SearchParams): SearchPage;
   stats(): Stats;
   close(): void;

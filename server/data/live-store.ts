@@ -21,7 +21,7 @@ import { PRIMARY_TRACK_ORDER, VideoRecord, type TranscriptRecord } from "../../p
 import { hasLiveStoreSchema, LIVE_META, LIVE_STORE_DDL, mergeRecords } from "../../pipeline/artifact/live-records.js";
 import { prepareTrack } from "../../pipeline/artifact/segments.js";
 import { createTitleIndex, type TitleIndex } from "../../pipeline/artifact/title-index.js";
-import type { ChannelVideoItem } from "./catalog.js";
+import type { ChannelItem, ChannelVideoItem } from "./catalog.js";
 import { toChannelVideoItem, type ChannelVideoRow } from "./transcript-tables.js";
 import { whileBusy } from "./while-busy.js";
 
@@ -196,6 +196,11 @@ export class LiveStore {
          WHERE c.channel_id = ? AND r.in_artifacts = 0 ORDER BY v.published_at DESC, v.id LIMIT ?`,
       ),
       channelTitle: db.prepare("SELECT title FROM channels WHERE channel_id = ?").pluck(),
+      // What the store adds to each channel: videos the artifact set lacks, and transcripts it serves and counts (as counts() does).
+      channelAdditions: db.prepare(
+        `SELECT c.channel_id AS channelId, c.title, sum(r.in_artifacts = 0) AS videoCount, sum(r.searchable) AS transcriptCount
+         FROM live_records r JOIN videos v ON v.video_id = r.video_id JOIN channels c ON c.id = v.channel GROUP BY c.id`,
+      ),
       newChannel: db.prepare("SELECT count(*) FROM live_records WHERE in_artifacts = 0 AND json_extract(record, '$.channelId') = ?").pluck(),
     };
     this.#storeId = this.#sql.storeId.get() as string;
@@ -327,6 +332,11 @@ export class LiveStore {
       channelTitle: this.#sql.channelTitle.get(channelId) as string | undefined,
       items: rows.map(toChannelVideoItem),
     };
+  }
+
+  /** Per channel of the stored records, what they add to the artifact set's counts (see `counts`). */
+  channelAdditions(): ChannelItem[] {
+    return this.#sql.channelAdditions.all() as ChannelItem[];
   }
 
   counts(): LiveCounts {

@@ -1,12 +1,13 @@
 /**
  * Point lookups in one database of the artifact schema (the artifact set or
- * the live store): a video's transcript in a language, a channel's videos.
+ * the live store): a video's transcript in a language (and of a kind), a channel's videos.
  */
 import type Database from "better-sqlite3";
 import type { ChapterRecord } from "../../pipeline/artifact/contract.js";
 import { sameLanguage } from "../../pipeline/artifact/language.js";
 import { decodeSegments, type Sub } from "../../pipeline/artifact/segments.js";
-import type { ChannelPage, ChannelVideoItem, TranscriptLookup, VideoMeta } from "./catalog.js";
+import { isOfKind, type TrackKind } from "../../pipeline/artifact/track-kind.js";
+import type { ChannelItem, ChannelPage, ChannelVideoItem, TranscriptLookup, VideoMeta } from "./catalog.js";
 
 interface VideoRow {
   id: number;
@@ -45,6 +46,7 @@ export class TranscriptTables {
       tracks: db.prepare("SELECT id, language_code, language, is_generated FROM transcripts WHERE video = ? ORDER BY is_generated, id"),
       track: db.prepare("SELECT word_count, duration, script, timings FROM transcripts WHERE id = ?"),
       channel: db.prepare("SELECT id, title, video_count FROM channels WHERE channel_id = ?"),
+      channels: db.prepare("SELECT channel_id AS channelId, title, video_count AS videoCount, transcript_count AS transcriptCount FROM channels"),
       channelVideos: db.prepare(
         `SELECT v.video_id AS videoId, v.title, v.view_count AS viewCount, v.published_at AS publishedAt,
                 t.language_code AS languageCode, t.word_count AS wordCount, t.is_generated AS isGenerated
@@ -54,14 +56,16 @@ export class TranscriptTables {
     };
   }
 
-  getTranscript(videoId: string, languageCode: string): TranscriptLookup {
+  getTranscript(videoId: string, languageCode: string, kind: TrackKind = "any"): TranscriptLookup {
     const row = this.#sql.video.get(videoId) as VideoRow | undefined;
     if (!row) return { kind: "unknown" };
     const video = toVideoMeta(row);
     const tracks = this.#sql.tracks.all(row.id) as TrackRow[];
     if (tracks.length === 0) return { kind: "no-transcript", video };
-    const track = tracks.find((t) => sameLanguage(t.language_code, languageCode));
-    if (!track) return { kind: "other-languages", video, languages: [...new Set(tracks.map((t) => t.language_code))] };
+    const inLanguage = tracks.filter((t) => sameLanguage(t.language_code, languageCode));
+    if (inLanguage.length === 0) return { kind: "other-languages", video, languages: [...new Set(tracks.map((t) => t.language_code))] };
+    const track = inLanguage.find((t) => isOfKind(t.is_generated === 1, kind));
+    if (!track) return { kind: "other-track", video };
     const text = this.#sql.track.get(track.id) as { word_count: number; duration: number; script: string; timings: Buffer };
     // Segments are decoded on first use: bulk answers and search never read them.
     let subs: Sub[] | undefined;
@@ -93,6 +97,11 @@ export class TranscriptTables {
       total: channel.video_count,
       items: rows.map(toChannelVideoItem),
     };
+  }
+
+  /** Every channel with the counts the build stored, in no particular order. */
+  channels(): ChannelItem[] {
+    return this.#sql.channels.all() as ChannelItem[];
   }
 
   hasChannel(channelId: string): boolean {

@@ -77,7 +77,7 @@ export interface RouteDoc {
 export const API_TAGS = {
   Search: "Full-text search over the stored transcripts.",
   Transcripts: "Transcripts of single videos and of many at once, fetched live when not stored.",
-  Channels: "The videos of an indexed channel.",
+  Channels: "The indexed channels, and the videos of each.",
   Stats: "Counts of what is stored.",
   Service: "The index of the API, health, readiness and this document; no API key needed.",
 } as const;

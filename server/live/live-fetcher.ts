@@ -3,7 +3,7 @@
  * the live store, answer with the stored view read back from the catalog
  * (so a live answer and the next, cached one are built the same way).
  *
- * Per (video, language) one upstream fetch at a time (single-flight, with
+ * Per (video, language, kind of track) one upstream fetch at a time (single-flight, with
  * the language compared as `pipeline/artifact/language.ts` says); all
  * fetches share a p-queue of `concurrency` slots and a bounded wait queue,
  * beyond which callers get 503 `upstream_busy` at once instead of waiting
@@ -23,6 +23,7 @@
  */
 import PQueue from "p-queue";
 import { languageKey } from "../../pipeline/artifact/language.js";
+import type { TrackKind } from "../../pipeline/artifact/track-kind.js";
 import { isYouTubeError, YouTubeError, type YouTubeClient } from "../../pipeline/youtube/index.js";
 import { prepareTrack } from "../../pipeline/artifact/segments.js";
 import type { VideoRecord } from "../../pipeline/artifact/contract.js";
@@ -31,6 +32,7 @@ import { isDeadlineExceeded } from "../http/deadline.js";
 import type { Logger } from "../log.js";
 import type { LiveFetchEvent, TranscriptFetchOptions, TranscriptSource, TranscriptSourceResult } from "../transcript-source.js";
 import { localFetchCoordination, shareYouTubeError, youTubeErrorFrom, type Claim, type FetchCoordination } from "../coordination/fetch-coordination.js";
+import { kindLanguage } from "./negative-cache.js";
 import { SingleFlight, type Run } from "./single-flight.js";
 import {
   BUSY_RETRY_AFTER_SECONDS,
@@ -42,7 +44,7 @@ import {
 
 /** What the fetcher needs of the served catalog: read back, and store into the live store. */
 export interface LiveCatalog {
-  getTranscript(videoId: string, languageCode: string): TranscriptLookup;
+  getTranscript(videoId: string, languageCode: string, track?: TrackKind): TranscriptLookup;
   storeLive(record: VideoRecord, stored?: { seq?: number; fetchedAt?: Date; pending?: boolean }): void;
   /** Brings the live store's memory up to what other processes committed (before reading their record back). */
   refreshLive?(): void;
@@ -166,6 +168,18 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
     for (const listener of listeners) listener(event);
   };
 
+  /**
+   * A remembered failure for the video and language, or for the kind of track
+   * in it; at once (not a promise) when the cache is this process's memory, so
+   * a miss joins or queues its fetch in the same tick.
+   */
+  const rememberedFailure = (videoId: string, lang: string, track: TrackKind): YouTubeError | undefined | Promise<YouTubeError | undefined> => {
+    const forLanguage = negative.get(videoId, lang);
+    if (track === "any") return forLanguage;
+    const forKind = () => negative.get(videoId, kindLanguage(lang, track));
+    return forLanguage instanceof Promise ? forLanguage.then((failure) => failure ?? forKind()) : (forLanguage ?? forKind());
+  };
+
   /** Waits for `promise` unless the fetcher closes first. */
   const untilClosed = <T>(promise: Promise<T>): Promise<T> =>
     new Promise<T>((resolve, reject) => {
@@ -185,19 +199,19 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
     });
 
   /** The fetch in a slot: this process's, or another's that holds the claim (then its outcome, read back here). */
-  const fetchAndStore = async (videoId: string, lang: string, key: string): Promise<TranscriptSourceResult> => {
+  const fetchAndStore = async (videoId: string, lang: string, track: TrackKind, key: string): Promise<TranscriptSourceResult> => {
     let unreadable = 0;
     for (;;) {
       if (shutdown.signal.aborted) throw shuttingDownError();
       const claim = await untilClosed(coordination.claims.claim(key));
-      if (claim.role === "leader") return lead(videoId, lang, claim);
+      if (claim.role === "leader") return lead(videoId, lang, track, claim);
       const outcome = await untilClosed(claim.outcome);
       if (outcome.kind === "failed") throw upstreamHttpError(youTubeErrorFrom(outcome.error));
       if (outcome.kind === "abandoned") continue;
       if (outcome.seq !== undefined && options.shared) await untilClosed(options.shared.mirroredThrough(outcome.seq));
       const catalog = catalogs.current;
       catalog.refreshLive?.();
-      const lookup = catalog.getTranscript(videoId, lang);
+      const lookup = catalog.getTranscript(videoId, lang, track);
       if (lookup.kind === "found") {
         stats.joinedElsewhere++;
         return { stored: lookup.stored, method: outcome.method, usedProxy: outcome.usedProxy };
@@ -212,15 +226,15 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
   };
 
   /** Fetches and stores under the claim, and settles it with how that ended. */
-  const lead = async (videoId: string, lang: string, claim: Extract<Claim, { role: "leader" }>): Promise<TranscriptSourceResult> => {
-    log?.debug("live fetch claimed", { videoId, lang });
+  const lead = async (videoId: string, lang: string, track: TrackKind, claim: Extract<Claim, { role: "leader" }>): Promise<TranscriptSourceResult> => {
+    log?.debug("live fetch claimed", { videoId, lang, track });
     try {
-      const stored = await storedElsewhere(videoId, lang);
+      const stored = await storedElsewhere(videoId, lang, track);
       if (stored) {
         claim.settle({ kind: "stored", method: stored.method, usedProxy: false });
         return stored;
       }
-      const { result, seq } = await fetchUpstream(videoId, lang);
+      const { result, seq } = await fetchUpstream(videoId, lang, track);
       claim.settle({ kind: "stored", method: result.method, usedProxy: result.usedProxy, ...(seq === undefined ? {} : { seq }) });
       return result;
     } catch (error) {
@@ -231,32 +245,35 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
   };
 
   /** With a shared store: the record another replica committed before this miss was asked (not yet mirrored), if any. */
-  const storedElsewhere = async (videoId: string, lang: string): Promise<TranscriptSourceResult | undefined> => {
+  const storedElsewhere = async (videoId: string, lang: string, track: TrackKind): Promise<TranscriptSourceResult | undefined> => {
     if (!options.shared || !(await untilClosed(options.shared.catchUp()))) return undefined;
-    const lookup = catalogs.current.getTranscript(videoId, lang);
+    const lookup = catalogs.current.getTranscript(videoId, lang, track);
     return lookup.kind === "found" ? { stored: lookup.stored, method: "storage", usedProxy: false, cached: true } : undefined;
   };
 
-  const fetchUpstream = async (videoId: string, lang: string): Promise<{ result: TranscriptSourceResult; seq: number | undefined }> => {
+  const fetchUpstream = async (videoId: string, lang: string, track: TrackKind): Promise<{ result: TranscriptSourceResult; seq: number | undefined }> => {
     if (shutdown.signal.aborted) throw shuttingDownError();
     stats.upstreamFetches++;
     let fetched;
     try {
       // Metadata costs nothing extra (the watch page is fetched anyway) and
       // makes the stored record complete whichever caller started the fetch.
-      fetched = await client.fetchTranscript(videoId, { languages: [lang], includeMetadata: true, signal: shutdown.signal });
+      fetched = await client.fetchTranscript(videoId, { languages: [lang], track, includeMetadata: true, signal: shutdown.signal });
     } catch (error) {
       if (isYouTubeError(error)) {
-        const remembered = await negative.remember(videoId, lang, error).catch(() => false);
-        log?.info("live fetch failed", { videoId, lang, code: error.code, usedProxy: error.usedProxy ?? false, remembered });
+        // Only the missing kind is remembered per kind; the video's other outcomes hold whatever kind is asked for.
+        const remembered = await negative
+          .remember(videoId, error.code === "track_not_available" && track !== "any" ? kindLanguage(lang, track) : lang, error)
+          .catch(() => false);
+        log?.info("live fetch failed", { videoId, lang, track, code: error.code, usedProxy: error.usedProxy ?? false, remembered });
         emit({ outcome: "upstream_error", kind: error.code });
         throw new UpstreamFailure(error);
       }
       if (shutdown.signal.aborted) throw shuttingDownError();
       throw error;
     }
-    const track = fetched.record.transcripts[0];
-    if (track === undefined || prepareTrack(track) === undefined) {
+    const chosen = fetched.record.transcripts[0];
+    if (chosen === undefined || prepareTrack(chosen) === undefined) {
       // Nothing would be served; store nothing rather than a video without its transcript.
       emit({ outcome: "upstream_error", kind: "empty_transcript" });
       throw new UpstreamFailure(new YouTubeError("empty_transcript", "The chosen track has no text", { usedProxy: fetched.usedProxy }));
@@ -279,13 +296,13 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
     catalog.storeLive(fetched.record, seq !== undefined ? { seq, fetchedAt } : queued ? { pending: true, fetchedAt } : {});
     stats.stored++;
     emit({ outcome: "stored" });
-    const lookup = catalog.getTranscript(videoId, lang);
-    if (lookup.kind !== "found") throw new Error(`stored ${videoId} (${lang}) but cannot read it back (${lookup.kind})`);
-    log?.info("live fetch stored", { videoId, lang: track.languageCode, isGenerated: track.isGenerated, usedProxy: fetched.usedProxy, ...(queued ? { queued } : {}) });
+    const lookup = catalog.getTranscript(videoId, lang, track);
+    if (lookup.kind !== "found") throw new Error(`stored ${videoId} (${lang}, ${track}) but cannot read it back (${lookup.kind})`);
+    log?.info("live fetch stored", { videoId, lang: chosen.languageCode, isGenerated: chosen.isGenerated, usedProxy: fetched.usedProxy, ...(queued ? { queued } : {}) });
     return { result: { stored: lookup.stored, method: fetched.method, usedProxy: fetched.usedProxy }, seq };
   };
 
-  const admit = (key: string, videoId: string, lang: string, priority: number): Run<TranscriptSourceResult> => {
+  const admit = (key: string, videoId: string, lang: string, track: TrackKind, priority: number): Run<TranscriptSourceResult> => {
     if (shutdown.signal.aborted) throw shuttingDownError();
     const slotsFree = queue.pending < queue.concurrency;
     if (!slotsFree && queue.size >= options.maxQueue) {
@@ -300,7 +317,7 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
     const promise = queue.add(
       () => {
         slot.started = true;
-        return fetchAndStore(videoId, lang, key);
+        return fetchAndStore(videoId, lang, track, key);
       },
       { id: slot.id, priority, signal: withdraw.signal },
     );
@@ -327,23 +344,23 @@ export function createLiveFetcher(options: LiveFetcherOptions): LiveFetcher {
     get load() {
       return { running: queue.pending, waiting: queue.size };
     },
-    async fetch(videoId: string, lang: string, { signal, bulk = false }: TranscriptFetchOptions): Promise<TranscriptSourceResult> {
-      const asked = negative.get(videoId, lang);
-      const remembered = asked instanceof Promise ? await asked : asked;
-      if (remembered !== undefined) {
+    async fetch(videoId: string, lang: string, { signal, bulk = false, track = "any" }: TranscriptFetchOptions): Promise<TranscriptSourceResult> {
+      const remembered = rememberedFailure(videoId, lang, track);
+      const failure = remembered instanceof Promise ? await remembered : remembered;
+      if (failure !== undefined) {
         stats.negativeHits++;
         emit({ outcome: "negative_cache" });
-        throw upstreamHttpError(remembered);
+        throw upstreamHttpError(failure);
       }
-      // One flight per language however it is spelled: `DE` and `de` share one fetch.
-      const key = `${videoId}\u0000${languageKey(lang)}`;
+      // One flight per language however it is spelled (`DE` and `de` share one fetch), and per kind of track asked for.
+      const key = `${videoId}\u0000${languageKey(lang)}${track === "any" ? "" : `\u0000${track}`}`;
       const priority = bulk ? BULK_PRIORITY : SINGLE_PRIORITY;
       let leader = false;
       const result = flights.run(
         key,
         () => {
           leader = true;
-          return admit(key, videoId, lang, priority);
+          return admit(key, videoId, lang, track, priority);
         },
         signal,
       );

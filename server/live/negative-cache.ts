@@ -5,9 +5,12 @@
  *
  * Most outcomes hold for the whole video (unavailable, no captions at all,
  * unplayable, age restricted); `language_not_available` holds for one
- * language only, so a request for another language still goes upstream.
+ * language only, so a request for another language still goes upstream;
+ * `track_not_available` for one language and kind of track, which callers
+ * pass as the language (`kindLanguage`), so every cache keys it as it keys a language.
  */
 import { languageKey } from "../../pipeline/artifact/language.js";
+import type { TrackKind } from "../../pipeline/artifact/track-kind.js";
 import type { YouTubeError, YouTubeErrorCode } from "../../pipeline/youtube/index.js";
 import { Lru } from "../data/lru.js";
 
@@ -16,9 +19,18 @@ export const NEGATIVE_CODES: ReadonlySet<YouTubeErrorCode> = new Set([
   "video_unavailable",
   "transcripts_disabled",
   "language_not_available",
+  "track_not_available",
   "unplayable",
   "age_restricted",
 ]);
+
+/** Outcomes that hold for the language asked for only (or the language and kind, see `kindLanguage`), not the whole video. */
+export const PER_LANGUAGE_CODES: ReadonlySet<YouTubeErrorCode> = new Set(["language_not_available", "track_not_available"]);
+
+/** The "language" a kind-specific outcome (`track_not_available`) is remembered under: the language and the kind in one key. */
+export function kindLanguage(lang: string, track: Exclude<TrackKind, "any">): string {
+  return `${lang}\u0000${track}`;
+}
 
 export interface NegativeCacheOptions {
   /** How long an answer is remembered, in ms; 0 disables the cache. */
@@ -53,7 +65,7 @@ export class NegativeCache {
   /** Remembers `error` when it is one of the outcomes worth remembering; returns whether it did. */
   remember(videoId: string, lang: string, error: YouTubeError): boolean {
     if (this.#ttlMs === 0 || !NEGATIVE_CODES.has(error.code)) return false;
-    const key = error.code === "language_not_available" ? perLanguageKey(videoId, lang) : videoId;
+    const key = PER_LANGUAGE_CODES.has(error.code) ? perLanguageKey(videoId, lang) : videoId;
     this.#entries.set(key, { error, expiresAt: this.#now() + this.#ttlMs });
     return true;
   }

@@ -21,6 +21,8 @@ export interface UpstreamProblem {
 }
 
 const LANGUAGE_NOT_AVAILABLE_DETAIL = "The video has no transcript in the requested language; availableLanguages lists those it has.";
+const TRACK_NOT_AVAILABLE_DETAIL =
+  "The video has a transcript in the requested language, but not of the requested track (manual or auto-generated); track=any answers the one it has.";
 
 const UPSTREAM_PROBLEMS: Record<YouTubeErrorCode, Omit<UpstreamProblem, "code"> & { code?: string }> = {
   invalid_video_id: { status: 400, detail: "The video id is not 11 characters of A-Z, a-z, 0-9, _ or -." },
@@ -28,6 +30,7 @@ const UPSTREAM_PROBLEMS: Record<YouTubeErrorCode, Omit<UpstreamProblem, "code"> 
   video_unavailable: { status: 404, detail: "YouTube reports the video as unavailable (removed, private, or never existed)." },
   transcripts_disabled: { status: 404, detail: "The video has no transcripts: captions are disabled for it." },
   language_not_available: { status: 404, detail: LANGUAGE_NOT_AVAILABLE_DETAIL },
+  track_not_available: { status: 404, detail: TRACK_NOT_AVAILABLE_DETAIL },
   unplayable: { status: 404, detail: "YouTube refuses to play the video, so it has no transcript to fetch." },
   channel_not_found: { status: 404, detail: "No such channel on YouTube." },
   // 403, not 451: the video exists and is legal to serve, YouTube just will
@@ -105,6 +108,11 @@ export function languageNotAvailableError(availableLanguages: readonly string[])
   return new HttpError(404, "language_not_available", LANGUAGE_NOT_AVAILABLE_DETAIL, {
     extensions: { availableLanguages: [...new Set(availableLanguages)] },
   });
+}
+
+/** Storage (or YouTube) has the video in the requested language, but not the kind of track asked for. */
+export function trackNotAvailableError(): HttpError {
+  return new HttpError(404, "track_not_available", TRACK_NOT_AVAILABLE_DETAIL);
 }
 
 const BUSY_DETAILS = {

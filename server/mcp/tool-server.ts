@@ -19,7 +19,7 @@ export const SERVER_INFO = { name: "transcript-service", version: "1.0.0" };
 
 export const INSTRUCTIONS =
   "Transcripts of YouTube videos: a stored corpus searchable in full text, and any other video fetched from YouTube on demand. " +
-  "Find videos with search_transcripts (or list_channel_videos), then read one with get_transcript (follow nextCursor for long ones; " +
+  "Find videos with search_transcripts (or list_channels, then list_channel_videos), then read one with get_transcript (follow nextCursor for long ones; " +
   "startSeconds/endSeconds for a part), or many at once with get_transcripts. A failed call's text is a problem document with a stable code.";
 
 const listings = new WeakMap<readonly Tool[], ListedTool[]>();

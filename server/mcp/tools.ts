@@ -8,10 +8,11 @@ import { z } from "zod";
 import { assertEntitled } from "../auth/authenticate.js";
 import { validate } from "../http/validate.js";
 import { channelVideosBody, ChannelVideosResponseSchema } from "../routes/channel-videos.js";
+import { channelsBody, ChannelsResponseSchema, ORDER_DESCRIPTION } from "../routes/channels.js";
 import { SearchQuery, SearchResponseSchema, searchBody } from "../routes/search.js";
 import { statsBody, StatsSchema } from "../routes/stats.js";
 import { BulkRequestSchema, BulkResponseSchema, bulkBody, MAX_BULK_IDS } from "../routes/transcripts-bulk.js";
-import { channelIdSchema, langParam, limitParam, offsetParam } from "../schemas/params.js";
+import { channelIdSchema, langParam, limitParam, offsetParam, trackParam } from "../schemas/params.js";
 import { clock, count, plainSnippet } from "./readable.js";
 import type { Tool } from "./tool.js";
 import { transcriptTool } from "./transcript-tool.js";
@@ -62,6 +63,7 @@ const BulkArguments = z.strictObject({
   videoIds: z.array(z.string()).meta({ description: `1..${MAX_BULK_IDS} video ids or YouTube links; duplicates are collapsed (first occurrence kept).` }),
   fetchMissing: BulkRequestSchema.shape.fetchMissing,
   lang: langParam,
+  track: trackParam,
 });
 
 export const bulkTool: Tool = {
@@ -92,6 +94,33 @@ function bulkText(body: z.output<typeof BulkResponseSchema>): string {
   }
   return lines.join("\n");
 }
+
+const ChannelsArguments = z.strictObject({ limit: limitParam, offset: offsetParam });
+
+export const channelsTool: Tool = {
+  name: "list_channels",
+  description:
+    `Every stored channel with its title, video count and transcript count (fetched-live ones included). ${ORDER_DESCRIPTION} ` +
+    "Page with limit and offset. A channelId found here lists its videos with list_channel_videos, or narrows search_transcripts (channel).",
+  input: ChannelsArguments,
+  output: ChannelsResponseSchema,
+  annotations: { title: "List the channels", readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  run(args, { deps }) {
+    const { limit, offset } = validate(ChannelsArguments, args, AT);
+    const body = channelsBody(deps.catalog, limit, offset);
+    const page = body.pagination;
+    const lines = [
+      body.channels.length === 0
+        ? `No channels at offset ${page.offset} (${count(page.total)} in all).`
+        : `Channels ${page.offset + 1}–${page.offset + body.channels.length} of ${count(page.total)}, most transcripts first.`,
+    ];
+    for (const channel of body.channels) {
+      lines.push(`${channel.title} (${channel.channelId}): ${count(channel.transcriptCount)} transcripts, ${count(channel.videoCount)} videos`);
+    }
+    if (page.hasMore) lines.push(`More: offset ${page.offset + page.limit}.`);
+    return { structured: body, text: lines.join("\n") };
+  },
+};
 
 const ChannelArguments = z.strictObject({ channelId: channelIdSchema, limit: limitParam, offset: offsetParam });
 
@@ -136,4 +165,4 @@ export const statsTool: Tool = {
 };
 
 /** Every tool, in the order tools/list gives them. */
-export const TOOLS: readonly Tool[] = [searchTool, transcriptTool, bulkTool, channelTool, statsTool];
+export const TOOLS: readonly Tool[] = [searchTool, transcriptTool, bulkTool, channelsTool, channelTool, statsTool];

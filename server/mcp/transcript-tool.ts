@@ -9,7 +9,7 @@ import { HttpError } from "../http/http-error.js";
 import { validate } from "../http/validate.js";
 import { resolveTranscript } from "../resolve-transcript.js";
 import { SubSchema } from "../routes/transcript-body.js";
-import { langParam, videoIdSchema } from "../schemas/params.js";
+import { langParam, trackParam, videoIdSchema } from "../schemas/params.js";
 import { clock, count } from "./readable.js";
 import type { Tool } from "./tool.js";
 import { DOCUMENT_FORMATS, renderTranscript, segmentsInWindow } from "./transcript-document.js";
@@ -32,6 +32,7 @@ export const TranscriptArguments = z
       .max(2048, "must be at most 2048 characters")
       .meta({ description: "The video: its 11-character id, or a YouTube link (watch?v=, youtu.be/, /shorts/, /embed/, /live/).", example: "dQw4w9WgXcQ" }),
     lang: langParam,
+    track: trackParam,
     format: z
       .enum(DOCUMENT_FORMATS, { error: `must be one of ${DOCUMENT_FORMATS.join(", ")}` })
       .default("text")
@@ -52,7 +53,7 @@ export const TranscriptArguments = z
       .string({ error: "must be the nextCursor of an earlier answer" })
       .max(200, "must be the nextCursor of an earlier answer")
       .optional()
-      .meta({ description: "nextCursor of the previous piece, with the same videoId, lang, format and window." }),
+      .meta({ description: "nextCursor of the previous piece, with the same videoId, lang, track, format and window." }),
   })
   .refine((a) => a.startSeconds === undefined || a.endSeconds === undefined || a.endSeconds > a.startSeconds, {
     path: ["endSeconds"],
@@ -89,8 +90,9 @@ export const transcriptTool: Tool = {
   description:
     "One video's transcript, from storage or else fetched from YouTube (and stored). Long transcripts come in pieces of at most maxChars " +
     "characters: call again with cursor = nextCursor until it is absent; the pieces join exactly into the whole. " +
-    "startSeconds/endSeconds cut a time window (from a search hit's moment, say); a startSeconds at or past the transcript's end is start_past_end. Videos without one answer transcripts_disabled, " +
-    "video_unavailable, language_not_available (with availableLanguages) and the like.",
+    "startSeconds/endSeconds cut a time window (from a search hit's moment, say); a startSeconds at or past the transcript's end is start_past_end. " +
+    "track=generated asks for the auto-generated track, manual for the other. " +
+    "Videos without one answer transcripts_disabled, video_unavailable, language_not_available (with availableLanguages), track_not_available and the like.",
   input: TranscriptArguments,
   output: TranscriptPieceSchema,
   annotations: { title: "Get a transcript", readOnlyHint: true, idempotentHint: true, openWorldHint: true },
@@ -99,6 +101,7 @@ export const transcriptTool: Tool = {
     const { videoId } = validate(VideoIdArgument, { videoId: videoIdOf(a.videoId) }, { rootName: "arguments", code: "invalid_video_id" });
     const { stored, cached } = await resolveTranscript(deps.catalog, deps.transcriptSource, videoId, a.lang, {
       includeMetadata: false,
+      track: a.track,
       signal: ctx.signal,
       deadline: ctx.deadline,
     });
@@ -106,7 +109,7 @@ export const transcriptTool: Tool = {
     const subs = segmentsInWindow(transcript.subs, a.startSeconds, a.endSeconds);
     if (a.startSeconds !== undefined && subs.length === 0 && a.startSeconds >= transcript.duration) throw startPastEnd(transcript.duration, video.lengthSeconds);
     // A cursor is good for the same document only.
-    const identity = JSON.stringify([videoId, transcript.languageCode, a.format, a.startSeconds ?? null, a.endSeconds ?? null]);
+    const identity = JSON.stringify([videoId, transcript.languageCode, transcript.isGenerated, a.format, a.startSeconds ?? null, a.endSeconds ?? null]);
     const piece: Piece<unknown> =
       a.format === "json" ? itemPiece(subs, identity, a.cursor, a.maxChars) : textPiece(renderTranscript(subs, a.format), identity, a.cursor, a.maxChars);
     const structured: z.output<typeof TranscriptPieceSchema> = {

@@ -7,6 +7,8 @@
  * entry can never outlive what it shows; bounded by bytes, least recently
  * used first out.
  */
+import { languageKey } from "../../pipeline/artifact/language.js";
+import type { TrackKind } from "../../pipeline/artifact/track-kind.js";
 import { Lru } from "../data/lru.js";
 import { weakEtag } from "../http/etag.js";
 import { RawJson, safeJson } from "../http/respond.js";
@@ -18,6 +20,19 @@ export interface CachedRepresentation {
   bytes: Buffer;
   /** Set for a non-JSON representation (`putText`), with the headers that go with it (Content-Disposition). */
   text?: { contentType: string; headers: Record<string, string> };
+}
+
+/** What a cached representation shows: the transcript asked for, and the form it is in (a format, or JSON with or without metadata; `bulk` for a bulk item). */
+export interface RepresentationKey {
+  videoId: string;
+  lang: string;
+  track: TrackKind;
+  variant: string;
+}
+
+/** The cache key of a representation under the catalog's `version`: one function, so no route can leave a field out. */
+export function representationKey(version: string, { videoId, lang, track, variant }: RepresentationKey): string {
+  return [version, videoId, languageKey(lang), track, variant].join("\u0000");
 }
 
 export class RepresentationCache {

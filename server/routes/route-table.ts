@@ -2,6 +2,7 @@
 import type { Route } from "../http/route.js";
 import { mcpRoute } from "../mcp/mcp-route.js";
 import { channelVideosRoute } from "./channel-videos.js";
+import { channelsRoute } from "./channels.js";
 import { healthRoute, readyRoute } from "./health.js";
 import { openapiRoute } from "./openapi.js";
 import { searchRoute } from "./search.js";
@@ -14,6 +15,7 @@ export const ROUTES: readonly Route[] = [
   searchRoute,
   transcriptRoute,
   transcriptsBulkRoute,
+  channelsRoute,
   channelVideosRoute,
   statsRoute,
   mcpRoute,

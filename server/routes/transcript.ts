@@ -3,7 +3,6 @@
  * `resolveTranscript` finds it (storage, else a live fetch).
  */
 import { z } from "zod";
-import { languageKey } from "../../pipeline/artifact/language.js";
 import { parseSearchQuery, type ParsedQuery } from "../search/query.js";
 import { matchingSegments } from "../search/snippet/moments.js";
 import { indexFromSubs } from "../search/snippet/segment-index.js";
@@ -16,14 +15,15 @@ import { elapsedMs } from "../http/timing.js";
 import type { Route, RouteResult } from "../http/route.js";
 import type { RequestContext } from "../http/context.js";
 import type { StoredTranscript } from "../data/catalog.js";
-import { booleanFlagParam, langParam, queryTextParam, videoIdSchema } from "../schemas/params.js";
+import { booleanFlagParam, langParam, queryTextParam, trackParam, videoIdSchema } from "../schemas/params.js";
 import { resolveTranscript } from "../resolve-transcript.js";
-import { withFields, type CachedRepresentation } from "./representation-cache.js";
+import { representationKey, withFields, type CachedRepresentation } from "./representation-cache.js";
 import { VideoSchema, videoBody } from "./transcript-body.js";
 
 export const TranscriptParams = z.object({ videoId: videoIdSchema });
 export const TranscriptQuery = z.object({
   lang: langParam,
+  track: trackParam,
   includeMetadata: booleanFlagParam.meta({ description: "true adds lengthSeconds, description, keywords, category and chapters." }),
   format: formatParam,
   q: queryTextParam.optional().meta({
@@ -44,6 +44,7 @@ export const transcriptRoute: Route = {
     summary: "Full transcript of one video",
     description:
       "Served from storage when stored (cached: true); otherwise fetched live from YouTube and stored (cached: false). " +
+      "track picks the manual or the auto-generated track of the language; one that is not stored is fetched live as a missing language is. " +
       "Live-fetch failures are problems too: 404 for videos without a transcript (video_unavailable, transcripts_disabled, unplayable), " +
       "403 age_restricted, 502/504 when YouTube fails (with Retry-After where a retry may help), 503 upstream_busy when too many fetches wait. " +
       "A live fetch is bounded by the request's deadline (REQUEST_DEADLINE_MS): still waiting for a fetch slot then, 503 upstream_busy; " +
@@ -64,6 +65,11 @@ export const transcriptRoute: Route = {
         code: "language_not_available",
         description: "The video has no transcript in the requested language; availableLanguages lists those it has.",
       },
+      {
+        status: 404,
+        code: "track_not_available",
+        description: "The video has a transcript in the requested language, but not of the requested track (manual or auto-generated).",
+      },
     ],
     liveFetch: true,
     etag: true,
@@ -71,7 +77,7 @@ export const transcriptRoute: Route = {
   async handle(ctx, deps) {
     const { videoId } = parseParams(ctx, TranscriptParams, "invalid_video_id");
     const query = parseQuery(ctx, TranscriptQuery);
-    const { lang, includeMetadata } = query;
+    const { lang, track, includeMetadata } = query;
     const format = chooseFormat(query.format, ctx.req.headers.accept);
     if (query.q !== undefined && format !== "json") {
       throw new HttpError(400, "invalid_parameter", "Invalid parameter: q.", { errors: [{ param: "q", message: "applies to the json format only" }] });
@@ -79,12 +85,13 @@ export const transcriptRoute: Route = {
     const parsed = query.q === undefined ? undefined : parseSearchQuery(query.q);
     // Only stored transcripts are cached, under the catalog's version: a hit is always current.
     const variant = format === "json" ? String(includeMetadata) : format;
-    const key = `${deps.catalog.version()}\u0000${videoId}\u0000${languageKey(lang)}\u0000${variant}`;
+    const key = representationKey(deps.catalog.version(), { videoId, lang, track, variant });
     const hit = deps.representations.get(key);
     // The matches need the text: with q, the transcript is read even when its representation is cached.
     if (hit !== undefined && parsed === undefined) return respond(ctx, hit, format);
     const resolved = await resolveTranscript(deps.catalog, deps.transcriptSource, videoId, lang, {
       includeMetadata,
+      track,
       signal: ctx.signal,
       deadline: ctx.deadline,
     });

@@ -10,7 +10,7 @@
 import { setMaxListeners } from "node:events";
 import PQueue from "p-queue";
 import { z } from "zod";
-import { languageKey } from "../../pipeline/artifact/language.js";
+import type { TrackKind } from "../../pipeline/artifact/track-kind.js";
 import type { Config } from "../config.js";
 import type { StoredTranscript } from "../data/catalog.js";
 import { isDeadlineExceeded, untilDeadline } from "../http/deadline.js";
@@ -22,12 +22,12 @@ import { RawJson, safeJson } from "../http/respond.js";
 import { elapsedMs } from "../http/timing.js";
 import { validate } from "../http/validate.js";
 import { errorFields, type Logger } from "../log.js";
-import { langParam, videoIdSchema } from "../schemas/params.js";
+import { langParam, trackParam, videoIdSchema } from "../schemas/params.js";
 import { apiSchemas } from "../schemas/registry.js";
 import { upstreamBusyError } from "../live/upstream-problem.js";
 import { fetchLive, lookupStored, type LiveFetch } from "../resolve-transcript.js";
 import type { TranscriptSource } from "../transcript-source.js";
-import type { RepresentationCache } from "./representation-cache.js";
+import { representationKey, type RepresentationCache } from "./representation-cache.js";
 
 export const MAX_BULK_IDS = 100;
 
@@ -46,6 +46,7 @@ export const BulkRequestSchema = z
         .default(true)
         .meta({ description: "Fetch videos that are not stored from the source. Default true." }),
       lang: langParam,
+      track: trackParam,
     },
     { error: "must be a JSON object" },
   )
@@ -76,7 +77,7 @@ export const BulkErrorSchema = z
       .string()
       .meta({
         description:
-          "video_not_found, transcript_not_found, language_not_available, not_fetched (fetchMissing false), or the source's error code. " +
+          "video_not_found, transcript_not_found, language_not_available, track_not_available, not_fetched (fetchMissing false), or the source's error code. " +
           "At the request's deadline: deadline_exceeded for ids being fetched then (the fetch goes on and is stored), upstream_busy for ids still waiting for a fetch slot.",
       }),
     detail: z.string(),
@@ -161,9 +162,9 @@ export async function bulkBody(ctx: RequestContext, deps: RouteDeps, raw: unknow
       errors: [{ param: "videoIds", message: `must list at most ${MAX_BULK_IDS} video ids` }],
     });
   }
-  const { videoIds, fetchMissing, lang } = validate(BulkRequestSchema, raw);
+  const { videoIds, fetchMissing, lang, track } = validate(BulkRequestSchema, raw);
   const distinct = [...new Set(videoIds)];
-  const outcomes = await resolveAll(ctx, deps, distinct, lang, fetchMissing);
+  const outcomes = await resolveAll(ctx, deps, distinct, lang, track, fetchMissing);
 
   const items: Buffer[] = [];
   const errors: unknown[] = [];
@@ -195,24 +196,25 @@ async function resolveAll(
   deps: RouteDeps,
   videoIds: string[],
   lang: string,
+  track: TrackKind,
   fetchMissing: boolean,
 ): Promise<Outcome[]> {
   const { catalog, transcriptSource, config, representations } = deps;
   const live: LiveFetch = !fetchMissing ? "not-requested" : transcriptSource === undefined ? "off" : "on";
-  const toFetch: number[] = [];
+  const toFetch: { i: number; languageStored: boolean }[] = [];
   const version = catalog.version();
   const outcomes = videoIds.map((videoId, i): Outcome | undefined => {
-    const key = `${version}\u0000bulk\u0000${videoId}\u0000${languageKey(lang)}`;
+    const key = representationKey(version, { videoId, lang, track, variant: "bulk" });
     const hit = representations.get(key);
     if (hit !== undefined) return { ok: true, item: hit.bytes, cached: true };
-    const answer = lookupStored(catalog, videoId, lang, live);
+    const answer = lookupStored(catalog, videoId, lang, live, track);
     switch (answer.kind) {
       case "found":
         return { ok: true, item: representations.put(key, bulkItem(videoId, answer.transcript.stored, true)).bytes, cached: true };
       case "problem":
         return failed(answer.error);
       case "miss":
-        toFetch.push(i);
+        toFetch.push({ i, languageStored: answer.languageStored });
         return undefined;
     }
   });
@@ -224,9 +226,10 @@ async function resolveAll(
   try {
     const queue = new PQueue({ concurrency: limit });
     await Promise.all(
-      toFetch.map((i) =>
+      toFetch.map(({ i, languageStored }) =>
         queue.add(async () => {
-          outcomes[i] = await fetchOne(ctx, deps.log, transcriptSource, videoIds[i] as string, lang, wait.signal, representations);
+          const request = { videoId: videoIds[i] as string, lang, track, languageStored };
+          outcomes[i] = await fetchOne(ctx, deps.log, transcriptSource, request, wait.signal, representations);
         }),
       ),
     );
@@ -261,14 +264,13 @@ async function fetchOne(
   ctx: RequestContext,
   log: Logger,
   source: TranscriptSource,
-  videoId: string,
-  lang: string,
+  { videoId, lang, track, languageStored }: { videoId: string; lang: string; track: TrackKind; languageStored: boolean },
   signal: AbortSignal,
   representations: RepresentationCache,
 ): Promise<Outcome> {
   if (signal.aborted) return stoppedWaiting(signal.reason);
   try {
-    const fetched = await fetchLive(source, videoId, lang, { includeMetadata: false, signal, bulk: true });
+    const fetched = await fetchLive(source, videoId, lang, { includeMetadata: false, track, languageStored, signal, bulk: true });
     return { ok: true, item: representations.put(undefined, bulkItem(videoId, fetched.stored, false)).bytes, cached: false };
   } catch (error) {
     if (error instanceof HttpError) return failed(error);

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { CHANNEL_ID_PATTERN, VIDEO_ID_PATTERN } from "../../pipeline/artifact/contract.js";
+import { TRACK_KINDS } from "../../pipeline/artifact/track-kind.js";
 
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;
@@ -50,6 +51,15 @@ export const langParam = z
   .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, "must be a language code such as en, de or pt-BR")
   .default("en")
   .meta({ description: "Transcript language code (exact match: en does not match en-GB). Default en.", example: "en" });
+
+export const trackParam = z
+  .enum(TRACK_KINDS, { error: `must be one of ${TRACK_KINDS.join(", ")}` })
+  .default("any")
+  .meta({
+    description:
+      "Which track of the language: any (default; the manual one when there is one, else the auto-generated one), " +
+      "manual, or generated (auto-generated). A kind the video lacks in the language is 404 track_not_available.",
+  });
 
 export const queryTextParam = z
   .string()

@@ -30,7 +30,7 @@ export interface paths {
         };
         /**
          * Full transcript of one video
-         * @description Served from storage when stored (cached: true); otherwise fetched live from YouTube and stored (cached: false). Live-fetch failures are problems too: 404 for videos without a transcript (video_unavailable, transcripts_disabled, unplayable), 403 age_restricted, 502/504 when YouTube fails (with Retry-After where a retry may help), 503 upstream_busy when too many fetches wait. A live fetch is bounded by the request's deadline (REQUEST_DEADLINE_MS): still waiting for a fetch slot then, 503 upstream_busy; still being fetched, 504 deadline_exceeded (the fetch goes on and is stored). Responses carry a weak ETag; send it back in If-None-Match to get 304.
+         * @description Served from storage when stored (cached: true); otherwise fetched live from YouTube and stored (cached: false). track picks the manual or the auto-generated track of the language; one that is not stored is fetched live as a missing language is. Live-fetch failures are problems too: 404 for videos without a transcript (video_unavailable, transcripts_disabled, unplayable), 403 age_restricted, 502/504 when YouTube fails (with Retry-After where a retry may help), 503 upstream_busy when too many fetches wait. A live fetch is bounded by the request's deadline (REQUEST_DEADLINE_MS): still waiting for a fetch slot then, 503 upstream_busy; still being fetched, 504 deadline_exceeded (the fetch goes on and is stored). Responses carry a weak ETag; send it back in If-None-Match to get 304.
          */
         get: operations["getTranscript"];
         put?: never;
@@ -55,6 +55,26 @@ export interface paths {
          * @description Needs a plan listed in BULK_PLANS (default: pro). Send Content-Type: application/json. Missing transcripts are fetched a few at a time, behind single requests; when the request's deadline (REQUEST_DEADLINE_MS) passes, the answer is 200 with the transcripts obtained so far and an errors[] entry (deadline_exceeded or upstream_busy) for each id not finished.
          */
         post: operations["bulkTranscripts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every channel, most transcripts first
+         * @description Every channel with its title, video count and transcript count, paged with limit and offset as in search. Counts include what was fetched live since the build, as /v1/stats does: the counts of all channels add up to its videos and transcripts. Most transcripts first; ties by channelId (ascending).
+         */
+        get: operations["listChannels"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -257,6 +277,19 @@ export interface components {
             videos: components["schemas"]["ChannelVideo"][];
             pagination: components["schemas"]["Pagination"];
         };
+        Channel: {
+            channelId: string;
+            title: string;
+            /** @description Stored videos: pagination.total of the channel's video list. */
+            videoCount: number;
+            /** @description Videos with a stored transcript, as /v1/stats counts them. */
+            transcriptCount: number;
+        };
+        ChannelsResponse: {
+            /** @description Most transcripts first; ties by channelId (ascending). */
+            channels: components["schemas"]["Channel"][];
+            pagination: components["schemas"]["Pagination"];
+        };
         Moment: {
             /**
              * @description Start of a segment holding a match, in seconds.
@@ -328,7 +361,7 @@ export interface components {
         };
         BulkError: {
             videoId: string;
-            /** @description video_not_found, transcript_not_found, language_not_available, not_fetched (fetchMissing false), or the source's error code. At the request's deadline: deadline_exceeded for ids being fetched then (the fetch goes on and is stored), upstream_busy for ids still waiting for a fetch slot. */
+            /** @description video_not_found, transcript_not_found, language_not_available, track_not_available, not_fetched (fetchMissing false), or the source's error code. At the request's deadline: deadline_exceeded for ids being fetched then (the fetch goes on and is stored), upstream_busy for ids still waiting for a fetch slot. */
             code: string;
             detail: string;
             /** @description With language_not_available (the codes the video has) and transcripts_disabled (empty), as in the single request's problem. */
@@ -668,6 +701,8 @@ export interface operations {
             query?: {
                 /** @description Transcript language code (exact match: en does not match en-GB). Default en. */
                 lang?: string;
+                /** @description Which track of the language: any (default; the manual one when there is one, else the auto-generated one), manual, or generated (auto-generated). A kind the video lacks in the language is 404 track_not_available. */
+                track?: "any" | "manual" | "generated";
                 /** @description true adds lengthSeconds, description, keywords, category and chapters. */
                 includeMetadata?: "true" | "false";
                 /** @description json (default), text (one segment a line), srt (SubRip) or vtt (WebVTT). Without it, the Accept header picks: application/json, text/plain, application/x-subrip, text/vtt. */
@@ -829,6 +864,8 @@ export interface operations {
              *
              *     `language_not_available`: The video has no transcript in the requested language; availableLanguages lists those it has. Live fetch: The video has no transcript in the requested language; availableLanguages lists those it has.
              *
+             *     `track_not_available`: The video has a transcript in the requested language, but not of the requested track (manual or auto-generated). Live fetch: The video has a transcript in the requested language, but not of the requested track (manual or auto-generated); track=any answers the one it has.
+             *
              *     `video_unavailable`: Live fetch: YouTube reports the video as unavailable (removed, private, or never existed).
              *
              *     `transcripts_disabled`: Live fetch: The video has no transcripts: captions are disabled for it.
@@ -855,7 +892,7 @@ export interface operations {
                         /** @constant */
                         status?: 404;
                         /** @enum {string} */
-                        code?: "video_not_found" | "transcript_not_found" | "language_not_available" | "video_unavailable" | "transcripts_disabled" | "unplayable";
+                        code?: "video_not_found" | "transcript_not_found" | "language_not_available" | "track_not_available" | "video_unavailable" | "transcripts_disabled" | "unplayable";
                     };
                 };
             };
@@ -1072,6 +1109,12 @@ export interface operations {
                      * @example en
                      */
                     lang?: string;
+                    /**
+                     * @description Which track of the language: any (default; the manual one when there is one, else the auto-generated one), manual, or generated (auto-generated). A kind the video lacks in the language is 404 track_not_available.
+                     * @default any
+                     * @enum {string}
+                     */
+                    track?: "any" | "manual" | "generated";
                 };
             };
         };
@@ -1234,6 +1277,180 @@ export interface operations {
                         status?: 415;
                         /** @enum {string} */
                         code?: "unsupported_media_type";
+                    };
+                };
+            };
+            /** @description `rate_limited`: Over the key's requests per minute; Retry-After says when the window ends. */
+            429: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    /** @description Requests allowed per key per clock minute. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) when the current window ends. */
+                    "X-RateLimit-Reset": number;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 429;
+                        /** @enum {string} */
+                        code?: "rate_limited";
+                    };
+                };
+            };
+            /** @description `internal_error`: Unexpected error (a bug, logged); quote the requestId. */
+            500: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 500;
+                        /** @enum {string} */
+                        code?: "internal_error";
+                    };
+                };
+            };
+        };
+    };
+    listChannels: {
+        parameters: {
+            query?: {
+                /** @description Page size, default 20. Values above 100 are clamped to 100; pagination.limit reports the size applied. */
+                limit?: number;
+                /** @description Items to skip, default 0, at most 10000 (deep-pagination cap: narrow the query instead). */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of channels. */
+            200: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    /** @description Requests allowed per key per clock minute. */
+                    "X-RateLimit-Limit": number;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": number;
+                    /** @description Unix time (seconds) when the current window ends. */
+                    "X-RateLimit-Reset": number;
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelsResponse"];
+                };
+            };
+            /**
+             * @description `invalid_parameter`: limit or offset is malformed, or a query parameter is unknown or given twice. A parameter is missing or malformed, given twice, or unknown ("is not a parameter of this endpoint"); errors lists each by name.
+             *
+             *     `conflicting_api_keys`: X-API-Key and Authorization: Bearer carry different keys; send the key once.
+             */
+            400: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 400;
+                        /** @enum {string} */
+                        code?: "invalid_parameter" | "conflicting_api_keys";
+                    };
+                };
+            };
+            /**
+             * @description `missing_api_key`: Send your API key in the X-API-Key header or as Authorization: Bearer.
+             *
+             *     `invalid_api_key`: The API key is not valid.
+             */
+            401: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    /** @description The challenge, naming both ways of sending the key: `ApiKey header="X-API-Key", Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 401;
+                        /** @enum {string} */
+                        code?: "missing_api_key" | "invalid_api_key";
+                    };
+                };
+            };
+            /** @description `subscription_expired`: The subscription of this API key has expired. */
+            403: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 403;
+                        /** @enum {string} */
+                        code?: "subscription_expired";
                     };
                 };
             };

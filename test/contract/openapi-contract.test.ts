@@ -62,7 +62,8 @@ const NOT_PROVOKED: Record<string, string> = {
 
 /** A value for each path and query parameter the document names, for the calls that should succeed. */
 const SAMPLE: Record<string, string> = {
-  videoId: STORED.videoId,
+  // Stored with a manual and an auto-generated English track: every value of track answers 200.
+  videoId: IDS.chapters,
   channelId: CHANNEL_A,
   q: "river",
   limit: "2",
@@ -303,6 +304,7 @@ const RECIPES: Record<string, Recipe> = {
   video_not_found: video(IDS.unknown, "offline"),
   transcript_not_found: video(IDS.silent, "offline"),
   language_not_available: video(STORED.videoId, "main", { lang: "sw" }),
+  track_not_available: video(STORED.videoId, "offline", { track: "generated" }),
   not_acceptable: (o) => send(o, { path: { videoId: STORED.videoId }, headers: { Accept: "image/png" } }),
   // A live fetch's outcomes, each from a fixture video of the stand-in or a fault it is told to show.
   video_unavailable: video("fixtureGONE"),
@@ -386,9 +388,13 @@ describe("the typed client", () => {
     expect(search.data?.results.length).toBe(2);
     const transcript = await main.GET("/v1/transcript/{videoId}", { params: { path: { videoId: STORED.videoId }, query: { includeMetadata: "true" } }, ...auth });
     expect(typeof transcript.data === "object" && transcript.data.transcript.subs.length).toBeGreaterThan(0);
+    const generated = await main.GET("/v1/transcript/{videoId}", { params: { path: { videoId: IDS.chapters }, query: { track: "generated" } }, ...auth });
+    expect(typeof generated.data === "object" && generated.data.transcript.isGenerated).toBe(true);
     // fetchMissing and lang have defaults: the generated types must not demand them.
     const bulk = await main.POST("/v1/transcripts/bulk", { body: { videoIds: [STORED.videoId, IDS.markup] }, ...auth });
     expect(bulk.data?.found).toBe(2);
+    const list = await main.GET("/v1/channels", { params: { query: { limit: 1 } }, ...auth });
+    expect(list.data?.channels.length).toBe(1);
     const channel = await main.GET("/v1/channels/{channelId}/videos", { params: { path: { channelId: CHANNEL_A } }, ...auth });
     expect(channel.data?.videos.length).toBeGreaterThan(0);
     expect((await main.GET("/v1/stats", auth)).data?.videos).toBeGreaterThan(0);

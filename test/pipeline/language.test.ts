@@ -89,6 +89,25 @@ describe("chooseTrack", () => {
     expect(choice).toMatchObject({ languageCode: "zh-Hans", language: "Chinese (Simplified)", isGenerated: true, translateTo: TRANSLATIONS[1] });
   });
 
+  it("asked for one kind, takes a real track of that kind, else track_not_available; any is the choice above", () => {
+    expect(chooseTrack(tracks, TRANSLATIONS, ["en"], false, "generated").track).toBe(tracks[1]);
+    expect(chooseTrack(tracks, TRANSLATIONS, ["en"], false, "manual").track).toBe(tracks[2]);
+    expect(chooseTrack(tracks, TRANSLATIONS, ["en"], false, "any").track).toBe(tracks[2]);
+    expect(chooseTrack(tracks, TRANSLATIONS, ["DE"], false, "generated").track).toBe(tracks[3]);
+    expect(() => chooseTrack(tracks, TRANSLATIONS, ["de"], true, "manual")).toThrow(
+      expect.objectContaining({ code: "track_not_available", kind: "permanent", usedProxy: true, availableLanguages: expect.arrayContaining([{ languageCode: "de", language: "name of de", isGenerated: true }]) }),
+    );
+    expect(() => chooseTrack(tracks, TRANSLATIONS, ["en-GB"], false, "generated")).toThrow(expect.objectContaining({ code: "track_not_available" }));
+  });
+
+  it("asked for one kind, counts a translation as auto-generated, and a language with nothing to give stays language_not_available", () => {
+    expect(chooseTrack(tracks, TRANSLATIONS, ["fr"], false, "generated")).toMatchObject({ languageCode: "fr", isGenerated: true, translateTo: TRANSLATIONS[0] });
+    expect(() => chooseTrack(tracks, TRANSLATIONS, ["fr"], false, "manual")).toThrow(expect.objectContaining({ code: "track_not_available" }));
+    for (const kind of ["any", "manual", "generated"] as const) {
+      expect(() => chooseTrack(tracks, TRANSLATIONS, ["sw"], false, kind), kind).toThrow(expect.objectContaining({ code: "language_not_available" }));
+    }
+  });
+
   it("does not take en-GB or en-US for en: without an en track, en is a translation or not available", () => {
     const regional = [track("en-GB", false, false), track("en-US", false, false)];
     expect(() => chooseTrack(regional, [{ languageCode: "en", language: "English" }], ["en"])).toThrow(

@@ -61,7 +61,7 @@ describe("npm run mcp -- --stdio", () => {
       expect(client.getServerVersion()?.name).toBe("transcript-service");
       expect(client.getInstructions()).toContain("get_transcript");
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name)).toEqual(["search_transcripts", "get_transcript", "get_transcripts", "list_channel_videos", "get_stats"]);
+      expect(tools.map((t) => t.name)).toEqual(["search_transcripts", "get_transcript", "get_transcripts", "list_channels", "list_channel_videos", "get_stats"]);
       const stats = (await client.callTool({ name: "get_stats", arguments: {} })) as CallToolResult;
       expect(stats.structuredContent).toEqual((await call(server.baseUrl, "/v1/stats", { key: server.keys.pro })).body);
       const transcript = (await client.callTool({ name: "get_transcript", arguments: { videoId: `https://youtu.be/${IDS.chapters}` } })) as CallToolResult;

@@ -55,12 +55,12 @@ function toolCall(name: string, args: Record<string, string | number>, header?: 
 }
 
 describe("the MCP Inspector's CLI", () => {
-  it("lists the five tools, and its strict schema check finds no problem", async () => {
+  it("lists the six tools, and its strict schema check finds no problem", async () => {
     const run = await inspector(["--method", "tools/list", "--strict"]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toBe("");
     const { tools } = JSON.parse(run.stdout) as { tools: { name: string; inputSchema: unknown; outputSchema: unknown }[] };
-    expect(tools.map((t) => t.name).sort()).toEqual(["get_stats", "get_transcript", "get_transcripts", "list_channel_videos", "search_transcripts"]);
+    expect(tools.map((t) => t.name).sort()).toEqual(["get_stats", "get_transcript", "get_transcripts", "list_channel_videos", "list_channels", "search_transcripts"]);
     for (const t of tools) expect(t.inputSchema, t.name).toMatchObject({ type: "object" });
   });
 

@@ -1,6 +1,6 @@
 /**
  * POST /mcp spoken to by the SDK's own Client over Streamable HTTP, against a
- * real server on port 0 over a real artifact set: the five tools with their
+ * real server on port 0 over a real artifact set: the six tools with their
  * schemas, each tool's answers and failures (the REST codes, as isError
  * results), a long transcript read in pieces, links in every form; and over
  * raw HTTP the rules shared with REST: keys (401/403), the one rate-limit
@@ -109,9 +109,9 @@ function rpc(s: TestServer, message: unknown, headers: Record<string, string> = 
 const LIST = { jsonrpc: "2.0", id: 1, method: "tools/list" };
 
 describe("tools/list", () => {
-  it("gives the five tools with input and output schemas, titles and annotations", async () => {
+  it("gives the six tools with input and output schemas, titles and annotations", async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(["search_transcripts", "get_transcript", "get_transcripts", "list_channel_videos", "get_stats"]);
+    expect(tools.map((t) => t.name)).toEqual(["search_transcripts", "get_transcript", "get_transcripts", "list_channels", "list_channel_videos", "get_stats"]);
     for (const t of tools) {
       expect(t.inputSchema.type).toBe("object");
       expect(t.outputSchema?.type).toBe("object");
@@ -134,6 +134,8 @@ describe("tools/list", () => {
     });
     expect(byName.get_transcripts!.inputSchema).toMatchObject({ required: ["videoIds"], properties: { videoIds: { type: "array" }, fetchMissing: { type: "boolean" } } });
     expect(byName.list_channel_videos!.inputSchema).toMatchObject({ required: ["channelId"] });
+    expect(byName.list_channels!.inputSchema).toMatchObject({ additionalProperties: false, properties: { limit: { type: "integer" }, offset: { type: "integer" } } });
+    expect(byName.list_channels!.annotations?.openWorldHint).toBe(false);
     expect(byName.get_stats!.outputSchema).toMatchObject({ properties: { videos: { type: "integer" }, channels: { type: "integer" } } });
   });
 
@@ -262,6 +264,33 @@ describe("get_transcript", () => {
     expect(problemOf(await tool("get_transcript", { videoId: LONG_ID, format: "pdf" })).errors[0].param).toBe("format");
   });
 
+  it("takes track: generated gives the auto-generated track exactly as REST gives it, in every format", async () => {
+    for (const format of ["srt", "vtt", "text"] as const) {
+      const answer = answerOf(await tool("get_transcript", { videoId: IDS.chapters, track: "generated", format }));
+      const rest = await fetch(`${server.baseUrl}/v1/transcript/${IDS.chapters}?track=generated&format=${format}`, { headers: { "X-API-Key": server.keys.pro } });
+      expect(rest.status).toBe(200);
+      expect(answer).toMatchObject({ format, isGenerated: true, language: "English (auto-generated)", content: await rest.text() });
+    }
+    const json = answerOf(await tool("get_transcript", { videoId: IDS.chapters, track: "generated", format: "json" }));
+    const rest = await call(server.baseUrl, `/v1/transcript/${IDS.chapters}?track=generated`, { key: server.keys.pro });
+    expect(json.segments).toEqual(rest.body.transcript.subs);
+    expect(answerOf(await tool("get_transcript", { videoId: IDS.chapters, track: "manual" }))).toMatchObject({ isGenerated: false });
+    expect(problemOf(await tool("get_transcript", { videoId: IDS.chapters, track: "asr" })).errors).toEqual([{ param: "track", message: "must be one of any, manual, generated" }]);
+  });
+
+  it("answers track_not_available, as REST does, for a track the video lacks in the language", async () => {
+    // Without a transcript source: storage's own answer.
+    const offline = await connect(withOrigins, withOrigins.keys.pro);
+    try {
+      const problem = problemOf(await tool("get_transcript", { videoId: IDS.markup, track: "generated" }, offline));
+      const rest = await call(withOrigins.baseUrl, `/v1/transcript/${IDS.markup}?track=generated`, { key: withOrigins.keys.pro });
+      expectProblem(rest, 404, "track_not_available");
+      expect(problem).toMatchObject({ status: 404, code: "track_not_available", detail: rest.body.detail });
+    } finally {
+      await offline.close();
+    }
+  });
+
   it("cuts a time window: the segments overlapping [startSeconds, endSeconds)", async () => {
     const answer = answerOf(await tool("get_transcript", { videoId: LONG_ID, startSeconds: 31, endSeconds: 45, format: "json" }));
     // Segments start every 3 s and last 3 s: 30–33 is still running at 31; 42–45 is the last to start before 45.
@@ -366,6 +395,15 @@ describe("get_transcripts", () => {
     expect(mcp.errors.map((e: { code: string }) => e.code)).toEqual(["transcript_not_found", "not_fetched"]);
   });
 
+  it("takes track as POST /v1/transcripts/bulk does", async () => {
+    const body = { videoIds: [IDS.chapters, IDS.markup], fetchMissing: false, track: "generated" };
+    const rest = await postJson(server.baseUrl, "/v1/transcripts/bulk", server.keys.pro, body);
+    const mcp = answerOf(await tool("get_transcripts", body));
+    expect({ ...mcp, timing: null }).toEqual({ ...rest.body, timing: null });
+    expect(mcp.transcripts.map((t: { transcript: { isGenerated: boolean } }) => t.transcript.isGenerated)).toEqual([true]);
+    expect(mcp.errors.map((e: { code: string }) => e.code)).toEqual(["track_not_available"]);
+  });
+
   it("refuses more than 100 ids with too_many_video_ids, bad ids with invalid_parameter, and a free key with plan_required", async () => {
     const ids = Array.from({ length: 101 }, (_, i) => `bulkid${String(i).padStart(5, "0")}`);
     expect(problemOf(await tool("get_transcripts", { videoIds: ids }))).toMatchObject({ status: 400, code: "too_many_video_ids" });
@@ -379,6 +417,35 @@ describe("get_transcripts", () => {
     } finally {
       await free.close();
     }
+  });
+});
+
+describe("list_channels", () => {
+  it("answers what GET /v1/channels answers, page by page, with a readable text beside it", async () => {
+    for (const [args, query] of [
+      [{}, ""],
+      [{ limit: 1 }, "?limit=1"],
+      [{ limit: 1, offset: 1 }, "?limit=1&offset=1"],
+    ] as const) {
+      const result = await tool("list_channels", args);
+      const rest = await call(server.baseUrl, `/v1/channels${query}`, { key: server.keys.pro });
+      expect(rest.status).toBe(200);
+      expect(answerOf(result)).toEqual(rest.body);
+    }
+    const first = await tool("list_channels", { limit: 1 });
+    const channel = answerOf(first).channels[0];
+    expect(channel.channelId).toBe(CHANNEL_A);
+    const text = textOf(first);
+    expect(text).toMatch(/^Channels 1–1 of 2, most transcripts first\./);
+    expect(text).toContain(`${channel.title} (${CHANNEL_A}): ${count(channel.transcriptCount)} transcripts, ${count(channel.videoCount)} videos`);
+    expect(text).toContain("More: offset 1.");
+  });
+
+  it("refuses bad paging and unknown arguments with invalid_parameter, as REST does", async () => {
+    const problem = problemOf(await tool("list_channels", { limit: 0, offset: -1 }));
+    expect(problem).toMatchObject({ status: 400, code: "invalid_parameter" });
+    expect(problem.errors.map((e: { param: string }) => e.param).sort()).toEqual(["limit", "offset"]);
+    expect(problemOf(await tool("list_channels", { sort: "title" }))).toMatchObject({ code: "invalid_parameter", errors: [{ param: "sort" }] });
   });
 });
 
@@ -514,7 +581,7 @@ describe("keys, limits and origins: the REST rules", () => {
   it("an Origin in CORS_ORIGINS passes; others are still refused", async () => {
     const allowed = await rpc(withOrigins, LIST, { "X-API-Key": withOrigins.keys.pro, Origin: ALLOWED_ORIGIN });
     expect(allowed.status).toBe(200);
-    expect(allowed.body.result.tools).toHaveLength(5);
+    expect(allowed.body.result.tools).toHaveLength(6);
     expectProblem(await rpc(withOrigins, LIST, { "X-API-Key": withOrigins.keys.pro, Origin: "https://agent.example.com.evil.example" }), 403, "origin_not_allowed");
   });
 });

@@ -60,6 +60,7 @@ describe("GET /v1/openapi.json", () => {
         "GET /v1/search",
         "GET /v1/transcript/{videoId}",
         "POST /v1/transcripts/bulk",
+        "GET /v1/channels",
         "GET /v1/channels/{channelId}/videos",
         "GET /v1/stats",
         "GET /healthz",
