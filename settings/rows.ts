@@ -48,7 +48,7 @@ export const ROWS = {
     kind: optionalUrl(["redis", "rediss"], "must be a redis:// or rediss:// URL"),
     default: "",
     readBy: ["server"],
-    help: "Redis shared by replicas: with it, the rate-limit windows are counted there (exactly, across every replica), and the live-fetch claims and negative cache are kept there; unset: in this machine's memory. Unreachable: each process counts and coordinates on its own until it is back (/healthz: degraded).",
+    help: "Redis shared by replicas: with it, the rate-limit windows are counted there (exactly, across every replica), and the live-fetch claims and negative cache are kept there; unset: in this machine's memory. Unreachable, or past REDIS_DEADLINE_MS: each process counts and coordinates on its own until it is back (/healthz: degraded).",
   }),
   // May hold credentials: never log the value.
   databaseUrl: setting({
@@ -64,6 +64,13 @@ export const ROWS = {
     default: "transcripts:",
     readBy: ["server"],
     help: "Prefix of every Redis key the service writes, so several services can share one Redis.",
+  }),
+  redisDeadlineMs: setting({
+    name: "REDIS_DEADLINE_MS",
+    kind: wholeNumber(10, 60_000),
+    default: "250",
+    readBy: ["server"],
+    help: "With REDIS_URL: how long any Redis command may take (10 to 60000). A miss counts as Redis being down, as a refused connection does: the request is counted by the process, /healthz says degraded, and no request asks Redis until a new connection answers within it (tried every 0.2 to 2 s).",
   }),
   dataDir: setting({
     name: "DATA_DIR",
