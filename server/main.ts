@@ -156,7 +156,13 @@ async function main(): Promise<void> {
   const sharedLive =
     config.databaseUrl === undefined
       ? undefined
-      : await openSharedLiveStore({ url: config.databaseUrl, log, maxPending: config.livePendingMax, onReachable: pgReachable("live") });
+      : await openSharedLiveStore({
+          url: config.databaseUrl,
+          log,
+          maxPending: config.livePendingMax,
+          deadlineMs: config.databaseDeadlineMs,
+          onReachable: pgReachable("live"),
+        });
   const runtime = await openRuntime(config, {
     log,
     state,

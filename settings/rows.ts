@@ -318,6 +318,13 @@ export const ROWS = {
     readBy: ["server"],
     help: "With DATABASE_URL: live fetches a replica stores in its live.db and queues for PostgreSQL while it is unreachable (0 to 10000000); beyond it (or 0), a fetch is answered 503 live_store_unavailable and not stored.",
   }),
+  databaseDeadlineMs: setting({
+    name: "DATABASE_DEADLINE_MS",
+    kind: wholeNumber(10, 60_000),
+    default: "500",
+    readBy: ["server"],
+    help: "With DATABASE_URL: how long a request waits for PostgreSQL (10 to 60000): a live fetch's commit, and the look for one another replica committed. A miss counts as PostgreSQL being unreachable: the fetch is stored here and queued, /healthz says degraded, and no request asks PostgreSQL until the background mirror (every second) gets an answer.",
+  }),
   keyCacheSeconds: setting({
     name: "KEY_CACHE_SECONDS",
     kind: wholeNumber(0, 86_400),
