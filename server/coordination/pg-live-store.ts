@@ -74,6 +74,9 @@ const MAX_BACKOFF_MS = 8_000;
 
 const BATCH = 500;
 
+/** How long a stop waits for PostgreSQL to close the connections. */
+const CLOSE_WAIT_MS = 1_000;
+
 export async function openSharedLiveStore(options: SharedLiveStoreOptions): Promise<SharedLiveStore> {
   const { url, log } = options;
   const pollMs = options.pollMs ?? 1_000;
@@ -312,8 +315,11 @@ export async function openSharedLiveStore(options: SharedLiveStoreOptions): Prom
       waiters.clear();
       await running;
       await flushing;
-      await listener?.end().catch(() => undefined);
-      await pool.end().catch(() => undefined);
+      // A stalled PostgreSQL never answers an idle connection's goodbye: a stop does not wait for it past a while.
+      const goodbyes = Promise.all([listener?.end().catch(() => undefined), pool.end().catch(() => undefined)]);
+      let giveUp: NodeJS.Timeout | undefined;
+      await Promise.race([goodbyes, new Promise((resolve) => (giveUp = setTimeout(resolve, CLOSE_WAIT_MS)))]);
+      clearTimeout(giveUp);
     },
   };
 }

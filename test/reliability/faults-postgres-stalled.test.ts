@@ -6,7 +6,8 @@
  * queued), /healthz says degraded, and the copy of the keys counts it as
  * unreachable (a key made meanwhile gets 503, not 401). Flowing again:
  * /healthz says ok, the queue reaches PostgreSQL, a new fetch is committed
- * there before it is answered, and the new key works.
+ * there before it is answered, and the new key works. A server stopped while
+ * it is stalled exits 0 within seconds.
  */
 import pg from "pg";
 import { afterAll, describe, expect, test } from "vitest";
@@ -96,4 +97,22 @@ describe.skipIf(!available)("a PostgreSQL that stops answering", () => {
     expect(await inPostgres([after])).toBe(1);
     await until(async () => (await call(server.baseUrl, "/v1/stats", { key: late.key })).status === 200, 10_000, "the new key to work");
   }, 180_000);
+
+  test("a server stopped while PostgreSQL is stalled exits 0 within seconds, not waiting for its answer", async () => {
+    const used = (await createKey(bed.database.url, "stop")).key;
+    const { url, proxy } = await proxiedUrl();
+    const dir = await replicaDataDir(bed.dirs, "pg-stalled-stop");
+    const server = await startServerProcess(dir, { DATABASE_URL: url, DATABASE_DEADLINE_MS: String(DEADLINE_MS), YOUTUBE_ORIGIN: bed.standin.origin });
+    bed.servers.push(server);
+    expect((await call(server.baseUrl, `/v1/transcript/${fresh(11).videoId}`, { key: used })).status).toBe(200);
+    proxy.stall();
+    expect((await call(server.baseUrl, `/v1/transcript/${fresh(12).videoId}`, { key: used })).status).toBe(200);
+
+    const stopAt = performance.now();
+    const stopped = server.stop().finally(() => console.log(`stopped in ${(performance.now() - stopAt).toFixed(0)} ms`));
+    const waited = await Promise.race([stopped, new Promise<"still running">((resolve) => setTimeout(() => resolve("still running"), 20_000))]);
+    if (waited === "still running") server.child.process.kill("SIGKILL");
+    expect(waited).toEqual({ code: 0, signal: null });
+    expect(server.child.stdout()).toContain('"msg":"stopped"');
+  }, 120_000);
 });
