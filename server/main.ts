@@ -117,7 +117,7 @@ async function main(): Promise<void> {
       ? openKeyStore({ dataDir: config.dataDir })
       : await openPgKeyStore({ url: config.databaseUrl, log, cacheMs: config.keyCacheSeconds * 1000, onReachable: pgReachable("keys") });
   // REDIS_URL: the rate-limit windows and the negative cache are shared by every replica (and worker) instead of held here.
-  const connection = config.redisUrl === undefined ? undefined : connectRedis(config.redisUrl, log);
+  const connection = config.redisUrl === undefined ? undefined : connectRedis({ url: config.redisUrl, log, deadlineMs: config.redisDeadlineMs });
   const redis = connection?.redis;
   // Degraded from the start until Redis first answers (a replica may start while Redis is down).
   if (connection) {
@@ -133,8 +133,20 @@ async function main(): Promise<void> {
     connection
       ? fallbackCoordination(
           {
-            claims: createRedisFetchClaims({ redis: connection.redis, prefix: config.redisKeyPrefix, ttlMs: config.liveClaimSeconds * 1000, log }),
-            negative: createRedisNegativeCache({ redis: connection.redis, prefix: config.redisKeyPrefix, ttlMs: config.negativeCacheSeconds * 1000, log }),
+            claims: createRedisFetchClaims({
+              redis: connection.redis,
+              prefix: config.redisKeyPrefix,
+              ttlMs: config.liveClaimSeconds * 1000,
+              log,
+              failed: connection.failed,
+            }),
+            negative: createRedisNegativeCache({
+              redis: connection.redis,
+              prefix: config.redisKeyPrefix,
+              ttlMs: config.negativeCacheSeconds * 1000,
+              log,
+              failed: connection.failed,
+            }),
           },
           localCoordination,
           connection.usable,
@@ -144,7 +156,13 @@ async function main(): Promise<void> {
   const sharedLive =
     config.databaseUrl === undefined
       ? undefined
-      : await openSharedLiveStore({ url: config.databaseUrl, log, maxPending: config.livePendingMax, onReachable: pgReachable("live") });
+      : await openSharedLiveStore({
+          url: config.databaseUrl,
+          log,
+          maxPending: config.livePendingMax,
+          deadlineMs: config.databaseDeadlineMs,
+          onReachable: pgReachable("live"),
+        });
   const runtime = await openRuntime(config, {
     log,
     state,
@@ -196,6 +214,7 @@ async function main(): Promise<void> {
           shared: createRedisRateLimiter({ redis: connection.redis, prefix: config.redisKeyPrefix, limit: config.rateLimitPerMinute }),
           local: localLimiter,
           usable: connection.usable,
+          failed: connection.failed,
         })
       : localLimiter,
     log,

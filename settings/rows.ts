@@ -48,7 +48,7 @@ export const ROWS = {
     kind: optionalUrl(["redis", "rediss"], "must be a redis:// or rediss:// URL"),
     default: "",
     readBy: ["server"],
-    help: "Redis shared by replicas: with it, the rate-limit windows are counted there (exactly, across every replica), and the live-fetch claims and negative cache are kept there; unset: in this machine's memory. Unreachable: each process counts and coordinates on its own until it is back (/healthz: degraded).",
+    help: "Redis shared by replicas: with it, the rate-limit windows are counted there (exactly, across every replica), and the live-fetch claims and negative cache are kept there; unset: in this machine's memory. Unreachable, or past REDIS_DEADLINE_MS: each process counts and coordinates on its own until it is back (/healthz: degraded).",
   }),
   // May hold credentials: never log the value.
   databaseUrl: setting({
@@ -64,6 +64,13 @@ export const ROWS = {
     default: "transcripts:",
     readBy: ["server"],
     help: "Prefix of every Redis key the service writes, so several services can share one Redis.",
+  }),
+  redisDeadlineMs: setting({
+    name: "REDIS_DEADLINE_MS",
+    kind: wholeNumber(10, 60_000),
+    default: "250",
+    readBy: ["server"],
+    help: "With REDIS_URL: how long any Redis command may take (10 to 60000). A miss counts as Redis being down, as a refused connection does: the request is counted by the process, /healthz says degraded, and no request asks Redis until a new connection answers within it (tried every 0.2 to 2 s).",
   }),
   dataDir: setting({
     name: "DATA_DIR",
@@ -310,6 +317,13 @@ export const ROWS = {
     default: "10000",
     readBy: ["server"],
     help: "With DATABASE_URL: live fetches a replica stores in its live.db and queues for PostgreSQL while it is unreachable (0 to 10000000); beyond it (or 0), a fetch is answered 503 live_store_unavailable and not stored.",
+  }),
+  databaseDeadlineMs: setting({
+    name: "DATABASE_DEADLINE_MS",
+    kind: wholeNumber(10, 60_000),
+    default: "500",
+    readBy: ["server"],
+    help: "With DATABASE_URL: how long a request waits for PostgreSQL (10 to 60000): a live fetch's commit, and the look for one another replica committed. A miss counts as PostgreSQL being unreachable: the fetch is stored here and queued, /healthz says degraded, and no request asks PostgreSQL until the background mirror (every second) gets an answer.",
   }),
   keyCacheSeconds: setting({
     name: "KEY_CACHE_SECONDS",

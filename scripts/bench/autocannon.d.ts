@@ -1,4 +1,4 @@
-// autocannon ships no types; only what the bench uses is declared.
+// autocannon ships no types; only what the bench and the tests use is declared.
 declare module "autocannon" {
   interface Histogram {
     average: number;
@@ -10,6 +10,10 @@ declare module "autocannon" {
     latency: Histogram;
     non2xx: number;
     errors: number;
+    timeouts: number;
+    "2xx": number;
+    /** Seconds the run lasted. */
+    duration: number;
   }
   interface Options {
     url: string;

@@ -37,6 +37,9 @@ export interface PgKeyStoreOptions {
   now?: () => number;
 }
 
+/** Longest wait for a reload's answer (not on the request path: requests read the copy in memory). */
+const QUERY_TIMEOUT_MS = 5_000;
+
 /** 503 while PostgreSQL is unreachable and the key cannot be vouched for by the copy in memory. */
 export function keyStoreUnavailable(): HttpError {
   return new HttpError(503, "key_store_unavailable", "The API key cannot be checked right now; try again shortly.", {
@@ -64,7 +67,9 @@ export async function openPgKeyStore(options: PgKeyStoreOptions): Promise<KeySto
   let reloading: Promise<void> | undefined;
 
   const connect = async (): Promise<pg.Client> => {
-    const fresh = new pg.Client({ connectionString: url, application_name: "transcript-server", connectionTimeoutMillis: 2_000 });
+    // A reload PostgreSQL does not answer within the query timeout fails as a refused one does: a stalled
+    // server counts as unreachable, so the copy's KEY_CACHE_SECONDS bound applies to it too.
+    const fresh = new pg.Client({ connectionString: url, application_name: "transcript-server", connectionTimeoutMillis: 2_000, query_timeout: QUERY_TIMEOUT_MS });
     fresh.on("error", (error) => {
       log.debug("postgresql key connection lost", errorFields(error));
       if (client === fresh) client = undefined;

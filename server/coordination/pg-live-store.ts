@@ -16,6 +16,12 @@
  * with backoff, until it answers. A row leaves the queue only after its
  * commit, so a crash between the two writes it again: a repeat, which the
  * fold merges and the mirror skips, never a loss.
+ *
+ * What a request waits for (a commit, the look for rows other replicas
+ * committed) has a deadline (DATABASE_DEADLINE_MS): a PostgreSQL that keeps
+ * its connections open but does not answer counts as unreachable, as one
+ * that refuses them. While it is, requests do not ask it at all (a fetch is
+ * queued at once); the mirror's next read, in the background, finds it back.
  */
 import pg from "pg";
 import type { VideoRecord } from "../../pipeline/artifact/contract.js";
@@ -59,6 +65,8 @@ export interface SharedLiveStoreOptions {
   maxPending?: number;
   /** Told when PostgreSQL stops answering (false) and answers again (true), once per change. */
   onReachable?: (up: boolean) => void;
+  /** How long a request waits for PostgreSQL (a commit, the highest number), in ms; a miss counts as unreachable. Default 500. */
+  deadlineMs?: number;
 }
 
 /** Queue retries after a failure: 1 s, doubling up to this. */
@@ -66,10 +74,14 @@ const MAX_BACKOFF_MS = 8_000;
 
 const BATCH = 500;
 
+/** How long a stop waits for PostgreSQL to close the connections. */
+const CLOSE_WAIT_MS = 1_000;
+
 export async function openSharedLiveStore(options: SharedLiveStoreOptions): Promise<SharedLiveStore> {
   const { url, log } = options;
   const pollMs = options.pollMs ?? 1_000;
   const maxPending = options.maxPending ?? 10_000;
+  const deadlineMs = options.deadlineMs ?? 500;
   const pool = new pg.Pool({ connectionString: url, application_name: "transcript-server live", connectionTimeoutMillis: 2_000, query_timeout: 5_000, max: 4 });
   // Said once per outage by `reached`; an idle connection lost is a detail of it.
   pool.on("error", (error) => log.debug("postgresql live store connection lost", errorFields(error)));
@@ -187,21 +199,20 @@ export async function openSharedLiveStore(options: SharedLiveStoreOptions): Prom
     });
   };
 
-  const commit = async (record: VideoRecord, fetchedAt: Date): Promise<number> => {
-    const client = await pool.connect().catch((error: unknown) => {
-      reached(false, error);
-      throw unavailable(error);
-    });
+  /** Commits one record; `withinMs`: fails past it (see `onClient`). */
+  const commitRecord = async (record: VideoRecord, fetchedAt: Date, withinMs?: number): Promise<number> => {
     try {
-      const seq = await insertSharedRecord(client, record, fetchedAt);
-      client.release();
-      return seq;
+      return await onClient(pool, (client) => insertSharedRecord(client, record, fetchedAt), withinMs);
     } catch (error) {
-      // Dropped, not reused: a timed-out query may leave the connection mid-transaction.
-      client.release(error instanceof Error ? error : true);
       reached(false, error);
       throw unavailable(error);
     }
+  };
+
+  /** A request's commit: not tried while PostgreSQL is unreachable (the caller queues the record), else within the deadline. */
+  const commit = (record: VideoRecord, fetchedAt: Date): Promise<number> => {
+    if (!reachable) return Promise.reject(unavailable(new Error("postgresql unreachable")));
+    return commitRecord(record, fetchedAt, deadlineMs);
   };
 
   /** The queue, oldest first, until it is empty or PostgreSQL fails (then the next try waits, doubling). */
@@ -214,7 +225,8 @@ export async function openSharedLiveStore(options: SharedLiveStoreOptions): Prom
       for (const queued of batch) {
         let seq: number;
         try {
-          seq = await commit(queued.record, queued.fetchedAt);
+          // Not the request's deadline: the queue's writes are how PostgreSQL is found back.
+          seq = await commitRecord(queued.record, queued.fetchedAt);
         } catch (error) {
           failures++;
           retryAt = Date.now() + Math.min(MAX_BACKOFF_MS, 1_000 * 2 ** (failures - 1));
@@ -284,11 +296,13 @@ export async function openSharedLiveStore(options: SharedLiveStoreOptions): Prom
       timer.unref();
     },
     async catchUp(timeoutMs = 5_000) {
+      if (!reachable) return false;
       let max: number;
       try {
-        max = await sharedMaxSeq(pool);
+        max = await onClient(pool, sharedMaxSeq, deadlineMs);
       } catch (error) {
         log.warn("shared live store unreadable; fetching", errorFields(error));
+        reached(false, error);
         return false;
       }
       return mirroredThrough(max, timeoutMs);
@@ -301,10 +315,52 @@ export async function openSharedLiveStore(options: SharedLiveStoreOptions): Prom
       waiters.clear();
       await running;
       await flushing;
-      await listener?.end().catch(() => undefined);
-      await pool.end().catch(() => undefined);
+      // A stalled PostgreSQL never answers an idle connection's goodbye: a stop does not wait for it past a while.
+      const goodbyes = Promise.all([listener?.end().catch(() => undefined), pool.end().catch(() => undefined)]);
+      let giveUp: NodeJS.Timeout | undefined;
+      await Promise.race([goodbyes, new Promise((resolve) => (giveUp = setTimeout(resolve, CLOSE_WAIT_MS)))]);
+      clearTimeout(giveUp);
     },
   };
+}
+
+/**
+ * Runs `work` on a client of `pool`. With `withinMs`, the call fails once
+ * that long has passed, waiting for a client included; a client still at
+ * work then is dropped, not reused, since its query may still be waiting on a
+ * stalled server (as is one whose work failed: a query that failed may leave
+ * the connection mid-transaction).
+ */
+async function onClient<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>, withinMs?: number): Promise<T> {
+  let late = false;
+  let client: pg.PoolClient | undefined;
+  const running = pool.connect().then((acquired) => {
+    if (late) {
+      acquired.release();
+      throw new Error("client acquired past the deadline");
+    }
+    client = acquired;
+    return work(acquired);
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    if (withinMs === undefined) return;
+    timer = setTimeout(() => {
+      late = true;
+      reject(new Error(`no answer within ${withinMs} ms (DATABASE_DEADLINE_MS)`));
+    }, withinMs);
+  });
+  try {
+    const result = await Promise.race([running, deadline]);
+    client?.release();
+    return result;
+  } catch (error) {
+    running.catch(() => undefined);
+    client?.release(error instanceof Error ? error : true);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function unavailable(error: unknown): HttpError {

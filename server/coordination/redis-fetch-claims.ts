@@ -11,9 +11,10 @@
  * outcome means the fetch ended, a claim gone (or held by another token)
  * without an outcome means it was abandoned, and the waiter claims again.
  *
- * Redis unreachable: a claim that cannot be asked makes this process the
- * leader, and a waiter that cannot poll treats the claim as abandoned. The
- * cost is an extra upstream fetch, never a wrong answer or a stuck request.
+ * Redis unreachable or past its deadline: a claim that cannot be asked
+ * makes this process the leader, and a waiter that cannot poll treats the
+ * claim as abandoned. The cost is an extra upstream fetch, never a wrong
+ * answer or a stuck request.
  */
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
@@ -47,6 +48,8 @@ export interface RedisFetchClaimsOptions {
   /** How often a waiter asks for the outcome, in ms. Default 100. */
   pollMs?: number;
   log?: Logger;
+  /** Told of each failed command (a missed deadline makes Redis count as down: redis-client.ts). */
+  failed?: (error: unknown) => void;
 }
 
 /** How long an outcome stays readable after its claim settled: long enough for every waiter's next poll. */
@@ -54,6 +57,7 @@ const OUTCOME_TTL_MS = 60_000;
 
 export function createRedisFetchClaims(options: RedisFetchClaimsOptions): FetchClaims {
   const { redis, prefix, ttlMs, log } = options;
+  const failed = options.failed ?? (() => undefined);
   const pollMs = options.pollMs ?? 100;
   // The flight key is `<videoId>\0<language key>`; Redis keys read better with a colon.
   const claimKey = (key: string) => `${prefix}claim:${key.replace("\u0000", ":")}`;
@@ -66,7 +70,7 @@ export function createRedisFetchClaims(options: RedisFetchClaimsOptions): FetchC
         (held) => {
           if (held === 0) log?.warn("live fetch claim lost before its fetch ended", { key: claimKey(key) });
         },
-        () => undefined,
+        failed,
       );
     }, Math.max(1, Math.floor(ttlMs / 3)));
     renewal.unref();
@@ -79,6 +83,7 @@ export function createRedisFetchClaims(options: RedisFetchClaimsOptions): FetchC
         clearInterval(renewal);
         // A lost settle is not lost work: the claim expires and a waiter claims again.
         redis.eval(SETTLE, 2, claimKey(key), outcomeKey(key, token), token, JSON.stringify(outcome), OUTCOME_TTL_MS).catch((error: unknown) => {
+          failed(error);
           log?.warn("live fetch claim not settled in redis; it expires", { key: claimKey(key), error: message(error) });
         });
       },
@@ -93,6 +98,7 @@ export function createRedisFetchClaims(options: RedisFetchClaimsOptions): FetchC
       try {
         [claimHolder, outcome] = await redis.mget(claimKey(key), outcomeKey(key, holder));
       } catch (error) {
+        failed(error);
         log?.warn("live fetch claim unreadable; fetching", { key: claimKey(key), error: message(error) });
         return { kind: "abandoned" };
       }
@@ -109,6 +115,7 @@ export function createRedisFetchClaims(options: RedisFetchClaimsOptions): FetchC
       try {
         answer = (await redis.eval(TAKE, 1, claimKey(key), token, ttlMs)) as [number, string];
       } catch (error) {
+        failed(error);
         log?.warn("live fetch claims unavailable; fetching without one", { key: claimKey(key), error: message(error) });
         return { role: "leader", settle: () => undefined };
       }

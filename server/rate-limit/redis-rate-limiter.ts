@@ -13,7 +13,8 @@
  * the key's call is out wait for it and go in the next. Under load that is
  * one round trip and one script run per key per round trip instead of one
  * per request, with the same count. Within a batch, requests are granted in
- * arrival order.
+ * arrival order. When a call fails, the requests that queued behind it are
+ * rejected with it, not sent after it.
  */
 import type { Redis } from "ioredis";
 import { WINDOW_MS } from "./memory-rate-limiter.js";
@@ -70,6 +71,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
 
   const ask = async (keyId: string, waiting: Waiting[]) => {
     inFlight.set(keyId, []);
+    let failure: { error: unknown } | undefined;
     try {
       const [granted, before, window] = await consumeMany.call(redis, `${prefix}rl:${keyId}`, limit, WINDOW_MS, waiting.length);
       const resetAt = ((window + 1) * WINDOW_MS) / 1000;
@@ -77,11 +79,15 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
         resolve(i < granted ? { allowed: true, limit, remaining: limit - (before + i + 1), resetAt } : { allowed: false, limit, remaining: 0, resetAt }),
       );
     } catch (error) {
+      failure = { error };
       for (const { reject } of waiting) reject(error);
     } finally {
       const next = inFlight.get(keyId)!;
       inFlight.delete(keyId);
-      if (next.length > 0) void ask(keyId, next);
+      // Those that queued behind a failed call fail with it (the fallback counts them), rather than
+      // wait out another deadline on a server that just missed one.
+      if (failure !== undefined) for (const { reject } of next) reject(failure.error);
+      else if (next.length > 0) void ask(keyId, next);
     }
   };
   const flush = () => {

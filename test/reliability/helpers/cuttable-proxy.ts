@@ -1,8 +1,11 @@
 /**
- * A loopback TCP proxy a test can cut: between a server and PostgreSQL (or
- * anything on 127.0.0.1), so the service becomes unreachable for the server
- * alone, without touching the shared PostgreSQL. Cut: open connections are
- * reset and new ones are closed at once; restored: connections pass again.
+ * A loopback TCP proxy a test can cut or stall: between a server and
+ * PostgreSQL (or anything on 127.0.0.1), so the service becomes unreachable
+ * or silent for the server alone, without touching the shared PostgreSQL.
+ * Cut: open connections are reset and new ones are closed at once; restored:
+ * connections pass again. Stalled: connections stay open and new ones are
+ * accepted, but no byte passes either way (as with a stopped server); flowing
+ * again: what was held back passes, then the rest.
  */
 import net from "node:net";
 
@@ -10,30 +13,46 @@ export interface CuttableProxy {
   readonly port: number;
   cut(): void;
   restore(): void;
+  stall(): void;
+  flow(): void;
   close(): Promise<void>;
+}
+
+interface Pair {
+  client: net.Socket;
+  upstream: net.Socket;
 }
 
 export async function cuttableProxy(targetPort: number, targetHost = "127.0.0.1"): Promise<CuttableProxy> {
   let open = true;
-  const sockets = new Set<net.Socket>();
+  let stalled = false;
+  const pairs = new Set<Pair>();
+  const link = ({ client, upstream }: Pair): void => {
+    client.pipe(upstream);
+    upstream.pipe(client);
+  };
+  const hold = ({ client, upstream }: Pair): void => {
+    client.unpipe(upstream);
+    upstream.unpipe(client);
+    client.pause();
+    upstream.pause();
+  };
   const server = net.createServer((client) => {
     if (!open) {
       client.destroy();
       return;
     }
-    const upstream = net.connect({ port: targetPort, host: targetHost });
-    sockets.add(client);
-    sockets.add(upstream);
+    const pair = { client, upstream: net.connect({ port: targetPort, host: targetHost }) };
+    pairs.add(pair);
     const end = (): void => {
-      client.destroy();
-      upstream.destroy();
-      sockets.delete(client);
-      sockets.delete(upstream);
+      pair.client.destroy();
+      pair.upstream.destroy();
+      pairs.delete(pair);
     };
-    client.on("error", end).on("close", end);
-    upstream.on("error", end).on("close", end);
-    client.pipe(upstream);
-    upstream.pipe(client);
+    pair.client.on("error", end).on("close", end);
+    pair.upstream.on("error", end).on("close", end);
+    if (stalled) hold(pair);
+    else link(pair);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as net.AddressInfo;
@@ -41,15 +60,29 @@ export async function cuttableProxy(targetPort: number, targetHost = "127.0.0.1"
     port,
     cut() {
       open = false;
-      for (const socket of sockets) socket.resetAndDestroy();
-      sockets.clear();
+      for (const { client, upstream } of pairs) {
+        client.resetAndDestroy();
+        upstream.resetAndDestroy();
+      }
+      pairs.clear();
     },
     restore() {
       open = true;
     },
+    stall() {
+      stalled = true;
+      for (const pair of pairs) hold(pair);
+    },
+    flow() {
+      stalled = false;
+      for (const pair of pairs) link(pair);
+    },
     async close() {
       open = false;
-      for (const socket of sockets) socket.destroy();
+      for (const { client, upstream } of pairs) {
+        client.destroy();
+        upstream.destroy();
+      }
       await new Promise((resolve) => server.close(resolve));
     },
   };

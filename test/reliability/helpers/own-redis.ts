@@ -1,8 +1,9 @@
 /**
  * A redis-server of one test's own, on a free loopback port, that the test
- * may stop and start again on the same port (the shared Redis on 6379 is
- * never touched). No persistence: a restarted server is empty, as after a
- * crash without AOF.
+ * may stop and start again on the same port, or freeze and thaw (SIGSTOP,
+ * SIGCONT: connections stay open and nothing answers), without touching the
+ * shared Redis on 6379. No persistence: a restarted server is empty, as
+ * after a crash without AOF.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { until } from "./child.js";
@@ -15,6 +16,10 @@ export interface OwnRedis {
   start(): Promise<void>;
   /** Kills the server (SIGKILL: gone at once, as a crash) and waits for its exit. */
   stop(): Promise<void>;
+  /** Freezes the server (SIGSTOP): it keeps its connections and port but answers nothing. */
+  pause(): void;
+  /** Thaws a frozen server (SIGCONT): it answers what it was sent meanwhile, then goes on. */
+  resume(): void;
 }
 
 export async function ownRedis(): Promise<OwnRedis> {
@@ -34,6 +39,12 @@ export async function ownRedis(): Promise<OwnRedis> {
       const exited = new Promise((resolve) => running.once("exit", resolve));
       running.kill("SIGKILL");
       await exited;
+    },
+    pause() {
+      child?.kill("SIGSTOP");
+    },
+    resume() {
+      child?.kill("SIGCONT");
     },
   };
 }
