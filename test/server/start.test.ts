@@ -1,0 +1,141 @@
+/**
+ * `npm start` as a process, around a server that already serves the demo set
+ * (the small fixture, so starts stay short): a start that does not serve
+ * changes nothing (its demo key, the keys in keys.db); a port in use is one
+ * line, found before the loading, and the port is held from then on.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { buildArtifacts } from "../../pipeline/build.js";
+import { DEMO_DATASET } from "../../pipeline/demo.js";
+import { runKeysCli } from "../../scripts/keys.js";
+import { startChild, TEST_SERVER_ENV, until, type Child } from "../reliability/helpers/child.js";
+import { fixtureRecords } from "./helpers/fixture-records.js";
+import { call } from "./helpers/http.js";
+
+const dirs: string[] = [];
+const children: Child[] = [];
+const newDataDir = (): string => {
+  const dir = mkdtempSync(path.join(tmpdir(), "start-"));
+  dirs.push(dir);
+  return dir;
+};
+afterAll(async () => {
+  for (const child of children) if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill("SIGKILL");
+  await Promise.all(children.map((c) => c.exited));
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** `node --import tsx server/main.ts` (what `npm start` runs) over `dataDir`. */
+const start = (dataDir: string, env: Record<string, string> = {}, args: string[] = []): Child => {
+  const child = startChild("server/main.ts", args, { ...TEST_SERVER_ENV, DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", ACCESS_LOG: "off", ...env });
+  children.push(child);
+  return child;
+};
+
+/** Starts a server and waits until it listens (and printed its demo key, on the demo set). */
+async function serve(dataDir: string, env: Record<string, string> = {}): Promise<{ child: Child; url: string; port: number; key: string | undefined }> {
+  const child = start(dataDir, env);
+  let url = "";
+  await until(
+    () => {
+      if (child.process.exitCode !== null) throw new Error(`server exited: ${child.stderr()}${child.stdout()}`);
+      url = /"msg":"listening","url":"(http:\/\/[^"]+)"/.exec(child.stdout())?.[1] ?? "";
+      return url !== "" && (!child.stdout().includes("demo key issued") || child.stdout().includes("Try: curl"));
+    },
+    60_000,
+    "the server to listen",
+  );
+  return { child, url, port: Number(new URL(url).port), key: /^ {2}(tsk_\S+)$/m.exec(child.stdout())?.[1] };
+}
+
+/** `npm run keys -- list`: every key of keys.db, revoked or not. */
+function keyList(dataDir: string): string {
+  let out = "";
+  expect(runKeysCli(["list"], { env: { DATA_DIR: dataDir }, stdout: (text) => (out += text) })).toBe(0);
+  return out;
+}
+
+describe("a start that does not serve changes nothing", () => {
+  let dataDir: string;
+  let running: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    dataDir = newDataDir();
+    await buildArtifacts({ records: fixtureRecords(), outDir: path.join(dataDir, "current"), dataset: DEMO_DATASET });
+    running = await serve(dataDir);
+    expect(running.key).toMatch(/^tsk_/);
+  }, 90_000);
+  afterAll(async () => {
+    running.child.process.kill("SIGTERM");
+    await running.child.exited;
+  });
+
+  test.each([{ WORKERS: "1" }, { WORKERS: "2" }])(
+    "a second start on the running server's port (WORKERS=$WORKERS) exits 1 at once with one line naming HOST:PORT, and the running server's demo key still works",
+    async (env) => {
+      const keys = keyList(dataDir);
+      const second = start(dataDir, { ...env, PORT: String(running.port) });
+      const { code } = await second.exited;
+      expect(code).toBe(1);
+      const lines = second.stderr().trim().split("\n");
+      expect(lines, second.stderr()).toHaveLength(1);
+      expect(lines[0]).toContain(`127.0.0.1:${running.port}`);
+      expect(lines[0]).toMatch(/in use/);
+      expect(lines[0]).toMatch(/PORT/);
+      expect(lines[0]).toMatch(/HOST/);
+      // Found before the loading: nothing was opened, verified or warmed, and no key was printed.
+      expect(second.stdout()).not.toMatch(/"msg":"(search index in memory|serving paths warmed|demo key issued|demo key revoked|listening)"/);
+      expect(second.stdout()).not.toContain("tsk_");
+      expect(keyList(dataDir)).toBe(keys);
+      expect((await call(running.url, "/v1/stats", { key: running.key })).status).toBe(200);
+    },
+    60_000,
+  );
+});
+
+/** A port nothing listens on now. */
+async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** How a connection to `port` ends: its error code, or "open" if it is still open after `ms`. */
+function connectionEnd(port: number, ms: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, "127.0.0.1");
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve("open");
+    }, ms);
+    socket.on("error", (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      resolve(error.code ?? error.message);
+    });
+    socket.on("close", () => {
+      clearTimeout(timer);
+      resolve("closed");
+    });
+  });
+}
+
+test("a start still loading holds its port: a second start there fails at once, and a connection is reset, not left waiting", async () => {
+  const dataDir = newDataDir();
+  await buildArtifacts({ records: fixtureRecords(), outDir: path.join(dataDir, "current"), dataset: "fixture" });
+  const port = String(await freePort());
+  // Waits for PostgreSQL (nothing listens on that port) before it opens anything: a start that stays in its loading.
+  const closed = await freePort();
+  const loading = start(dataDir, { PORT: port, DATABASE_URL: `postgres://transcripts@127.0.0.1:${closed}/transcripts` });
+  await until(() => loading.stdout().includes("postgresql not reachable at start"), 30_000, "the start to wait for PostgreSQL");
+  expect(await connectionEnd(Number(port), 5_000)).toBe("ECONNRESET");
+  const second = start(dataDir, { PORT: port });
+  expect((await second.exited).code).toBe(1);
+  expect(second.stderr()).toMatch(new RegExp(`^Cannot listen on 127\\.0\\.0\\.1:${port}: the address is in use[^\\n]*PORT \\(or HOST\\)[^\\n]*\\n$`));
+  loading.process.kill("SIGTERM");
+  expect((await loading.exited).code).toBe(0);
+}, 60_000);
