@@ -37,6 +37,7 @@ import { createFallbackRateLimiter } from "./rate-limit/fallback-rate-limiter.js
 import { ServiceState } from "./service-state.js";
 import { practiceServing } from "./serving-practice.js";
 import { ListenError, reservePort } from "./port-reservation.js";
+import { parseStartArgs, START_USAGE, startHelp } from "./start-usage.js";
 
 /** What serves while PostgreSQL is down, as /healthz says it. */
 const POSTGRESQL_FALLBACK = "postgresql unreachable: live fetches stored here and queued for it, api keys from the copy in memory";
@@ -48,6 +49,16 @@ const LIVE_SYNC_MS = 250;
 const PRACTICE_REQUESTS = 200;
 
 async function main(): Promise<void> {
+  // Before the settings: help works whatever the environment holds, and neither it nor a usage error touches DATA_DIR.
+  const args = parseStartArgs(process.argv.slice(2));
+  if ("problem" in args) {
+    process.stderr.write(`${args.problem}\n\n${START_USAGE}\n`);
+    process.exit(2);
+  }
+  if (args.help) {
+    process.stdout.write(`${startHelp()}\n`);
+    return;
+  }
   let config;
   try {
     config = loadConfig();

@@ -2,7 +2,8 @@
  * `npm start` as a process, around a server that already serves the demo set
  * (the small fixture, so starts stay short): a start that does not serve
  * changes nothing (its demo key, the keys in keys.db); a port in use is one
- * line, found before the loading, and the port is held from then on.
+ * line, found before the loading, and the port is held from then on; `--help`
+ * and a usage error exit at once.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
@@ -94,6 +95,19 @@ describe("a start that does not serve changes nothing", () => {
     },
     60_000,
   );
+
+  test.each([["--help"], ["--nonsense"]])("npm start -- %s on the running server's DATA_DIR exits at once and changes no key", async (arg) => {
+    const keys = keyList(dataDir);
+    const other = start(dataDir, {}, [arg]);
+    // Killed if it starts serving instead: its code is then null.
+    const timer = setTimeout(() => other.process.kill("SIGKILL"), 30_000);
+    const { code } = await other.exited;
+    clearTimeout(timer);
+    expect(code).toBe(arg === "--help" ? 0 : 2);
+    expect(other.stdout() + other.stderr()).not.toContain("tsk_");
+    expect(keyList(dataDir)).toBe(keys);
+    expect((await call(running.url, "/v1/stats", { key: running.key })).status).toBe(200);
+  }, 60_000);
 });
 
 /** A port nothing listens on now. */
