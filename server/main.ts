@@ -38,6 +38,7 @@ import { ServiceState } from "./service-state.js";
 import { practiceServing } from "./serving-practice.js";
 import { ListenError, reservePort } from "./port-reservation.js";
 import { parseStartArgs, START_USAGE, startHelp } from "./start-usage.js";
+import { startedByNpmScript, whenParentGone } from "./parent-watch.js";
 
 /** What serves while PostgreSQL is down, as /healthz says it. */
 const POSTGRESQL_FALLBACK = "postgresql unreachable: live fetches stored here and queued for it, api keys from the copy in memory";
@@ -96,6 +97,13 @@ async function main(): Promise<void> {
   const signalled = (signal: NodeJS.Signals) => onStopSignal(signal);
   process.on("SIGTERM", signalled);
   process.on("SIGINT", signalled);
+  // Under `npm start`, npm gone (killed outright, so it passed no signal on) stops the server as SIGTERM would.
+  if (link === undefined && startedByNpmScript(process.env)) {
+    whenParentGone(() => {
+      log.warn("the npm process that started the server is gone; stopping");
+      signalled("SIGTERM");
+    });
+  }
   const stoppedDuringStartup = (close: () => Promise<void> | void = () => undefined): boolean => {
     if (!stopRequested) return false;
     void Promise.resolve()

@@ -20,6 +20,7 @@ import { errorFields, type Logger } from "../log.js";
 import { readManifest } from "../../pipeline/artifact/manifest.js";
 import { dataDirLayout } from "../../pipeline/artifact/layout.js";
 import { ListenError, reservePort } from "../port-reservation.js";
+import { startedByNpmScript, whenParentGone } from "../parent-watch.js";
 import { LeastConnections } from "./balancer.js";
 import { Hub, type Asker } from "./hub.js";
 import { CHANNEL, isServiceMessage, type PrimaryMessage, type WorkerMessage } from "./messages.js";
@@ -45,6 +46,13 @@ export async function runPrimary(config: Config, workers: number, log: Logger): 
   };
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
+  // Under `npm start`, npm gone (killed outright, so it passed no signal on) stops the service as SIGTERM would.
+  if (startedByNpmScript(process.env)) {
+    whenParentGone(() => {
+      log.warn("the npm process that started the server is gone; stopping");
+      onSignal("SIGTERM");
+    });
+  }
   process.on("SIGHUP", () => {
     for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill("SIGHUP");
   });

@@ -3,9 +3,11 @@
  * (the small fixture, so starts stay short): a start that does not serve
  * changes nothing (its demo key, the keys in keys.db); a port in use is one
  * line, found before the loading, and the port is held from then on; `--help`
- * and a usage error exit at once.
+ * and a usage error exit at once. Stopping a real `npm start` in any way
+ * stops its server, with the graceful drain.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -13,18 +15,21 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { buildArtifacts } from "../../pipeline/build.js";
 import { DEMO_DATASET } from "../../pipeline/demo.js";
 import { runKeysCli } from "../../scripts/keys.js";
-import { startChild, TEST_SERVER_ENV, until, type Child } from "../reliability/helpers/child.js";
+import { REPO_ROOT, startChild, TEST_SERVER_ENV, until, type Child } from "../reliability/helpers/child.js";
 import { fixtureRecords } from "./helpers/fixture-records.js";
 import { call } from "./helpers/http.js";
 
 const dirs: string[] = [];
 const children: Child[] = [];
+/** Server processes started through npm, killed at the end if a test left one running. */
+const serverPids: number[] = [];
 const newDataDir = (): string => {
   const dir = mkdtempSync(path.join(tmpdir(), "start-"));
   dirs.push(dir);
   return dir;
 };
 afterAll(async () => {
+  for (const pid of serverPids) if (running(pid)) process.kill(pid, "SIGKILL");
   for (const child of children) if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill("SIGKILL");
   await Promise.all(children.map((c) => c.exited));
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
@@ -153,3 +158,62 @@ test("a start still loading holds its port: a second start there fails at once, 
   loading.process.kill("SIGTERM");
   expect((await loading.exited).code).toBe(0);
 }, 60_000);
+
+/** Whether `pid` runs (a zombie, dead but not yet reaped, does not). */
+function running(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+describe("stopping npm start stops its server", () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = newDataDir();
+    await buildArtifacts({ records: fixtureRecords(), outDir: path.join(dataDir, "current"), dataset: "fixture" });
+  });
+
+  test.each([
+    { signal: "SIGTERM", workers: "1" },
+    { signal: "SIGINT", workers: "1" },
+    { signal: "SIGKILL", workers: "1" },
+    { signal: "SIGTERM", workers: "2" },
+    { signal: "SIGKILL", workers: "2" },
+  ] as const)(
+    "$signal to the npm process (WORKERS=$workers): the server drains, exits and frees the port",
+    async ({ signal, workers }) => {
+      // The real thing: npm runs the start script through sh, as from a terminal, a process manager or a container.
+      const npm = spawn("npm", ["start"], {
+        cwd: REPO_ROOT,
+        env: { ...process.env, ...TEST_SERVER_ENV, DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", ACCESS_LOG: "off", WORKERS: workers },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let output = "";
+      npm.stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+      npm.stderr.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+      const npmExited = new Promise((resolve) => npm.on("exit", resolve));
+      await until(() => /"msg":"listening"/.test(output) || npm.exitCode !== null, 60_000, "npm start to listen");
+      const listening = /"msg":"listening","url":"(http:\/\/[^"]+)".*?"pid":(\d+)/.exec(output);
+      expect(listening, output).not.toBeNull();
+      const url = listening?.[1] as string;
+      const pid = Number(listening?.[2]);
+      // With WORKERS > 1, `pid` is the primary's, and each worker is a process too.
+      const pids = [pid, ...[...output.matchAll(/"msg":"worker listening","worker":\d+,"pid":(\d+)/g)].map((m) => Number(m[1]))];
+      expect(pids).toHaveLength(workers === "1" ? 1 : 3);
+      serverPids.push(...pids);
+      expect(pid).not.toBe(npm.pid);
+      expect((await call(url, "/healthz")).status).toBe(200);
+
+      npm.kill(signal);
+      await npmExited;
+      await until(() => !pids.some(running), 20_000, `the server's processes (${pids.join(", ")}) to exit after ${signal} to npm`);
+      // Stopped by its graceful drain, not cut off.
+      expect(output).toMatch(/"msg":"shutting down"/);
+      expect(output).toMatch(/"msg":"stopped","clean":true/);
+      expect(await connectionEnd(Number(new URL(url).port), 2_000)).toBe("ECONNREFUSED");
+    },
+    90_000,
+  );
+});
