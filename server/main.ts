@@ -18,6 +18,7 @@ import { availableParallelism } from "node:os";
 import { createApp } from "./app.js";
 import { openKeyStore } from "./auth/key-store.js";
 import { openPgKeyStore } from "./auth/pg-key-store.js";
+import { NO_USABLE_KEY, usableKeyCount } from "./auth/usable-keys.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { demoKeyBanner, ensureServableSet, isDemoSet, issueDemoKey, NoArtifactSetError, revokeDemoKeys } from "./demo.js";
 import { createLogger, errorFields } from "./log.js";
@@ -244,7 +245,8 @@ async function main(): Promise<void> {
     process.exit(1);
   });
   // A worker serves the connections its primary accepts and deals out (cluster/balancer.ts).
-  const handedIn = link?.serve(server, { dataset: catalog.manifest.dataset, builtAt: catalog.manifest.builtAt });
+  // A worker's primary says when no key is usable, once for all workers.
+  const handedIn = link?.serve(server, { dataset: catalog.manifest.dataset, builtAt: catalog.manifest.builtAt, usableKeys: usableKeyCount(keyStore) });
   if (link !== undefined) settleDemoKey();
   if (reservation !== undefined) {
     // The server takes over the socket bound at start; connections are read only after this callback.
@@ -263,6 +265,7 @@ async function main(): Promise<void> {
         proxies: config.youtubeProxyUrls.length,
       });
       if (demoKey !== undefined) process.stdout.write(demoKeyBanner(url, demoKey));
+      else if (usableKeyCount(keyStore) === 0) log.warn(NO_USABLE_KEY);
     });
   }
 

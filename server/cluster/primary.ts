@@ -15,6 +15,7 @@ import net from "node:net";
 import { availableParallelism } from "node:os";
 import { demoKeyBanner, ensureServableSet, isDemoSet, issueDemoKey, NoArtifactSetError, revokeDemoKeys } from "../demo.js";
 import { openKeyStore } from "../auth/key-store.js";
+import { NO_USABLE_KEY } from "../auth/usable-keys.js";
 import type { Config } from "../config.js";
 import { errorFields, type Logger } from "../log.js";
 import { readManifest } from "../../pipeline/artifact/manifest.js";
@@ -224,7 +225,7 @@ export async function runPrimary(config: Config, workers: number, log: Logger): 
     });
   };
 
-  const announce = (details: { port: number; dataset: string; builtAt: string }): void => {
+  const announce = (details: { port: number; dataset: string; builtAt: string; usableKeys: number }): void => {
     const url = `http://${config.host}:${details.port}`;
     log.info("listening", {
       url,
@@ -236,6 +237,7 @@ export async function runPrimary(config: Config, workers: number, log: Logger): 
       proxies: config.youtubeProxyUrls.length,
     });
     if (demoKey !== undefined) process.stdout.write(demoKeyBanner(url, demoKey));
+    else if (details.usableKeys === 0) log.warn(NO_USABLE_KEY);
   };
 
   /** SIGTERM to every worker (each stops gracefully), then exit once all are gone. */

@@ -30,7 +30,7 @@ export interface WorkerLink {
    * Returns those open now: node's own close neither waits for them nor
    * closes one kept alive (shutdown.ts).
    */
-  serve(server: http.Server, details: { dataset: string; builtAt: string }): ReadonlySet<Socket>;
+  serve(server: http.Server, details: { dataset: string; builtAt: string; usableKeys: number }): ReadonlySet<Socket>;
   close(): void;
 }
 

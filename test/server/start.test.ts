@@ -4,7 +4,8 @@
  * changes nothing (its demo key, the keys in keys.db); a port in use is one
  * line, found before the loading, and the port is held from then on; `--help`
  * and a usage error exit at once. Stopping a real `npm start` in any way
- * stops its server, with the graceful drain.
+ * stops its server, with the graceful drain. A start with no usable API key
+ * says so.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -15,9 +16,10 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { buildArtifacts } from "../../pipeline/build.js";
 import { DEMO_DATASET } from "../../pipeline/demo.js";
 import { runKeysCli } from "../../scripts/keys.js";
+import { openKeyStore } from "../../server/auth/key-store.js";
 import { REPO_ROOT, startChild, TEST_SERVER_ENV, until, type Child } from "../reliability/helpers/child.js";
 import { fixtureRecords } from "./helpers/fixture-records.js";
-import { call } from "./helpers/http.js";
+import { call, expectProblem } from "./helpers/http.js";
 
 const dirs: string[] = [];
 const children: Child[] = [];
@@ -216,4 +218,53 @@ describe("stopping npm start stops its server", () => {
     },
     90_000,
   );
+});
+
+describe("a start with no usable API key says so", () => {
+  /** The log lines that say there is no usable key. */
+  const noKeyLines = (output: string) => output.split("\n").filter((line) => line.includes("no usable API key"));
+  const keysAre = (dataDir: string, keys: ("active" | "revoked" | "expired")[]) => {
+    const store = openKeyStore({ dataDir });
+    for (const kind of keys) {
+      const { record } = store.create({ plan: "free", name: kind, ...(kind === "expired" ? { expiresAt: "2020-01-01T00:00:00Z" } : {}) });
+      if (kind === "revoked") store.revoke(record.keyId);
+    }
+    store.close();
+  };
+  const servedSet = async (dataset: string): Promise<string> => {
+    const dataDir = newDataDir();
+    await buildArtifacts({ records: fixtureRecords(), outDir: path.join(dataDir, "current"), dataset });
+    return dataDir;
+  };
+
+  test.each([
+    { keys: [], workers: "1" },
+    { keys: ["revoked", "expired"], workers: "1" },
+    { keys: [], workers: "2" },
+  ] as const)("keys $keys (WORKERS=$workers): one warning naming npm run keys -- create", async ({ keys, workers }) => {
+    // As after `npm run pipeline -- build --input` into a fresh DATA_DIR.
+    const dataDir = await servedSet("custom");
+    keysAre(dataDir, [...keys]);
+    const served = await serve(dataDir, { WORKERS: workers });
+    const lines = noKeyLines(served.child.stdout());
+    expect(lines, served.child.stdout()).toHaveLength(1);
+    expect(JSON.parse(lines[0] as string)).toMatchObject({ level: "warn" });
+    expect(lines[0]).toContain("npm run keys -- create");
+    expectProblem(await call(served.url, "/v1/stats", { key: "tsk_00000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" }), 401, "invalid_api_key");
+    served.child.process.kill("SIGTERM");
+    expect((await served.child.exited).code).toBe(0);
+  }, 60_000);
+
+  test.each([
+    { dataset: "custom", keys: ["active"] as const },
+    // The demo key is the usable one.
+    { dataset: DEMO_DATASET, keys: [] as const },
+  ])("not with a usable key ($dataset set, keys $keys)", async ({ dataset, keys }) => {
+    const dataDir = await servedSet(dataset);
+    keysAre(dataDir, [...keys]);
+    const served = await serve(dataDir);
+    expect(noKeyLines(served.child.stdout())).toEqual([]);
+    served.child.process.kill("SIGTERM");
+    expect((await served.child.exited).code).toBe(0);
+  }, 60_000);
 });
