@@ -14,6 +14,7 @@
  * published a set and issued the demo key.
  */
 import cluster from "node:cluster";
+import type { Server } from "node:net";
 import { availableParallelism } from "node:os";
 import { createApp } from "./app.js";
 import { openKeyStore } from "./auth/key-store.js";
@@ -77,7 +78,7 @@ async function main(): Promise<void> {
   if (cluster.isPrimary && workers > 1) return runPrimary(config, workers, log);
   const link = cluster.isWorker ? connectWorker() : undefined;
   // Before anything slow or lasting: a port in use is one line, and nothing has changed yet. A worker's port is the primary's.
-  let reservation;
+  let reservation: Server | undefined;
   try {
     reservation = link === undefined ? await reservePort(config.host, config.port) : undefined;
   } catch (error) {
@@ -245,9 +246,9 @@ async function main(): Promise<void> {
     process.exit(1);
   });
   // A worker serves the connections its primary accepts and deals out (cluster/balancer.ts).
+  if (link !== undefined) settleDemoKey();
   // A worker's primary says when no key is usable, once for all workers.
   const handedIn = link?.serve(server, { dataset: catalog.manifest.dataset, builtAt: catalog.manifest.builtAt, usableKeys: usableKeyCount(keyStore) });
-  if (link !== undefined) settleDemoKey();
   if (reservation !== undefined) {
     // The server takes over the socket bound at start; connections are read only after this callback.
     server.listen(reservation, () => {
