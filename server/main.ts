@@ -1,10 +1,12 @@
 /**
- * `npm start`: load the config, make sure an artifact set is published (the
- * demo one on first start, as DEMO allows), open it with the live store and
- * the live fetcher, (re)issue the demo key when serving the demo data and
- * revoke it otherwise, listen, switch to a newly published set on SIGHUP or
- * when `current` changes (revoking the demo key when that set is not the
- * demo), and stop gracefully on SIGTERM/SIGINT.
+ * `npm start`: load the config, bind the port (a port in use stops the start
+ * before anything else), make sure an artifact set is published (the demo
+ * one on first start, as DEMO allows), open it with the live store and the
+ * live fetcher, serve, and only then (re)issue the demo key when serving the
+ * demo data or revoke it otherwise, so a start that never serves changes no
+ * key; switch to a newly published set on SIGHUP or when `current` changes
+ * (revoking the demo key when that set is not the demo), and stop gracefully
+ * on SIGTERM/SIGINT.
  *
  * With WORKERS > 1 this process becomes the primary (cluster/primary.ts) and
  * each worker runs the rest of this file, sharing rate limits, fetch claims
@@ -12,10 +14,12 @@
  * published a set and issued the demo key.
  */
 import cluster from "node:cluster";
+import type { Server } from "node:net";
 import { availableParallelism } from "node:os";
 import { createApp } from "./app.js";
 import { openKeyStore } from "./auth/key-store.js";
 import { openPgKeyStore } from "./auth/pg-key-store.js";
+import { NO_USABLE_KEY, usableKeyCount } from "./auth/usable-keys.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { demoKeyBanner, ensureServableSet, isDemoSet, issueDemoKey, NoArtifactSetError, revokeDemoKeys } from "./demo.js";
 import { createLogger, errorFields } from "./log.js";
@@ -34,6 +38,9 @@ import { fallbackCoordination, localFetchCoordination } from "./coordination/fet
 import { createFallbackRateLimiter } from "./rate-limit/fallback-rate-limiter.js";
 import { ServiceState } from "./service-state.js";
 import { practiceServing } from "./serving-practice.js";
+import { ListenError, reservePort } from "./port-reservation.js";
+import { parseStartArgs, START_USAGE, startHelp } from "./start-usage.js";
+import { startedByNpmScript, whenParentGone } from "./parent-watch.js";
 
 /** What serves while PostgreSQL is down, as /healthz says it. */
 const POSTGRESQL_FALLBACK = "postgresql unreachable: live fetches stored here and queued for it, api keys from the copy in memory";
@@ -45,6 +52,16 @@ const LIVE_SYNC_MS = 250;
 const PRACTICE_REQUESTS = 200;
 
 async function main(): Promise<void> {
+  // Before the settings: help works whatever the environment holds, and neither it nor a usage error touches DATA_DIR.
+  const args = parseStartArgs(process.argv.slice(2));
+  if ("problem" in args) {
+    process.stderr.write(`${args.problem}\n\n${START_USAGE}\n`);
+    process.exit(2);
+  }
+  if (args.help) {
+    process.stdout.write(`${startHelp()}\n`);
+    return;
+  }
   let config;
   try {
     config = loadConfig();
@@ -60,6 +77,17 @@ async function main(): Promise<void> {
   const workers = config.workers === "auto" ? availableParallelism() : config.workers;
   if (cluster.isPrimary && workers > 1) return runPrimary(config, workers, log);
   const link = cluster.isWorker ? connectWorker() : undefined;
+  // Before anything slow or lasting: a port in use is one line, and nothing has changed yet. A worker's port is the primary's.
+  let reservation: Server | undefined;
+  try {
+    reservation = link === undefined ? await reservePort(config.host, config.port) : undefined;
+  } catch (error) {
+    if (error instanceof ListenError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
   // Handled from here on, so a stop during a slow start (systemd, Ctrl-C) also ends with exit 0:
   // start-up checks `stopRequested` between its steps; once listening, the graceful stop below takes over.
   let stopRequested = false;
@@ -71,6 +99,13 @@ async function main(): Promise<void> {
   const signalled = (signal: NodeJS.Signals) => onStopSignal(signal);
   process.on("SIGTERM", signalled);
   process.on("SIGINT", signalled);
+  // Under `npm start`, npm gone (killed outright, so it passed no signal on) stops the server as SIGTERM would.
+  if (link === undefined && startedByNpmScript(process.env)) {
+    whenParentGone(() => {
+      log.warn("the npm process that started the server is gone; stopping");
+      signalled("SIGTERM");
+    });
+  }
   const stoppedDuringStartup = (close: () => Promise<void> | void = () => undefined): boolean => {
     if (!stopRequested) return false;
     void Promise.resolve()
@@ -184,11 +219,14 @@ async function main(): Promise<void> {
   if (redis !== undefined && !(await untilReady(redis, 5_000))) log.warn("redis not reachable at start; serving with local fallbacks until it is");
   if (stoppedDuringStartup(closeOpened)) return;
   const catalog = runtime.catalogs.current;
-  let demoKey: string | undefined;
-  // A worker's primary issued the demo key already (once for all workers).
-  // With DATABASE_URL keys are made with `npm run keys` only.
-  if (isDemoSet(catalog.manifest)) demoKey = link || config.databaseUrl !== undefined ? undefined : issueDemoKey(keyStore, log);
-  else revokeDemoKeys(keyStore, catalog.manifest.dataset, log);
+  // Called as the server starts to serve, before any request is read: a start that fails before never changes a key.
+  // A worker's primary issues the demo key (once for all workers); with DATABASE_URL keys are made with `npm run keys` only.
+  const settleDemoKey = (): string | undefined => {
+    const served = runtime.catalogs.current.manifest;
+    if (!isDemoSet(served)) revokeDemoKeys(keyStore, served.dataset, log);
+    else if (link === undefined && config.databaseUrl === undefined) return issueDemoKey(keyStore, log);
+    return undefined;
+  };
   // Before listening: the first searches should not wait on storage for the index.
   await warmLogged(catalog, log);
   if (stoppedDuringStartup(closeOpened)) return;
@@ -227,21 +265,27 @@ async function main(): Promise<void> {
     process.exit(1);
   });
   // A worker serves the connections its primary accepts and deals out (cluster/balancer.ts).
-  link?.serve(server, { dataset: catalog.manifest.dataset, builtAt: catalog.manifest.builtAt });
-  if (link === undefined) {
-    server.listen(config.port, config.host, () => {
+  if (link !== undefined) settleDemoKey();
+  // A worker's primary says when no key is usable, once for all workers.
+  link?.serve(server, { dataset: catalog.manifest.dataset, builtAt: catalog.manifest.builtAt, usableKeys: usableKeyCount(keyStore) });
+  if (reservation !== undefined) {
+    // The server takes over the socket bound at start; connections are read only after this callback.
+    server.listen(reservation, () => {
+      const demoKey = settleDemoKey();
       const address = server.address();
       const port = typeof address === "object" && address !== null ? address.port : config.port;
       const url = `http://${config.host}:${port}`;
+      const served = runtime.catalogs.current.manifest;
       log.info("listening", {
         url,
         pid: process.pid,
-        dataset: catalog.manifest.dataset,
-        builtAt: catalog.manifest.builtAt,
+        dataset: served.dataset,
+        builtAt: served.builtAt,
         liveFetch: config.liveFetch ? config.youtubeOrigin : "off",
         proxies: config.youtubeProxyUrls.length,
       });
       if (demoKey !== undefined) process.stdout.write(demoKeyBanner(url, demoKey));
+      else if (usableKeyCount(keyStore) === 0) log.warn(NO_USABLE_KEY);
     });
   }
 

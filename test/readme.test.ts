@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildArtifacts } from "../pipeline/build.js";
 import { DEMO_DATASET, demoRecords } from "../pipeline/demo.js";
 import { startTestServer, type TestServer } from "./server/helpers/test-server.js";
+import { SETTINGS } from "../settings/settings.js";
 
 const DOCUMENTS = ["README.md", "docs/api.md"];
 const ANY = "…";
@@ -115,6 +116,23 @@ describe("comparing a documented response with a served one", () => {
       "$.missing: documented, not served",
       "$.extra: served true, not documented",
     ]);
+  });
+});
+
+describe("the quick start", () => {
+  const readme = readFileSync(path.resolve(import.meta.dirname, "..", "README.md"), "utf8");
+  const quickStart = /^## Quick start\n([\s\S]*?)^## /m.exec(readme)?.[1] ?? "";
+  const serverSettings = SETTINGS.filter((s) => s.readBy.includes("server")).map((s) => s.name);
+
+  it("says how to serve on another port or interface, with PORT and HOST", () => {
+    expect(quickStart).toMatch(/`PORT=\d+ npm start`/);
+    expect(quickStart).toMatch(/`HOST=\S+ npm start`/);
+  });
+
+  it("sets only settings that npm start reads", () => {
+    const set = [...quickStart.matchAll(/\b([A-Z][A-Z0-9_]*)=\S* npm start/g)].map((m) => m[1]);
+    expect(set.length).toBeGreaterThan(0);
+    expect(set.filter((name) => !serverSettings.includes(name as string))).toEqual([]);
   });
 });
 

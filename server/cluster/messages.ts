@@ -28,14 +28,15 @@ export type Answer =
   | { op: "negative-remember"; remembered: boolean };
 
 /**
- * A worker to the primary. `listening`: the worker takes connections.
+ * A worker to the primary. `listening`: the worker takes connections (and
+ * how many API keys it found usable, for the primary's one warning when none).
  * `returned`: what it had not taken of a recalled lease. `closed`: that many
  * of the connections the primary gave it have closed (balancer.ts).
  * `stopping`: it takes no more connections (a graceful stop has begun).
  */
 export type WorkerMessage =
   | { channel: typeof CHANNEL; id: number; ask: Ask }
-  | { channel: typeof CHANNEL; listening: { dataset: string; builtAt: string } }
+  | { channel: typeof CHANNEL; listening: { dataset: string; builtAt: string; usableKeys: number } }
   | { channel: typeof CHANNEL; returned: { keyId: string; window: number; ranges: OrdinalRange[] } }
   | { channel: typeof CHANNEL; closed: number }
   | { channel: typeof CHANNEL; stopping: true };

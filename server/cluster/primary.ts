@@ -1,23 +1,27 @@
 /**
- * `npm start` with WORKERS > 1: the primary process. It makes sure a set is
- * published (the demo one on first start) and issues the demo key once, then
- * forks the workers, each a whole server (`main.ts`), and answers their
- * questions about the state they share (`hub.ts`). It listens on the port
- * once the first worker serves, and hands each connection it accepts to the
- * worker with the fewest open (balancer.ts). It logs `listening` once every
- * worker serves, replaces a worker that dies, passes SIGHUP on, and on
- * SIGTERM/SIGINT stops listening, then stops every worker gracefully before
- * it exits.
+ * `npm start` with WORKERS > 1: the primary process. It binds the port first
+ * (a port in use stops the start before anything else), makes sure a set is
+ * published (the demo one on first start), then forks the workers, each a
+ * whole server (`main.ts`), and answers their questions about the state they
+ * share (`hub.ts`). It serves the port once the first worker serves, issuing
+ * the demo key then (once, so a start that never serves changes no key), and
+ * hands each connection it accepts to the worker with the fewest open
+ * (balancer.ts). It logs `listening` once every worker serves, replaces a
+ * worker that dies, passes SIGHUP on, and on SIGTERM/SIGINT stops listening,
+ * then stops every worker gracefully before it exits.
  */
 import cluster, { type Worker } from "node:cluster";
 import net from "node:net";
 import { availableParallelism } from "node:os";
 import { demoKeyBanner, ensureServableSet, isDemoSet, issueDemoKey, NoArtifactSetError, revokeDemoKeys } from "../demo.js";
 import { openKeyStore } from "../auth/key-store.js";
+import { NO_USABLE_KEY } from "../auth/usable-keys.js";
 import type { Config } from "../config.js";
 import { errorFields, type Logger } from "../log.js";
 import { readManifest } from "../../pipeline/artifact/manifest.js";
 import { dataDirLayout } from "../../pipeline/artifact/layout.js";
+import { ListenError, reservePort } from "../port-reservation.js";
+import { startedByNpmScript, whenParentGone } from "../parent-watch.js";
 import { LeastConnections } from "./balancer.js";
 import { Hub, type Asker } from "./hub.js";
 import { CHANNEL, isServiceMessage, type PrimaryMessage, type WorkerMessage } from "./messages.js";
@@ -43,9 +47,28 @@ export async function runPrimary(config: Config, workers: number, log: Logger): 
   };
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
+  // Under `npm start`, npm gone (killed outright, so it passed no signal on) stops the service as SIGTERM would.
+  if (startedByNpmScript(process.env)) {
+    whenParentGone(() => {
+      log.warn("the npm process that started the server is gone; stopping");
+      onSignal("SIGTERM");
+    });
+  }
   process.on("SIGHUP", () => {
     for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill("SIGHUP");
   });
+
+  // Before anything slow or lasting: a port in use is one line, and nothing has changed yet.
+  let reservation: net.Server;
+  try {
+    reservation = await reservePort(config.host, config.port);
+  } catch (error) {
+    if (error instanceof ListenError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
 
   try {
     await ensureServableSet(config, log);
@@ -57,11 +80,15 @@ export async function runPrimary(config: Config, workers: number, log: Logger): 
     throw error;
   }
   if (stopping) return stopAll();
-  // Once, here: a worker (or its replacement) never replaces the printed key.
-  const manifest = readManifest(dataDirLayout(config.dataDir).current);
   let demoKey: string | undefined;
-  // With DATABASE_URL the keys are in PostgreSQL, made with `npm run keys` only; each worker revokes the demo keys there.
-  if (config.databaseUrl === undefined) {
+  /**
+   * Once, as the port starts to serve: a worker (or its replacement) never replaces the printed key, and a start
+   * whose workers never serve changes none. With DATABASE_URL the keys are in PostgreSQL, made with `npm run keys`
+   * only; each worker revokes the demo keys there.
+   */
+  const settleDemoKey = (): void => {
+    if (config.databaseUrl !== undefined) return;
+    const manifest = readManifest(dataDirLayout(config.dataDir).current);
     const keyStore = openKeyStore({ dataDir: config.dataDir });
     try {
       if (isDemoSet(manifest)) demoKey = issueDemoKey(keyStore, log);
@@ -69,7 +96,7 @@ export async function runPrimary(config: Config, workers: number, log: Logger): 
     } finally {
       keyStore.close();
     }
-  }
+  };
 
   const hub = new Hub({
     rateLimitPerMinute: config.rateLimitPerMinute,
@@ -112,10 +139,12 @@ export async function runPrimary(config: Config, workers: number, log: Logger): 
     stopping = true;
     void stopAll(1);
   });
-  /** Listens once (when the first worker serves) and resolves with the port. */
+  /** Serves the port bound at start once (when the first worker serves) and resolves with the port. */
   const listen = (): Promise<number> =>
     (bound ??= new Promise((resolve) => {
-      front.listen(config.port, config.host, () => {
+      // Connections are read only after this callback, so none is dealt before the demo key is settled.
+      front.listen(reservation, () => {
+        settleDemoKey();
         const address = front.address();
         resolve(typeof address === "object" && address !== null ? address.port : config.port);
       });
@@ -196,7 +225,7 @@ export async function runPrimary(config: Config, workers: number, log: Logger): 
     });
   };
 
-  const announce = (details: { port: number; dataset: string; builtAt: string }): void => {
+  const announce = (details: { port: number; dataset: string; builtAt: string; usableKeys: number }): void => {
     const url = `http://${config.host}:${details.port}`;
     log.info("listening", {
       url,
@@ -208,6 +237,7 @@ export async function runPrimary(config: Config, workers: number, log: Logger): 
       proxies: config.youtubeProxyUrls.length,
     });
     if (demoKey !== undefined) process.stdout.write(demoKeyBanner(url, demoKey));
+    else if (details.usableKeys === 0) log.warn(NO_USABLE_KEY);
   };
 
   /** SIGTERM to every worker (each stops gracefully), then exit once all are gone. */

@@ -31,7 +31,7 @@ export interface WorkerLink {
    * 'connection' event, so a graceful stop drains it like one the server
    * accepted (shutdown.ts). Returns those open now.
    */
-  serve(server: http.Server, details: { dataset: string; builtAt: string }): ReadonlySet<Socket>;
+  serve(server: http.Server, details: { dataset: string; builtAt: string; usableKeys: number }): ReadonlySet<Socket>;
   close(): void;
 }
 

@@ -2,8 +2,9 @@
  * At start with DATABASE_URL: PostgreSQL is asked until it answers, so a
  * replica started before it (a machine booting, a database failing over)
  * comes up by itself once it does, rather than exit for a supervisor to
- * restart in a loop. Nothing listens meanwhile, so a load balancer counts the
- * replica as down; a stop signal ends the wait.
+ * restart in a loop. Nothing is served meanwhile (the port, bound at start,
+ * resets each connection), so a load balancer counts the replica as down; a
+ * stop signal ends the wait.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";

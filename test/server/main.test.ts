@@ -35,10 +35,10 @@ interface Started {
   output: () => string;
 }
 
-/** Runs the command of package.json's `start` script (`node` being this node, others from node_modules/.bin), so the signalled process is the one `npm start` runs. */
+/** Runs the command of package.json's `start` script (`node` being this node, others from node_modules/.bin; the shell's `exec` is what running it directly does), so the signalled process is the one `npm start` runs. */
 function spawnStart(env: NodeJS.ProcessEnv): ChildProcess {
   const script = (JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start;
-  const [command = "", ...args] = script.split(" ");
+  const [command = "", ...args] = script.replace(/^exec /, "").split(" ");
   return spawn(command === "node" ? process.execPath : path.join(ROOT, "node_modules/.bin", command), args, {
     cwd: ROOT,
     env: { ...process.env, DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", ACCESS_LOG: "off", ...env },

@@ -43,7 +43,7 @@ async function startAsWorker(delayMs: number, env: Record<string, string> = {}) 
   const started = await start(delayMs, false, env);
   const channel = new PrimaryChannel();
   const link = connectWorker(channel.asProcess());
-  const handedIn = link.serve(started.server, { dataset: "test", builtAt: "" });
+  const handedIn = link.serve(started.server, { dataset: "test", builtAt: "", usableKeys: 1 });
   const front = net.createServer({ pauseOnConnect: true }, (socket) => channel.deliver({ channel: CHANNEL, connection: true }, socket));
   await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
   const baseUrl = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
