@@ -69,6 +69,13 @@ export async function verifyExport(dir: string): Promise<{ manifest: ExportManif
 
 type Row = Record<string, unknown>;
 
+/**
+ * DuckDB's memory while it turns a Parquet shard into JSON Lines: its JSON
+ * writer holds a row several times over, so a transcript of tens of
+ * megabytes needs a few gigabytes; a cap, not a reservation.
+ */
+const READ_MEMORY = "4GB";
+
 /** A row and where it is: its shard (as the manifest names it) and its number there, from 1. */
 interface Located {
   row: Row;
@@ -112,7 +119,7 @@ async function* tableRows(dir: string, manifest: ExportManifest, table: TableNam
   // Loaded only here: commands that read no Parquet do not load DuckDB's native library.
   const { DuckDBInstance } = await import("@duckdb/node-api");
   const scratch = await mkdtemp(join(tmpdir(), "export-read-"));
-  const instance = await DuckDBInstance.create(":memory:", { memory_limit: "1GB", threads: "1", temp_directory: join(scratch, "spill") });
+  const instance = await DuckDBInstance.create(":memory:", { memory_limit: READ_MEMORY, threads: "1", temp_directory: join(scratch, "spill") });
   const connection = await instance.connect();
   const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
   try {

@@ -149,6 +149,8 @@ class LineWriter extends ShardedWriter {
   #gzip: Gzip | undefined;
   #file: WriteStream | undefined;
   protected gzip = true;
+  /** Bytes of the shard's longest line so far. */
+  protected longestLine = 0;
 
   /** Where the lines of the shard in `temporary` go. */
   protected linesPath(temporary: string): string {
@@ -156,6 +158,7 @@ class LineWriter extends ShardedWriter {
   }
 
   protected async open(temporary: string): Promise<void> {
+    this.longestLine = 0;
     this.#file = createWriteStream(this.linesPath(temporary));
     if (this.gzip) {
       this.#gzip = createGzip();
@@ -167,7 +170,9 @@ class LineWriter extends ShardedWriter {
     const ordered: Row = {};
     for (const column of COLUMNS[this.table]) ordered[column.name] = row[column.name] ?? null;
     const stream = this.#gzip ?? this.#file!;
-    if (!stream.write(`${JSON.stringify(ordered)}\n`)) await once(stream, "drain");
+    const line = `${JSON.stringify(ordered)}\n`;
+    this.longestLine = Math.max(this.longestLine, Buffer.byteLength(line));
+    if (!stream.write(line)) await once(stream, "drain");
   }
 
   protected async close(_temporary: string): Promise<void> {
@@ -223,7 +228,7 @@ class ParquetWriter extends LineWriter {
     try {
       await this.connection.run(
         `COPY (SELECT * FROM read_json(${literal(lines)}, format = 'newline_delimited', columns = {${columns}},
-                 maximum_object_size = ${MAX_ROW_BYTES}))
+                 maximum_object_size = ${Math.max(MAX_ROW_BYTES, this.longestLine + 1)}))
          TO ${literal(temporary)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${groupRows})`,
       );
     } finally {
@@ -237,7 +242,11 @@ class ParquetWriter extends LineWriter {
   }
 }
 
-/** The largest row DuckDB reads back (a transcript of many hours is a few megabytes); its read buffers are a small multiple of it. */
+/**
+ * The largest row DuckDB reads back unless the shard holds a longer one (a
+ * transcript of many hours is a few megabytes); its read buffers are a small
+ * multiple of it, so a shard with a longer row raises it to that row's size.
+ */
 const MAX_ROW_BYTES = 32 << 20;
 
 export function tableWriter(format: ExportFormat, outDir: string, table: TableName, limits: ShardLimits, connection?: DuckDBConnection): TableWriter {
