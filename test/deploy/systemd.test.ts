@@ -70,7 +70,8 @@ describe("deploy/systemd", () => {
     const scripts = (JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
     const server = directives("transcript-server.service");
     const pipeline = directives("transcript-pipeline.service");
-    expect(one(server, "ExecStart")).toBe(`/usr/bin/${scripts.start}`);
+    // `exec` only makes npm's shell hand over to node (so npm's signals reach it); systemd runs node directly.
+    expect(one(server, "ExecStart")).toBe(`/usr/bin/${scripts.start!.replace(/^exec /, "")}`);
     expect(one(pipeline, "ExecStart")).toMatch(new RegExp(`^/usr/bin/${scripts.pipeline!.replace(/[.]/g, "\\.")} run --channels /`));
     expect(one(directives("transcript-pipeline.timer"), "Unit")).toBe("transcript-pipeline.service");
     expect(one(pipeline, "SuccessExitStatus")).toBe("3 4");
