@@ -25,6 +25,7 @@
  * (interrupted by SIGINT/SIGTERM: nothing published); `run` adds 4 (finished
  * with failures a later run may fix).
  */
+import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { ConfigError, loadSettings } from "../settings/settings.js";
@@ -43,7 +44,7 @@ import { acquireLock, LockHeldError } from "./run/acquire-lock.js";
 import { acquireSharedLock, type SharedLock } from "./run/shared-lock.js";
 import { buildAndPublish } from "./run/build-and-publish.js";
 import { EXIT, UsageError } from "./run/exit-codes.js";
-import { importAndPublish, NothingToImportError, settleImport } from "./run/import-and-publish.js";
+import { importAndPublish, NothingToImportError, PublishedThenFailedError, settleImport } from "./run/import-and-publish.js";
 import { skipReporter } from "./run/import-records.js";
 import { PipelineState } from "./run/open-state.js";
 import { PublishRefused } from "./run/publish-guard.js";
@@ -81,7 +82,8 @@ are built and published. All or nothing: an input with no valid record, an expor
 not match its manifest, a refused publish or a stop leaves the state as it was.
 
 exit codes: 0 ok, 1 failed (also: no valid record in the input), 2 usage, 3 another run holds the lock,
-            5 publish refused (see --force), 130 interrupted`;
+            4 published (and the input folded in), then a later step failed, 5 publish refused (see --force),
+            130 interrupted`;
 
 const DEMO_USAGE = `usage: npm run pipeline -- demo
 
@@ -219,7 +221,6 @@ async function buildCommand(dataDir: string, inputs: BuildInput[], dataset: stri
     console.error(error.message);
     return EXIT.locked;
   }
-  const state = PipelineState.open(layout.state);
   // SIGTERM/SIGINT stop the import or the build at its next check; nothing is published.
   const controller = new AbortController();
   const stop = (name: string) => {
@@ -229,7 +230,9 @@ async function buildCommand(dataDir: string, inputs: BuildInput[], dataset: stri
   process.once("SIGTERM", () => stop("SIGTERM"));
   process.once("SIGINT", () => stop("SIGINT"));
   const skips = skipReporter(log);
+  let state: PipelineState | undefined;
   try {
+    state = PipelineState.open(layout.state);
     if (inputs.length === 0) {
       await settleImport(state, dataDir, log);
       const built = await buildAndPublish({ dataDir, state, log, dataset, force, signal: controller.signal, ...(databaseUrl !== undefined ? { databaseUrl } : {}) });
@@ -258,7 +261,11 @@ async function buildCommand(dataDir: string, inputs: BuildInput[], dataset: stri
       console.error(error.message);
       return EXIT.interrupted;
     }
-    if (error instanceof ExportReadError || error instanceof NothingToImportError || error instanceof JsonlError) {
+    if (error instanceof PublishedThenFailedError) {
+      console.error(error.message);
+      return EXIT.partial;
+    }
+    if (error instanceof ExportReadError || error instanceof NothingToImportError || error instanceof JsonlError || error instanceof PublishError) {
       console.error(error.message);
       return EXIT.failed;
     }
@@ -266,7 +273,7 @@ async function buildCommand(dataDir: string, inputs: BuildInput[], dataset: stri
     console.error(error.message);
     return EXIT.refused;
   } finally {
-    state.close();
+    state?.close();
     lock.release();
     await sharedLock?.release();
   }
@@ -282,6 +289,15 @@ async function installSetCommand(dataDir: string, source: string, force: boolean
     if (!(error instanceof LockHeldError)) throw error;
     console.error(error.message);
     return EXIT.locked;
+  }
+  // An import killed just after its publish is folded in before `current` moves on, or its records would be dropped.
+  if (existsSync(dataDirLayout(dataDir).state)) {
+    const state = PipelineState.open(dataDirLayout(dataDir).state);
+    try {
+      await settleImport(state, dataDir, log);
+    } finally {
+      state.close();
+    }
   }
   const controller = new AbortController();
   const stop = (name: string) => {

@@ -21,17 +21,22 @@ export async function* readJsonlLines(path: string): AsyncGenerator<JsonlLine> {
   input.setEncoding("utf8");
   const lines = createInterface({ input, crlfDelay: Infinity });
   let number = 0;
-  for await (const line of lines) {
-    number++;
-    if (line.trim() === "") continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      yield { line: number, malformed: true };
-      continue;
+  try {
+    for await (const line of lines) {
+      number++;
+      if (line.trim() === "") continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        yield { line: number, malformed: true };
+        continue;
+      }
+      yield { line: number, value };
     }
-    yield { line: number, value };
+  } catch (error) {
+    // A read or gunzip error (a truncated .gz, say), named with the file and how far it got.
+    throw new JsonlError(`${path}: cannot be read past line ${number}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
 }
 

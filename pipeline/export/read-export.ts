@@ -214,6 +214,10 @@ export async function* exportRecords(dir: string): AsyncGenerator<InputItem> {
     if (!pending.done) {
       throw new ExportReadError(`${dir}: a transcripts row of video ${String(pending.value.row.videoId)} (${pending.value.where}) has no videos row in the same order`);
     }
+  } catch (error) {
+    // A row that is not an object cannot be joined to the rows around it: the export is refused, naming it.
+    if (error instanceof RowShapeError) throw new ExportReadError(`${dir}: ${error.message}`);
+    throw error;
   } finally {
     await transcripts.return(undefined);
   }

@@ -19,6 +19,7 @@ import { dataDirLayout } from "../artifact/layout.js";
 import { openLiveSnapshot, trimmableThrough } from "../artifact/live-records.js";
 import { connectSharedLiveStore, sharedMaxSeq, sharedRecords, trimSharedRecords } from "../artifact/pg-live-records.js";
 import { readManifest } from "../artifact/manifest.js";
+import { throwIfInterrupted } from "../build/interrupt.js";
 import { newBuildDir, publishBuild } from "../publish.js";
 import type { ImportStaging } from "./import-staging.js";
 import type { PipelineState } from "./open-state.js";
@@ -132,6 +133,13 @@ async function buildAndPublishFrom(options: BuildAndPublishOptions, shared: Shar
   });
   try {
     checkPublish(options.dataDir, result.manifest, { force: options.force ?? false });
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+  // The last moment a stop still publishes nothing.
+  try {
+    throwIfInterrupted(options.signal);
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
     throw error;

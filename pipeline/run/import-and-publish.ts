@@ -14,6 +14,17 @@ export class NothingToImportError extends Error {
   override name = "NothingToImportError";
 }
 
+/** The set with the import was published (and the import folded in), then a later step failed: pruning old builds, trimming the shared store. */
+export class PublishedThenFailedError extends Error {
+  override name = "PublishedThenFailedError";
+  constructor(
+    readonly build: string,
+    cause: unknown,
+  ) {
+    super(`published ${build} with the input, which joined the pipeline state; then: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
 export interface ImportAndPublishOptions extends Omit<BuildAndPublishOptions, "staging"> {
   input: AsyncIterable<InputItem> | Iterable<InputItem>;
   onSkip?: (skipped: SkippedRecord) => void;
@@ -40,6 +51,10 @@ export async function importAndPublish(options: ImportAndPublishOptions): Promis
     }
     const { input: _input, onSkip: _onSkip, ...build } = options;
     return { imported, built: await buildAndPublish({ ...build, staging }) };
+  } catch (error) {
+    const noted = staging.publishingBuild();
+    if (noted !== undefined && noted === (await currentBuildName(dataDir))) throw new PublishedThenFailedError(noted, error);
+    throw error;
   } finally {
     // Nothing staged survives the command: folded if its set was published, else dropped.
     await settleImport(state, dataDir);

@@ -63,12 +63,18 @@ export class ImportStaging {
       replace: db.prepare("UPDATE import_staging SET record = ?, fetched_at = ? WHERE video_id = ?"),
       count: db.prepare("SELECT count(*) FROM import_staging").pluck(),
       onlyStagedCount: db.prepare("SELECT count(*) FROM import_staging s WHERE NOT EXISTS (SELECT 1 FROM records r WHERE r.video_id = s.video_id)").pluck(),
+      // In the order the state's records would have after the fold: by video (a video crawled before keeps its
+      // place), then the videos new to the state in the input's order, as the fold numbers them.
       merged: db.prepare(
-        `SELECT r.record, r.fetched_at AS fetchedAt, v.view_count AS viewCount, v.last_seen_at > r.fetched_at AS refreshed,
-                s.record AS staged, s.fetched_at AS stagedAt
-         FROM records r JOIN videos v ON v.video_id = r.video_id LEFT JOIN import_staging s ON s.video_id = r.video_id ORDER BY v.id`,
+        `SELECT * FROM (SELECT r.record, r.fetched_at AS fetchedAt, v.view_count AS viewCount, v.last_seen_at > r.fetched_at AS refreshed,
+                s.record AS staged, s.fetched_at AS stagedAt, v.id AS videoRow, s.seq AS seq
+         FROM records r JOIN videos v ON v.video_id = r.video_id LEFT JOIN import_staging s ON s.video_id = r.video_id
+         UNION ALL
+         SELECT NULL, NULL, NULL, 0, s.record, s.fetched_at, v.id, s.seq
+         FROM import_staging s LEFT JOIN videos v ON v.video_id = s.video_id
+         WHERE NOT EXISTS (SELECT 1 FROM records r WHERE r.video_id = s.video_id))
+         ORDER BY videoRow IS NULL, videoRow, seq`,
       ),
-      onlyStaged: db.prepare("SELECT record FROM import_staging s WHERE NOT EXISTS (SELECT 1 FROM records r WHERE r.video_id = s.video_id) ORDER BY seq").pluck(),
       batch: db.prepare("SELECT seq, video_id AS videoId, record, fetched_at AS fetchedAt FROM import_staging WHERE seq > ? ORDER BY seq LIMIT ?"),
       remove: db.prepare("DELETE FROM import_staging WHERE seq <= ?"),
       clear: db.prepare("DELETE FROM import_staging"),
@@ -125,25 +131,39 @@ export class ImportStaging {
    * The records a build with the import holds, one at a time: the state's
    * (view counts refreshed as `PipelineState.records` does), each merged
    * with its staged record as folding would merge them, then the staged
-   * videos the state does not have, in the input's order.
+   * videos the state does not have, in the order folding would give them.
    */
   *records(): Generator<VideoRecord> {
-    type Row = { record: Buffer; fetchedAt: string; viewCount: number | null; refreshed: number; staged: Buffer | null; stagedAt: string | null };
+    type Row = { record: Buffer | null; fetchedAt: string | null; viewCount: number | null; refreshed: number; staged: Buffer | null; stagedAt: string | null };
     for (const row of this.#sql.merged.iterate() as Iterable<Row>) {
+      if (row.record === null) {
+        yield inflate(row.staged!);
+        continue;
+      }
       const record = inflate(row.record);
       if (row.refreshed && row.viewCount !== null) record.viewCount = row.viewCount;
       if (row.staged === null) yield record;
       else {
         const staged = inflate(row.staged);
-        yield row.fetchedAt > row.stagedAt! ? mergeRecords(staged, record) : mergeRecords(record, staged);
+        yield row.fetchedAt! > row.stagedAt! ? mergeRecords(staged, record) : mergeRecords(record, staged);
       }
     }
-    for (const blob of this.#sql.onlyStaged.iterate() as Iterable<Buffer>) yield inflate(blob);
   }
 
-  /** Notes that `current` is about to point at `build`, a set built with the staged import (durable before the swap). */
+  /** Notes that `current` is about to point at `build`, a set built with the staged import (on disk before the swap, power cut included). */
   publishing(build: string): void {
-    this.#sql.setPublishing.run(build);
+    const previous = this.#db.pragma("synchronous", { simple: true }) as number;
+    this.#db.pragma("synchronous = FULL");
+    try {
+      this.#sql.setPublishing.run(build);
+    } finally {
+      this.#db.pragma(`synchronous = ${previous}`);
+    }
+  }
+
+  /** The build the staged import is being published as, if it got that far. */
+  publishingBuild(): string | undefined {
+    return this.#sql.publishing.get() as string | undefined;
   }
 
   /** Folds the staged import into the state's records, once the set built with it is published. */

@@ -9,7 +9,7 @@
 import Database from "better-sqlite3";
 import fc from "fast-check";
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
@@ -17,7 +17,11 @@ import { createHash } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { ARTIFACT_FILES } from "../../pipeline/artifact/contract.js";
 import { dataDirLayout } from "../../pipeline/artifact/layout.js";
-import { settleImport } from "../../pipeline/run/import-and-publish.js";
+import { buildAndPublish } from "../../pipeline/run/build-and-publish.js";
+import { inputOf, settleImport } from "../../pipeline/run/import-and-publish.js";
+import { importRecords } from "../../pipeline/run/import-records.js";
+import { ImportStaging } from "../../pipeline/run/import-staging.js";
+import { UPSERT_VIDEO_SQL } from "../../pipeline/run/state-writes.js";
 import { PipelineState } from "../../pipeline/run/open-state.js";
 import { EXIT } from "../../pipeline/run/exit-codes.js";
 import { makeVideo } from "../helpers/records.js";
@@ -196,6 +200,84 @@ describe("an export folder as input", () => {
     expect(result.stdout + result.stderr).toContain(`skipped ${shard} row 1: segments: expected a list, got string`);
     expect(result.stderr).toMatch(/no valid record in the input \(2 skipped\)/);
     expect(currentBuild(target)).toBeUndefined();
+  });
+});
+
+describe("an import killed between the publish and the fold", () => {
+  /** Staging whose fold never happens, as when the process is killed just after `current` moved. */
+  class KilledAfterSwap extends ImportStaging {
+    override commit(): void {
+      throw new Error("killed after the swap");
+    }
+  }
+
+  async function killedImport(dataDir: string, ns: number[]): Promise<string> {
+    const state = PipelineState.open(dataDirLayout(dataDir).state);
+    try {
+      const staging = new KilledAfterSwap(state);
+      await importRecords(staging, inputOf(ns.map((n) => makeVideo(n, { text: `late words ${n}` }))));
+      await expect(buildAndPublish({ dataDir, state, log: () => {}, staging })).rejects.toThrow("killed after the swap");
+    } finally {
+      state.close();
+    }
+    return currentBuild(dataDir)!;
+  }
+
+  it("is folded in by the next command, and an install-set first keeps it too", async () => {
+    const dataDir = newDir("swap");
+    expect(cli(["build", "--input", writeInput([1, 2, 3].map(valid))], dataDir).status).toBe(EXIT.ok);
+    const base = currentBuild(dataDir)!;
+    const published = await killedImport(dataDir, [7, 8]);
+    expect(published).not.toBe(base);
+    expect(servedIds(dataDir)).toEqual(ids([1, 2, 3, 7, 8]));
+    // Another set installed before anything settles the import: the records it published stay in the state.
+    const copy = join(newDir("ship"), base);
+    cpSync(join(dataDirLayout(dataDir).builds, base), copy, { recursive: true });
+    const installed = cli(["install-set", copy, "--force"], dataDir);
+    expect(installed.status, installed.stderr).toBe(EXIT.ok);
+    expect(installed.stderr).toContain(`folded the records of an import published as ${published}`);
+    expect(await stateIds(dataDir)).toEqual(ids([1, 2, 3, 7, 8]));
+    const rebuilt = cli(["build"], dataDir);
+    expect(rebuilt.status, rebuilt.stderr).toBe(EXIT.ok);
+    expect(servedIds(dataDir)).toEqual(ids([1, 2, 3, 7, 8]));
+  });
+});
+
+describe("the set built with a staged import", () => {
+  it("holds the records folding gives, in the order folding gives them", async () => {
+    const dir = newDir("order");
+    const state = PipelineState.open(join(dir, "state.db"));
+    try {
+      // Videos 1 and 3 crawled but not fetched (before 4 was fetched), so they come first in the state's order.
+      const upsert = state.db.prepare(UPSERT_VIDEO_SQL);
+      for (const n of [1, 3]) {
+        const v = makeVideo(n);
+        upsert.run({ videoId: v.videoId, channelId: v.channelId, title: "old title", viewCount: 5, publishedAt: null, approx: 1, now: "2020-01-01T00:00:00.000Z" });
+      }
+      state.absorb([{ record: makeVideo(4, { text: "fetched before" }), fetchedAt: "2021-01-01T00:00:00.000Z" }]);
+      const staging = new ImportStaging(state);
+      staging.stage([3, 1, 5, 4].map((n) => ({ record: makeVideo(n, { text: `imported ${n}`, channelTitle: "Renamed" }), fetchedAt: "2022-01-01T00:00:00.000Z" })));
+      const view = [...staging.records()];
+      staging.commit();
+      expect(view).toEqual([...state.records()]);
+      expect(view.map((r) => r.videoId)).toEqual([1, 3, 4, 5].map((n) => makeVideo(n).videoId));
+    } finally {
+      state.close();
+    }
+  });
+});
+
+describe("an input that cannot be read to its end", () => {
+  it("a truncated .gz is named with how far it got, exit 1, nothing published", () => {
+    const dataDir = newDir("gz");
+    const path = join(work, "cut.jsonl.gz");
+    const whole = gzipSync(Array.from({ length: 200 }, (_, i) => valid(300 + i)).join("\n"));
+    writeFileSync(path, whole.subarray(0, Math.floor(whole.length / 2)));
+    const result = cli(["build", "--input", path], dataDir);
+    expect(result.status, result.stderr).toBe(EXIT.failed);
+    expect(result.stderr).toMatch(new RegExp(`${path.replaceAll(".", "\\.")}: cannot be read past line \\d+: `));
+    expect(result.stderr).not.toMatch(/^\s+at /m);
+    expect(currentBuild(dataDir)).toBeUndefined();
   });
 });
 
