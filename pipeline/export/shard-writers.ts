@@ -194,7 +194,7 @@ class LineWriter extends ShardedWriter {
 /**
  * Parquet: a shard's rows are first written as plain JSON Lines beside it,
  * then DuckDB reads them with the table's column types and writes the
- * Parquet file (zstd, row groups sized to the rows' average size) as it
+ * Parquet file (zstd at ZSTD_LEVEL, row groups sized to the rows' average size) as it
  * reads, with capped memory. DuckDB's reader turns a few large writes into
  * typed columns several times faster than appending values one at a time.
  */
@@ -224,7 +224,7 @@ class ParquetWriter extends LineWriter {
       await this.connection.run(
         `COPY (SELECT * FROM read_json(${literal(lines)}, format = 'newline_delimited', columns = {${columns}},
                  maximum_object_size = ${MAX_ROW_BYTES}))
-         TO ${literal(temporary)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${groupRows})`,
+         TO ${literal(temporary)} (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL ${ZSTD_LEVEL}, ROW_GROUP_SIZE ${groupRows})`,
       );
     } finally {
       await rm(lines, { force: true });
@@ -236,6 +236,16 @@ class ParquetWriter extends LineWriter {
     await super.abort();
   }
 }
+
+/**
+ * zstd level of the Parquet files. The segments' texts are most of the bytes;
+ * over the demo set, 9 makes the transcripts 12% smaller than DuckDB's
+ * default 3 (12.8 MB against 14.6 MB) for about a third more CPU time over
+ * the whole export (3.2 s against 2.4 s); decompression is as fast at any
+ * level. Past 9 the time grows faster than the files shrink (12: 4% smaller
+ * for 2.4 times the compression time of 9).
+ */
+const ZSTD_LEVEL = 9;
 
 /** The largest row DuckDB reads back (a transcript of many hours is a few megabytes); its read buffers are a small multiple of it. */
 const MAX_ROW_BYTES = 32 << 20;
