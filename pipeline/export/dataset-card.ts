@@ -6,7 +6,7 @@
  * none that this service could grant.
  */
 import { DEMO_DATASET } from "../artifact/contract.js";
-import { COLUMNS, TABLES, type ExportCounts, type ExportFormat, type ExportManifest, type TableName } from "./dataset-schema.js";
+import { COLUMNS, TABLES, TRANSCRIPT_TEXT_SQL, type ExportCounts, type ExportFormat, type ExportManifest, type TableName } from "./dataset-schema.js";
 import type { ShardFile } from "./shard-writers.js";
 
 export interface CardFacts {
@@ -32,7 +32,8 @@ export function datasetCard(facts: CardFacts): string {
     "",
     "Captions (transcripts) of YouTube videos with their timings, and the videos' metadata, exported from an artifact set of the",
     "transcript service. Two tables: `transcripts`, one row per stored caption track, self-contained (the video's metadata",
-    "repeated on every row); `videos`, every indexed video with or without a transcript, and which tracks it has.",
+    "repeated on every row); `videos`, every indexed video with or without a transcript, and which tracks it has. A track's",
+    "text is stored once, in its `segments`: its full text is their texts joined by single spaces (see Reading it).",
     "",
     "## Provenance",
     "",
@@ -89,7 +90,8 @@ export function datasetCard(facts: CardFacts): string {
     "",
     "```sql",
     `-- DuckDB`,
-    `SELECT videoId, languageCode, wordCount FROM read_${facts.format === "parquet" ? "parquet" : "json"}('transcripts/*.${extension}') LIMIT 10;`,
+    `SELECT videoId, languageCode, wordCount, ${TRANSCRIPT_TEXT_SQL} AS text`,
+    `FROM read_${facts.format === "parquet" ? "parquet" : "json"}('transcripts/*.${extension}') LIMIT 10;`,
     "```",
     "",
     "```python",
@@ -97,6 +99,10 @@ export function datasetCard(facts: CardFacts): string {
     facts.format === "parquet"
       ? `videos = pd.read_parquet("videos")`
       : `videos = pd.concat(pd.read_json(f, lines=True) for f in sorted(glob.glob("videos/*.jsonl.gz")))`,
+    facts.format === "parquet"
+      ? `transcripts = pd.read_parquet("transcripts")`
+      : `transcripts = pd.concat(pd.read_json(f, lines=True) for f in sorted(glob.glob("transcripts/*.jsonl.gz")))`,
+    `transcripts["text"] = transcripts["segments"].map(lambda segments: " ".join(s["text"] for s in segments))`,
     "```",
     "",
     "## Licence and use",

@@ -25,7 +25,17 @@ export const EXPORT_MANIFEST = "manifest.json";
 export const DATASET_CARD = "README.md";
 /** `format` of the export manifest: what tells an export folder from anything else. */
 export const EXPORT_KIND = "transcript-dataset-export";
-export const EXPORT_VERSION = 1;
+/**
+ * 2: the transcripts table has no `text` column; a track's text is its
+ * segments' texts joined by single spaces (TRANSCRIPT_TEXT_SQL), and storing
+ * it twice made a Parquet export nearly twice as large (zstd compresses each
+ * column apart). `build --input` reads both versions.
+ */
+export const EXPORT_VERSION = 2;
+export const READABLE_EXPORT_VERSIONS = [1, 2] as const;
+
+/** DuckDB expression of a `transcripts` row's full text, as the docs and the dataset card show it. */
+export const TRANSCRIPT_TEXT_SQL = "array_to_string(list_transform(segments, s -> s.text), ' ')";
 
 export interface Column {
   name: string;
@@ -49,10 +59,13 @@ export const COLUMNS: Record<TableName, readonly Column[]> = {
     { name: "languageCode", sql: "VARCHAR", description: "BCP 47 language tag of the track, e.g. `en`, `pt-BR`" },
     { name: "language", sql: "VARCHAR", description: "language name as YouTube gives it, e.g. `English (auto-generated)`" },
     { name: "isGenerated", sql: "BOOLEAN", description: "true for YouTube's automatic captions (speech recognition)" },
-    { name: "wordCount", sql: "BIGINT", description: "words of `text` (runs of non-space holding a letter or digit)" },
+    { name: "wordCount", sql: "BIGINT", description: "words of the track's text (runs of non-space holding a letter or digit)" },
     { name: "duration", sql: "DOUBLE", description: "seconds, to the end of the last segment" },
-    { name: "text", sql: "VARCHAR", description: "the segments' texts joined by single spaces" },
-    { name: "segments", sql: SEGMENTS, description: "timed caption lines: `start` and `duration` in seconds (millisecond precision), `text`" },
+    {
+      name: "segments",
+      sql: SEGMENTS,
+      description: "timed caption lines: `start` and `duration` in seconds (millisecond precision), `text`; the track's full text is their texts joined by single spaces",
+    },
   ],
   videos: [
     { name: "videoId", sql: "VARCHAR", description: "YouTube video id" },
@@ -89,6 +102,7 @@ export interface ExportTrack {
   isGenerated: boolean;
   wordCount: number;
   duration: number;
+  /** The track's text as stored: not a column (the segments hold it), it sizes the row. */
   text: string;
   segments: ExportSegment[];
 }
@@ -139,7 +153,6 @@ export function transcriptRows(video: ExportVideo): Row[] {
     isGenerated: track.isGenerated,
     wordCount: track.wordCount,
     duration: track.duration,
-    text: track.text,
     segments: track.segments,
   }));
 }
@@ -168,7 +181,7 @@ export type ExportCounts = z.infer<typeof ExportCounts>;
 
 export const ExportManifest = z.object({
   format: z.literal(EXPORT_KIND),
-  version: z.literal(EXPORT_VERSION),
+  version: z.literal(READABLE_EXPORT_VERSIONS),
   dataFormat: z.enum(EXPORT_FORMATS),
   exportedAt: z.string(),
   source: z.object({

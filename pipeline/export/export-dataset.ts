@@ -129,12 +129,12 @@ export async function exportDataset(options: ExportOptions): Promise<ExportManif
       }
       const row = videoRow(video);
       await writers.videos.add(row, 300 + video.title.length + (video.description?.length ?? 0));
-      for (const track of transcriptRows(video)) {
+      for (const [i, row] of transcriptRows(video).entries()) {
         counts.tracks++;
-        const text = track.text as string;
-        const bytes = 300 + text.length * 2 + (track.segments as unknown[]).length * 20;
+        const track = video.tracks[i]!;
+        const bytes = 300 + track.text.length + track.segments.length * 20;
         written += bytes;
-        await writers.transcripts.add(track, bytes);
+        await writers.transcripts.add(row, bytes);
       }
       if (counts.videos % BATCH === 0) {
         await checkpoint(options.signal);

@@ -6,6 +6,10 @@
  * transcript rows are joined to its `videos` row as both go by, which works
  * because an export writes both tables in one video order. Rows in another
  * order are refused with the row that broke it.
+ *
+ * Exports of version 1 are read too: their transcripts rows also hold a
+ * `text` column, the segments' texts joined, which the records are not built
+ * from (a track is its segments), so both versions give the same records.
  */
 import { readFileSync, statSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";

@@ -199,7 +199,7 @@ class LineWriter extends ShardedWriter {
 /**
  * Parquet: a shard's rows are first written as plain JSON Lines beside it,
  * then DuckDB reads them with the table's column types and writes the
- * Parquet file (zstd, row groups sized to the rows' average size) as it
+ * Parquet file (zstd at ZSTD_LEVEL, row groups sized to the rows' average size) as it
  * reads, with capped memory. DuckDB's reader turns a few large writes into
  * typed columns several times faster than appending values one at a time.
  */
@@ -229,7 +229,7 @@ class ParquetWriter extends LineWriter {
       await this.connection.run(
         `COPY (SELECT * FROM read_json(${literal(lines)}, format = 'newline_delimited', columns = {${columns}},
                  maximum_object_size = ${Math.max(MAX_ROW_BYTES, this.longestLine + 1)}))
-         TO ${literal(temporary)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${groupRows})`,
+         TO ${literal(temporary)} (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL ${ZSTD_LEVEL}, ROW_GROUP_SIZE ${groupRows})`,
       );
     } finally {
       await rm(lines, { force: true });
@@ -241,6 +241,14 @@ class ParquetWriter extends LineWriter {
     await super.abort();
   }
 }
+
+/**
+ * zstd level of the Parquet files. The segments' texts are most of the bytes:
+ * 9 makes them about an eighth smaller than DuckDB's default 3 for about a
+ * third more compression time, and decompression is as fast at any level;
+ * past 9 the time grows faster than the files shrink.
+ */
+const ZSTD_LEVEL = 9;
 
 /**
  * The largest row DuckDB reads back unless the shard holds a longer one (a

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { VideoRecord } from "../../pipeline/artifact/contract.js";
-import { EXPORT_MANIFEST, type ExportManifest } from "../../pipeline/export/dataset-schema.js";
+import { COLUMNS, EXPORT_MANIFEST, TRANSCRIPT_TEXT_SQL, type ExportManifest } from "../../pipeline/export/dataset-schema.js";
 import { exportDataset } from "../../pipeline/export/export-dataset.js";
 import { verifyExport } from "../../pipeline/export/read-export.js";
 import { buildAndPublish } from "../../pipeline/run/build-and-publish.js";
@@ -156,6 +156,7 @@ describe.each(["parquet", "jsonl"] as const)("export as %s", (format) => {
     expect(card).toMatch(/YouTube content/);
     expect(card).toMatch(/no\s+licence is claimed/);
     expect(card).toContain("| `segments` |");
+    expect(card).toContain(TRANSCRIPT_TEXT_SQL);
     expect(card).toContain(`data_files: "transcripts/*.${extension}"`);
   });
 
@@ -167,10 +168,12 @@ describe.each(["parquet", "jsonl"] as const)("export as %s", (format) => {
     expect(Number(videos!.n)).toBe(manifest.counts.videos);
     expect(Number(videos!.channels)).toBe(manifest.counts.channels);
     expect(Number(videos!.withTranscript)).toBe(manifest.counts.transcripts);
+    const described = await rows(`DESCRIBE SELECT * FROM ${read("transcripts")}`);
+    // Each track's text is stored once, in its segments: no column repeats it.
+    expect(described.map((r) => r.column_name)).toEqual(COLUMNS.transcripts.map((c) => c.name));
+    expect(described.map((r) => r.column_name)).not.toContain("text");
     if (format !== "parquet") return;
-    const types = Object.fromEntries(
-      (await rows(`DESCRIBE SELECT * FROM ${read("transcripts")}`)).map((r) => [r.column_name, r.column_type]),
-    );
+    const types = Object.fromEntries(described.map((r) => [r.column_name, r.column_type]));
     expect(types).toMatchObject({
       publishedAt: "TIMESTAMP WITH TIME ZONE",
       viewCount: "BIGINT",
@@ -190,8 +193,9 @@ describe.each(["parquet", "jsonl"] as const)("export as %s", (format) => {
   });
 
   it("holds what /v1/transcript answers, live-fetched transcripts among them", async () => {
+    // The track's text as the docs and the dataset card say to get it.
     const all = await rows(`SELECT videoId, title, channelId, channelTitle, viewCount, publishedAt::VARCHAR AS publishedAt, languageCode, language,
-      isGenerated, wordCount, duration, text, segments FROM ${read("transcripts")}`);
+      isGenerated, wordCount, duration, ${TRANSCRIPT_TEXT_SQL} AS text, segments FROM ${read("transcripts")}`);
     expect(all.some((r) => r.videoId === fresh(1).videoId)).toBe(true);
     expect(all.filter((r) => r.videoId === PARTIAL_UPSTREAM.videoId).map((r) => r.languageCode).sort()).toEqual(["de", "en"]);
     for (const row of all) {
