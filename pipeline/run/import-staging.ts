@@ -64,17 +64,17 @@ export class ImportStaging {
       count: db.prepare("SELECT count(*) FROM import_staging").pluck(),
       onlyStagedCount: db.prepare("SELECT count(*) FROM import_staging s WHERE NOT EXISTS (SELECT 1 FROM records r WHERE r.video_id = s.video_id)").pluck(),
       // In the order the state's records would have after the fold: by video (a video crawled before keeps its
-      // place), then the videos new to the state in the input's order, as the fold numbers them.
+      // place), then the videos new to the state in the input's order, as the fold numbers them. Both walk
+      // their table's own order, so nothing is sorted.
       merged: db.prepare(
-        `SELECT * FROM (SELECT r.record, r.fetched_at AS fetchedAt, v.view_count AS viewCount, v.last_seen_at > r.fetched_at AS refreshed,
-                s.record AS staged, s.fetched_at AS stagedAt, v.id AS videoRow, s.seq AS seq
-         FROM records r JOIN videos v ON v.video_id = r.video_id LEFT JOIN import_staging s ON s.video_id = r.video_id
-         UNION ALL
-         SELECT NULL, NULL, NULL, 0, s.record, s.fetched_at, v.id, s.seq
-         FROM import_staging s LEFT JOIN videos v ON v.video_id = s.video_id
-         WHERE NOT EXISTS (SELECT 1 FROM records r WHERE r.video_id = s.video_id))
-         ORDER BY videoRow IS NULL, videoRow, seq`,
+        `SELECT r.record, r.fetched_at AS fetchedAt, v.view_count AS viewCount, v.last_seen_at > r.fetched_at AS refreshed,
+                s.record AS staged, s.fetched_at AS stagedAt
+         FROM videos v LEFT JOIN records r ON r.video_id = v.video_id LEFT JOIN import_staging s ON s.video_id = v.video_id
+         WHERE r.video_id IS NOT NULL OR s.video_id IS NOT NULL ORDER BY v.id`,
       ),
+      newVideos: db.prepare(
+        "SELECT record FROM import_staging s WHERE NOT EXISTS (SELECT 1 FROM videos v WHERE v.video_id = s.video_id) ORDER BY seq",
+      ).pluck(),
       batch: db.prepare("SELECT seq, video_id AS videoId, record, fetched_at AS fetchedAt FROM import_staging WHERE seq > ? ORDER BY seq LIMIT ?"),
       remove: db.prepare("DELETE FROM import_staging WHERE seq <= ?"),
       clear: db.prepare("DELETE FROM import_staging"),
@@ -148,6 +148,7 @@ export class ImportStaging {
         yield row.fetchedAt! > row.stagedAt! ? mergeRecords(staged, record) : mergeRecords(record, staged);
       }
     }
+    for (const blob of this.#sql.newVideos.iterate() as Iterable<Buffer>) yield inflate(blob);
   }
 
   /** Notes that `current` is about to point at `build`, a set built with the staged import (on disk before the swap, power cut included). */
