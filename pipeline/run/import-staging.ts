@@ -14,8 +14,8 @@
  * A process killed between the swap and the end of the fold leaves the note:
  * the next command that opens the state under the run lock (`settle`) finds
  * `current` at the noted build and finishes the fold, or finds it elsewhere
- * and drops what was staged. Folding a record twice changes nothing, so a
- * fold cut short is finished by folding it all again.
+ * and drops what was staged. Each batch is folded and taken out of the
+ * staging in one transaction, so a fold cut short goes on from where it was.
  */
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import type Database from "better-sqlite3";
@@ -76,7 +76,7 @@ export class ImportStaging {
         "SELECT record FROM import_staging s WHERE NOT EXISTS (SELECT 1 FROM videos v WHERE v.video_id = s.video_id) ORDER BY seq",
       ).pluck(),
       batch: db.prepare("SELECT seq, video_id AS videoId, record, fetched_at AS fetchedAt FROM import_staging WHERE seq > ? ORDER BY seq LIMIT ?"),
-      remove: db.prepare("DELETE FROM import_staging WHERE seq <= ?"),
+      remove: db.prepare("DELETE FROM import_staging WHERE video_id = ?"),
       clear: db.prepare("DELETE FROM import_staging"),
       publishing: db.prepare(`SELECT value FROM meta WHERE key = '${PUBLISHING}'`).pluck(),
       setPublishing: db.prepare(`INSERT OR REPLACE INTO meta (key, value) VALUES ('${PUBLISHING}', ?)`),
@@ -184,9 +184,14 @@ export class ImportStaging {
     for (let after = 0; ; ) {
       const rows = this.#sql.batch.all(after, FOLD_BATCH) as StagedRow[];
       if (rows.length === 0) break;
-      this.#state.absorb(rows.map((row) => ({ record: inflate(row.record), fetchedAt: row.fetchedAt })));
+      // One transaction folds a batch and takes it out of the staging: a kill never folds it twice.
+      this.#state.absorb(
+        rows.map((row) => ({ record: inflate(row.record), fetchedAt: row.fetchedAt })),
+        (batch) => {
+          for (const { record } of batch) this.#sql.remove.run(record.videoId);
+        },
+      );
       after = rows.at(-1)!.seq;
-      this.#sql.remove.run(after);
     }
     this.#sql.clearPublishing.run();
   }

@@ -206,14 +206,17 @@ export class PipelineState {
    * their videos fetched, so every later build holds them. Durable
    * (synchronous=FULL) transactions of a few hundred records; folding the
    * same record again changes nothing, so a run killed midway loses nothing.
-   * Returns how many records were folded.
+   * Returns how many records were folded. `withEachBatch` runs inside each
+   * batch's transaction, with that batch.
    */
-  absorb(records: Iterable<ForeignRecord>): number {
+  absorb(records: Iterable<ForeignRecord>, withEachBatch?: (batch: readonly ForeignRecord[]) => void): number {
     const db = this.db;
     const previousSync = db.pragma("synchronous", { simple: true }) as number;
     db.pragma("synchronous = FULL");
     try {
       const fold = db.transaction((batch: ForeignRecord[]) => {
+        // Written in the same transaction as the batch (e.g. the removal of what was folded from where it waited).
+        withEachBatch?.(batch);
         for (const { record, fetchedAt } of batch) {
           const stored = this.#sql.storedRecord.get(record.videoId) as { record: Buffer; fetchedAt: string } | undefined;
           let merged = record;

@@ -267,6 +267,36 @@ describe("the set built with a staged import", () => {
   });
 });
 
+describe("the fold of a staged import", () => {
+  it("cut short after a batch goes on from where it was: each record folded once", () => {
+    const dir = newDir("fold");
+    const state = PipelineState.open(join(dir, "state.db"));
+    try {
+      const staging = new ImportStaging(state);
+      const ns = Array.from({ length: 1200 }, (_, i) => 5000 + i);
+      staging.stage(ns.map((n) => ({ record: makeVideo(n, { text: `folded ${n}` }), fetchedAt: "2022-01-01T00:00:00.000Z" })));
+      const absorb = state.absorb.bind(state);
+      let calls = 0;
+      // Killed just after the first batch's transaction committed.
+      state.absorb = (records, withEachBatch) => {
+        const folded = absorb(records, withEachBatch);
+        if (++calls === 1) throw new Error("killed after the first batch");
+        return folded;
+      };
+      expect(() => staging.commit()).toThrow("killed after the first batch");
+      // The first batch is in the state and out of the staging; the rest still waits.
+      expect(state.recordCount() + staging.count()).toBe(ns.length);
+      state.absorb = absorb;
+      staging.commit();
+      expect(staging.count()).toBe(0);
+      expect(state.db.prepare("SELECT DISTINCT attempts FROM videos").pluck().all()).toEqual([1]);
+      expect([...state.records()].map((r) => r.videoId).sort()).toEqual(ids(ns));
+    } finally {
+      state.close();
+    }
+  });
+});
+
 describe("an input that cannot be read to its end", () => {
   it("a truncated .gz is named with how far it got, exit 1, nothing published", () => {
     const dataDir = newDir("gz");
