@@ -1,18 +1,47 @@
 /**
- * The inputs of `build --input` (read-build-inputs.ts): export folders checked
- * against their manifests before a row is read, then every input read as
- * located input items.
+ * The inputs of `build --input`: every path checked before the run lock is
+ * taken or the pipeline state opened, so a mistyped path changes nothing;
+ * export folders checked against their manifests before a row is read; then
+ * every input read as located input items.
  */
-import { ExportReadError, exportRecords, verifyExport } from "../export/read-export.js";
-import type { BuildInput } from "../read-build-inputs.js";
+import type { ExportManifest } from "../export/dataset-schema.js";
+import { ExportReadError, exportRecords, readExportManifest, verifyExport } from "../export/read-export.js";
+import { inspectInputPath } from "../inspect-input-path.js";
 import { readJsonlLines } from "../read-jsonl.js";
+import { UsageError } from "./exit-codes.js";
 import type { InputItem } from "./import-records.js";
+
+export interface BuildInput {
+  path: string;
+  /** Set for an export folder. */
+  manifest?: ExportManifest;
+}
+
+/**
+ * Throws a UsageError (exit 2) for a path that is missing or unreadable, as
+ * `run` does for its channel list, and an ExportReadError (exit 1) for a
+ * folder that is not a whole export, as for any input whose content is wrong.
+ */
+export function checkBuildInputs(paths: readonly string[]): BuildInput[] {
+  return paths.map((path) => {
+    const found = inspectInputPath(path);
+    if (found.kind === "missing") throw new UsageError(`build: --input ${path}: no such file or folder`);
+    if (found.kind === "unreadable") throw new UsageError(`build: --input ${path}: ${found.reason}`);
+    if (found.kind === "file") return { path };
+    try {
+      return { path, manifest: readExportManifest(path) };
+    } catch (error) {
+      if (error instanceof ExportReadError) throw new ExportReadError(`build: --input ${error.message}`);
+      throw error;
+    }
+  });
+}
 
 /**
  * Every export folder among the inputs checked against its manifest (each
  * file's size and SHA-256) before a row is read: a folder that fails is
  * refused whole, naming its files (ExportReadError). Paths were checked
- * before (read-build-inputs.ts). Returns a line per export.
+ * before (checkBuildInputs). Returns a line per export.
  */
 export async function verifyExportInputs(inputs: readonly BuildInput[]): Promise<string[]> {
   const checked: string[] = [];
