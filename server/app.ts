@@ -1,41 +1,53 @@
 /**
- * The HTTP application: a plain node:http server. For each request: assign a
- * request id → match the route (404/405 before anything else) → authenticate
- * (401, not counted) → count against the rate limit (429) → check the
- * entitlement (403) → run the route → write JSON; any throw goes through the
- * one problem mapping. CORS preflights (when CORS_ORIGINS is set) and
- * GET /metrics are answered before the route table, without a key.
+ * The HTTP application: a plain node:http server whose requests pass through
+ * two lists of middleware. Every request: its standard headers, metrics,
+ * CORS headers and access log → checks of the request itself → CORS
+ * preflights, GET /metrics and /docs, answered beside the route table
+ * without a key → the route (404/405). A request to a route: its admission
+ * rule → authenticate (401, not counted) → count against the rate limit
+ * (429) → check the entitlement (403) → unknown query parameters (400) →
+ * run the handler → write JSON. Any throw goes through the one problem
+ * mapping (sendProblem).
  */
 import http from "node:http";
 import { performance } from "node:perf_hooks";
 import type { Manifest } from "../pipeline/artifact/contract.js";
-import { assertEntitled, authenticate } from "./auth/authenticate.js";
+import {
+  accessLog,
+  corsHeaders,
+  corsPreflight,
+  docsPage,
+  metricsEndpoint,
+  refusedEarly,
+  requestMetrics,
+  requireHost,
+  routeTo,
+  standardHeaders,
+  supportedExpectation,
+} from "./app-middleware.js";
 import type { KeyStore } from "./auth/key-store.js";
 import type { CatalogProvider } from "./artifact-set/catalog-holder.js";
 import type { Config } from "./config.js";
 import type { Catalog } from "./data/catalog.js";
-import { databaseFault } from "./data/database-fault.js";
-import { docsRouteLabel, isDocsPath, serveDocs } from "./docs-page.js";
 import { answerClientError } from "./http/client-error.js";
-import { cutAtStop, trackConnections } from "./http/connection-drain.js";
+import { trackConnections } from "./http/connection-drain.js";
 import { limitConnectionsPerClient } from "./http/connection-limit.js";
-import { Context, type RequestContext } from "./http/context.js";
-import { answerPreflight, createCors, isPreflight } from "./http/cors.js";
+import type { RequestContext } from "./http/context.js";
+import { createCors } from "./http/cors.js";
 import { HttpError } from "./http/http-error.js";
 import { loggablePath } from "./http/log-path.js";
-import { assertKnownQuery } from "./http/query.js";
+import { compose, ServedContext } from "./http/middleware.js";
 import { PROBLEM_CONTENT_TYPE, problemBody, toHttpError } from "./http/problem.js";
 import { requestIdFrom } from "./http/request-id.js";
 import { sendJson } from "./http/respond.js";
 import { RepresentationCache } from "./routes/representation-cache.js";
-import type { Route, RouteDeps } from "./http/route.js";
+import type { RouteDeps } from "./http/route.js";
 import { createRouter } from "./http/router.js";
-import { SECURITY_HEADERS } from "./http/security-headers.js";
 import { createLogger, errorFields, type Logger } from "./log.js";
 import { createMetrics, type Metrics, type ServedSet } from "./metrics/metrics.js";
-import { METRICS_PATH, serveMetrics } from "./metrics/serve-metrics.js";
 import { buildOpenApiDocument } from "./openapi-document.js";
-import { rateLimitedError, rateLimitHeaders, type RateLimiter } from "./rate-limit/rate-limiter.js";
+import type { RateLimiter } from "./rate-limit/rate-limiter.js";
+import { admit, apiKey, entitlement, knownQuery, rateLimit, runRoute } from "./route-middleware.js";
 import { ROUTES } from "./routes/route-table.js";
 import { ServiceState } from "./service-state.js";
 import type { TranscriptSource } from "./transcript-source.js";
@@ -70,23 +82,74 @@ export interface AppOptions {
 }
 
 export function createApp(options: AppOptions): http.Server {
-  const { config, keyStore, rateLimiter } = options;
+  const { config } = options;
   const clock = options.clock ?? Date.now;
   const log = options.log ?? createLogger({ level: config.logLevel });
   const router = createRouter(ROUTES);
-  const knownQuery = new Map(ROUTES.map((route) => [route, Object.keys(route.doc.query?.shape ?? {})]));
   const catalogs = catalogProvider(options.catalog);
-  let openapi: unknown;
-  const state = options.state ?? readyState();
   const cors = createCors(config.corsOrigins);
   const metrics = options.metrics ?? createMetrics(() => catalogs.current as ServedSet);
   const stopObserving = options.transcriptSource?.observe?.((event) => metrics.liveFetch(event));
-  const deps: RouteDeps = {
+
+  // A new cross-cutting concern is one more entry here, in the place its effect belongs.
+  const serveRoute = compose(
+    [admit(config), apiKey(options.keyStore), rateLimit({ rateLimiter: options.rateLimiter, clock, metrics }), entitlement({ config, clock }), knownQuery(ROUTES)],
+    runRoute({ deps: routeDeps({ ...options, catalogs, clock, log }), catalogs, onDatabaseFault: options.onDatabaseFault }),
+  );
+  const serveRequest = compose(
+    [
+      standardHeaders,
+      requestMetrics(metrics),
+      ...(cors.enabled ? [corsHeaders(cors)] : []),
+      ...(config.accessLog ? [accessLog(log)] : []),
+      requireHost,
+      supportedExpectation,
+      refusedEarly,
+      ...(cors.enabled ? [corsPreflight(cors, router)] : []),
+      ...(config.metrics ? [metricsEndpoint(metrics)] : []),
+      docsPage,
+    ],
+    routeTo(router, serveRoute),
+  );
+
+  /** `refused`: an answer decided before the request reached a route (an oversized body announced with Expect: 100-continue). */
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse, refused?: HttpError): Promise<void> => {
+    const ctx = arrive({ req, res, refused, deadlineMs: config.requestDeadlineMs });
+    try {
+      await serveRequest(ctx);
+    } catch (thrown) {
+      await sendProblem(ctx, thrown, log);
+    }
+  };
+  const listener = (req: http.IncomingMessage, res: http.ServerResponse, refused?: HttpError): void => {
+    handle(req, res, refused).catch((error: unknown) => {
+      // Only a failure while writing a problem lands here.
+      log.error("response failed", { ...errorFields(error) });
+      res.destroy();
+    });
+  };
+  const server = createHttpServer(config, listener);
+  if (stopObserving) server.on("close", stopObserving);
+  return server;
+}
+
+interface RouteDepsOptions extends AppOptions {
+  catalogs: CatalogProvider<Catalog>;
+  clock: () => number;
+  log: Logger;
+}
+
+/** What every route handler is given besides its request (the catalog is the one each request leases). */
+function routeDeps(options: RouteDepsOptions): RouteDeps {
+  const { config, catalogs } = options;
+  const state = options.state ?? readyState();
+  let openapi: unknown;
+  return {
     config,
     catalog: catalogs.current,
     transcriptSource: options.transcriptSource,
-    clock,
-    log,
+    clock: options.clock,
+    log: options.log,
     health: () => {
       // After a hot switch the served set's own manifest is the truth, not the one given at start.
       const manifest = (catalogs.current as { manifest?: AppOptions["manifest"] }).manifest ?? options.manifest;
@@ -95,157 +158,66 @@ export function createApp(options: AppOptions): http.Server {
     openapi: () => (openapi ??= servedOpenApiDocument()),
     representations: new RepresentationCache(config.responseCacheMb * 1024 * 1024),
   };
+}
 
-  const runRoute = async (ctx: RequestContext, route: Route): Promise<void> => {
-    route.admit?.(ctx, config);
-    if (route.auth) {
-      const key = authenticate(ctx.req, keyStore);
-      ctx.key = key;
-      const now = clock();
-      const decision = await rateLimiter.consume(key.keyId, now);
-      Object.assign(ctx.headers, rateLimitHeaders(decision, now));
-      if (!decision.allowed) {
-        metrics.rateLimited();
-        throw rateLimitedError(decision, now);
-      }
-      assertEntitled(key, now, route.plans?.(config));
-    }
-    assertKnownQuery(ctx.query, knownQuery.get(route) ?? []);
-    const lease = catalogs.acquire();
-    let result;
-    try {
-      result = await route.handle(ctx, { ...deps, catalog: lease.catalog });
-    } catch (error) {
-      // Still answered as a 500 below; the hook lets the server leave a damaged set.
-      const fault = databaseFault(error);
-      if (fault !== undefined) options.onDatabaseFault?.(fault, lease.catalog);
-      throw error;
-    } finally {
-      lease.release();
-    }
-    await sendJson(ctx, { status: result.status ?? 200, body: result.body, headers: result.headers ?? {}, ...(result.contentType ? { contentType: result.contentType } : {}) });
-  };
+interface Arrival {
+  req: http.IncomingMessage;
+  res: http.ServerResponse;
+  refused: HttpError | undefined;
+  /** REQUEST_DEADLINE_MS. */
+  deadlineMs: number;
+}
 
-  const sendProblem = async (ctx: RequestContext, thrown: unknown): Promise<void> => {
-    const error = toHttpError(thrown);
-    if (error.status >= 500) {
-      if (ctx.signal.aborted) {
-        log.debug("client went away", { requestId: ctx.requestId, ...errorFields(thrown) });
-      } else if (error.status === 500) {
-        // A bug: the stack is what finds it.
-        log.error("request failed", { requestId: ctx.requestId, method: ctx.method, path: loggablePath(ctx.path), ...errorFields(thrown) });
-      } else {
-        // 502/503/504 are expected when YouTube fails or the fetch queue is full: a line, not two stacks per request.
-        const cause = error.cause instanceof Error ? error.cause.message : undefined;
-        log.warn("upstream problem", { requestId: ctx.requestId, method: ctx.method, path: loggablePath(ctx.path), status: error.status, code: error.code, cause });
-      }
-    }
-    if (ctx.res.headersSent) {
-      ctx.res.destroy();
-      return;
-    }
-    // Headers meant for the success response (ETag, caching) must not leak onto a problem.
-    delete ctx.headers["ETag"];
-    ctx.headers["Cache-Control"] = "no-store";
-    await sendJson(ctx, {
-      status: error.status,
-      body: problemBody(error, ctx.requestId),
-      contentType: PROBLEM_CONTENT_TYPE,
-      headers: error.headers,
-    });
-  };
+/** The context of a request as it arrives: its id, method, path and query, the time, and the deadline it must be answered by. */
+function arrive(arrival: Arrival): ServedContext {
+  const { req, res, refused } = arrival;
+  const startedAt = performance.now();
+  const { path, query } = splitTarget(req.url);
+  return new ServedContext({
+    req,
+    res,
+    requestId: requestIdFrom(req.headers["x-request-id"]),
+    method: (req.method ?? "GET").toUpperCase(),
+    path,
+    query,
+    startedAt,
+    deadline: startedAt + arrival.deadlineMs,
+    refused,
+  });
+}
 
-  /** `refused`: an answer decided before the request reached a route (an oversized body announced with Expect: 100-continue). */
-  const handle = async (req: http.IncomingMessage, res: http.ServerResponse, refused?: HttpError): Promise<void> => {
-    const startedAt = performance.now();
-    const requestId = requestIdFrom(req.headers["x-request-id"]);
-    const method = (req.method ?? "GET").toUpperCase();
-    const { path, query } = splitTarget(req.url);
-    const ctx = new Context(
-      req,
-      res,
-      requestId,
-      method,
-      path,
-      query,
-      startedAt,
-      { "X-Request-Id": requestId, ...SECURITY_HEADERS, "Cache-Control": "no-store" },
-      startedAt + config.requestDeadlineMs,
-    );
-    /** The route template for the metrics: never the raw path, whose ids would make a series per video. */
-    let routeLabel = "unmatched";
-    res.on("close", () => {
-      if (!res.writableFinished) ctx.clientGone();
-      const status = res.headersSent ? String(res.statusCode) : "aborted";
-      metrics.request(routeLabel, method, status, (performance.now() - startedAt) / 1000);
-    });
-    if (cors.enabled) Object.assign(ctx.headers, cors.responseHeaders(req.headers));
-    if (config.accessLog) {
-      // 'finish' comes once the last byte is handed to the kernel, but node emits it too when the connection is
-      // destroyed with bytes still unsent (cut, or reset by the client): then the body was not sent whole.
-      let sent = false;
-      res.once("finish", () => (sent = !req.socket.destroyed));
-      res.on("close", () => {
-        log.info("request", {
-          requestId,
-          method,
-          path: loggablePath(ctx.path),
-          status: res.statusCode,
-          ms: Math.round((performance.now() - startedAt) * 100) / 100,
-          keyId: ctx.key?.keyId ?? null,
-          // `cut`: the graceful stop destroyed the connection at the end of its grace period (else the client left).
-          ...(sent ? {} : { aborted: true, ...(cutAtStop(res) ? { cut: true } : {}) }),
-        });
-      });
+/** The one place a throw becomes an answer: a problem+json body, logged by how much it says about us. */
+async function sendProblem(ctx: RequestContext, thrown: unknown, log: Logger): Promise<void> {
+  const error = toHttpError(thrown);
+  if (error.status >= 500) {
+    if (ctx.signal.aborted) {
+      log.debug("client went away", { requestId: ctx.requestId, ...errorFields(thrown) });
+    } else if (error.status === 500) {
+      // A bug: the stack is what finds it.
+      log.error("request failed", { requestId: ctx.requestId, method: ctx.method, path: loggablePath(ctx.path), ...errorFields(thrown) });
+    } else {
+      // 502/503/504 are expected when YouTube fails or the fetch queue is full: a line, not two stacks per request.
+      const cause = error.cause instanceof Error ? error.cause.message : undefined;
+      log.warn("upstream problem", { requestId: ctx.requestId, method: ctx.method, path: loggablePath(ctx.path), status: error.status, code: error.code, cause });
     }
+  }
+  if (ctx.res.headersSent) {
+    ctx.res.destroy();
+    return;
+  }
+  // Headers meant for the success response (ETag, caching) must not leak onto a problem.
+  delete ctx.headers["ETag"];
+  ctx.headers["Cache-Control"] = "no-store";
+  await sendJson(ctx, {
+    status: error.status,
+    body: problemBody(error, ctx.requestId),
+    contentType: PROBLEM_CONTENT_TYPE,
+    headers: error.headers,
+  });
+}
 
-    try {
-      // node's own check (requireHostHeader) answers without our headers and problem body.
-      if (req.httpVersionMajor === 1 && req.httpVersionMinor >= 1 && req.headers.host === undefined) {
-        throw new HttpError(400, "bad_request", "An HTTP/1.1 request must carry a Host header.", { headers: { Connection: "close" } });
-      }
-      const expectation = req.headers.expect;
-      if (expectation !== undefined && expectation.toLowerCase() !== "100-continue") {
-        throw new HttpError(417, "expectation_failed", "Only Expect: 100-continue is supported.", { headers: { Connection: "close" } });
-      }
-      if (refused !== undefined) throw refused;
-      if (cors.enabled && isPreflight(method, req.headers)) {
-        routeLabel = await answerPreflight(ctx, cors, router);
-        return;
-      }
-      if (ctx.path === METRICS_PATH && config.metrics) {
-        routeLabel = METRICS_PATH;
-        await serveMetrics(ctx, metrics);
-        return;
-      }
-      // The rendered reference is a page, not an operation of the API: served beside the router.
-      if (isDocsPath(ctx.path)) {
-        routeLabel = docsRouteLabel(ctx.path) ?? routeLabel;
-        return await serveDocs(ctx);
-      }
-      const match = router.match(method, ctx.path);
-      if (match.kind === "none") throw new HttpError(404, "route_not_found", "No such endpoint. See /v1/openapi.json.");
-      if (match.kind === "wrong-method") {
-        routeLabel = match.template;
-        throw new HttpError(405, "method_not_allowed", `This endpoint allows ${match.allow.join(", ")}.`, {
-          headers: { Allow: match.allow.join(", ") },
-        });
-      }
-      ctx.params = match.params;
-      routeLabel = match.route.path;
-      await runRoute(ctx, match.route);
-    } catch (thrown) {
-      await sendProblem(ctx, thrown);
-    }
-  };
-
-  const listener = (req: http.IncomingMessage, res: http.ServerResponse, refused?: HttpError): void => {
-    handle(req, res, refused).catch((error: unknown) => {
-      // Only a failure while writing a problem lands here.
-      log.error("response failed", { ...errorFields(error) });
-      res.destroy();
-    });
-  };
+/** The node:http server with this service's limits, Expect handling and connection tracking. */
+function createHttpServer(config: Config, listener: (req: http.IncomingMessage, res: http.ServerResponse, refused?: HttpError) => void): http.Server {
   const server = http.createServer(
     {
       maxHeaderSize: config.maxHeaderBytes,
@@ -270,7 +242,6 @@ export function createApp(options: AppOptions): http.Server {
     listener(req, res);
   });
   server.on("clientError", answerClientError);
-  if (stopObserving) server.on("close", stopObserving);
   limitConnectionsPerClient(server, config.maxConnectionsPerClient);
   // From the start, so a graceful stop knows what each connection has in flight (shutdown.ts).
   trackConnections(server);

@@ -40,23 +40,50 @@ export interface RequestContext {
  * copied and promoted per scavenge under load, against 0.02-0.2 MB
  * without; BENCHMARKS.md).
  */
+export interface ContextOptions {
+  req: IncomingMessage;
+  res: ServerResponse;
+  requestId: string;
+  /** Upper case. */
+  method: string;
+  /** Without the query string. */
+  path: string;
+  query: URLSearchParams;
+  /** performance.now() at arrival. */
+  startedAt: number;
+  /** The response headers so far. Default: none. */
+  headers?: Record<string, string | number>;
+  /** performance.now() by which the request must be answered. Default: none (Infinity). */
+  deadline?: number;
+}
+
 export class Context implements RequestContext {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly requestId: string;
+  readonly method: string;
+  readonly path: string;
+  readonly query: URLSearchParams;
+  readonly startedAt: number;
+  readonly headers: Record<string, string | number>;
+  readonly deadline: number;
   params: Record<string, string> = {};
   key?: KeyRecord;
   /** Created on first use: most requests never look at their signal, and an AbortController is not free. */
   #abort: AbortController | undefined;
 
-  constructor(
-    readonly req: IncomingMessage,
-    readonly res: ServerResponse,
-    readonly requestId: string,
-    readonly method: string,
-    readonly path: string,
-    readonly query: URLSearchParams,
-    readonly startedAt: number,
-    readonly headers: Record<string, string | number>,
-    readonly deadline: number = Infinity,
-  ) {}
+  /** The options are copied, not kept: the context holds nothing of the object it was made from. */
+  constructor(options: ContextOptions) {
+    this.req = options.req;
+    this.res = options.res;
+    this.requestId = options.requestId;
+    this.method = options.method;
+    this.path = options.path;
+    this.query = options.query;
+    this.startedAt = options.startedAt;
+    this.headers = options.headers ?? {};
+    this.deadline = options.deadline ?? Infinity;
+  }
 
   get signal(): AbortSignal {
     return (this.#abort ??= new AbortController()).signal;

@@ -15,7 +15,7 @@ import { Context } from "../../server/http/context.js";
 function context(id: string): Context {
   const res = new EventEmitter() as unknown as http.ServerResponse;
   const req = new EventEmitter() as unknown as http.IncomingMessage;
-  return new Context(req, res, id, "GET", `/v1/transcript/${id}`, new URLSearchParams(), performance.now(), { "X-Request-Id": id });
+  return new Context({ req, res, requestId: id, method: "GET", path: `/v1/transcript/${id}`, query: new URLSearchParams(), startedAt: performance.now(), headers: { "X-Request-Id": id } });
 }
 
 describe("a request's context", () => {
