@@ -14,28 +14,31 @@
  * published a set and issued the demo key.
  */
 import cluster from "node:cluster";
+import type http from "node:http";
 import type { Server } from "node:net";
 import { availableParallelism } from "node:os";
 import { createApp } from "./app.js";
-import { openKeyStore } from "./auth/key-store.js";
+import { openKeyStore, type KeyStore } from "./auth/key-store.js";
 import { openPgKeyStore } from "./auth/pg-key-store.js";
 import { NO_USABLE_KEY, usableKeyCount } from "./auth/usable-keys.js";
-import { ConfigError, loadConfig } from "./config.js";
+import { ConfigError, loadConfig, type Config } from "./config.js";
 import { demoKeyBanner, ensureServableSet, isDemoSet, issueDemoKey, NoArtifactSetError, revokeDemoKeys } from "./demo.js";
-import { createLogger, errorFields } from "./log.js";
+import { createLogger, errorFields, type Logger } from "./log.js";
 import { createMemoryRateLimiter } from "./rate-limit/memory-rate-limiter.js";
-import { openRuntime, reloadOnSighup, warmLogged } from "./runtime.js";
+import { openRuntime, reloadOnSighup, warmLogged, type Runtime } from "./runtime.js";
 import { closeGracefully } from "./shutdown.js";
 import { runPrimary } from "./cluster/primary.js";
-import { connectWorker } from "./cluster/worker-link.js";
-import { connectRedis, REDIS_FALLBACK, untilReady } from "./coordination/redis-client.js";
+import { connectWorker, type WorkerLink } from "./cluster/worker-link.js";
+import { connectRedis, REDIS_FALLBACK, untilReady, type RedisConnection } from "./coordination/redis-client.js";
 import { createRedisRateLimiter } from "./rate-limit/redis-rate-limiter.js";
 import { createRedisNegativeCache } from "./coordination/redis-negative-cache.js";
 import { createRedisFetchClaims } from "./coordination/redis-fetch-claims.js";
 import { openSharedLiveStore } from "./coordination/pg-live-store.js";
 import { waitForPostgres } from "./coordination/wait-for-postgres.js";
-import { fallbackCoordination, localFetchCoordination } from "./coordination/fetch-coordination.js";
+import { fallbackCoordination, localFetchCoordination, type FetchCoordination } from "./coordination/fetch-coordination.js";
 import { createFallbackRateLimiter } from "./rate-limit/fallback-rate-limiter.js";
+import type { RateLimiter } from "./rate-limit/rate-limiter.js";
+import type { ArtifactCatalog } from "./data/artifact-catalog.js";
 import { ServiceState } from "./service-state.js";
 import { practiceServing } from "./serving-practice.js";
 import { ListenError, reservePort } from "./port-reservation.js";
@@ -52,6 +55,46 @@ const LIVE_SYNC_MS = 250;
 const PRACTICE_REQUESTS = 200;
 
 async function main(): Promise<void> {
+  const config = startConfig();
+  if (config === undefined) return;
+  // A worker's lines name it, so an operator can tell the processes apart.
+  const log = createLogger({ level: config.logLevel, ...(cluster.worker ? { fields: { worker: cluster.worker.id } } : {}) });
+  const workers = config.workers === "auto" ? availableParallelism() : config.workers;
+  if (cluster.isPrimary && workers > 1) return runPrimary(config, workers, log);
+  const link = cluster.isWorker ? connectWorker() : undefined;
+  // Before anything slow or lasting: a port in use is one line, and nothing has changed yet. A worker's port is the primary's.
+  const reservation = link === undefined ? await reservePortOrExit(config) : undefined;
+  const stop = watchStopSignals({ log, link });
+  if (link === undefined) await ensureServableSetOrExit(config, log);
+  if (stop.duringStartup()) return;
+
+  const opened = await openServices({ config, log, link, stop });
+  if (opened === undefined) return;
+  const { runtime, keyStore, connection, close } = opened;
+  const warmed = await warmUp({ config, log, runtime, stop, close });
+  if (warmed === undefined) return;
+  runtime.state.markLoaded();
+
+  const server = createApp({
+    config,
+    catalog: runtime.catalogs,
+    keyStore,
+    ...(runtime.fetcher ? { transcriptSource: runtime.fetcher } : {}),
+    rateLimiter: rateLimiterFor({ config, connection, link }),
+    log,
+    state: runtime.state,
+    onDatabaseFault: (code, faulty) => void runtime.databaseFault(code, faulty),
+  });
+  serve({ server, reservation, config, log, runtime, warmed, keyStore, link });
+  stop.whenServing({ server, graceMs: config.shutdownGraceMs, close });
+  // SIGHUP: switch to the set `current` points at now (see server/live/README.md).
+  reloadOnSighup(runtime);
+  // A worker whose primary is gone stops as on SIGTERM (its port is the primary's).
+  if (link !== undefined) process.on("disconnect", () => stop.signal("SIGTERM"));
+}
+
+/** The settings, or undefined once --help is answered; a usage or settings problem exits 2. */
+function startConfig(): Config | undefined {
   // Before the settings: help works whatever the environment holds, and neither it nor a usage error touches DATA_DIR.
   const args = parseStartArgs(process.argv.slice(2));
   if ("problem" in args) {
@@ -60,11 +103,10 @@ async function main(): Promise<void> {
   }
   if (args.help) {
     process.stdout.write(`${startHelp()}\n`);
-    return;
+    return undefined;
   }
-  let config;
   try {
-    config = loadConfig();
+    return loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -72,15 +114,12 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  // A worker's lines name it, so an operator can tell the processes apart.
-  const log = createLogger({ level: config.logLevel, ...(cluster.worker ? { fields: { worker: cluster.worker.id } } : {}) });
-  const workers = config.workers === "auto" ? availableParallelism() : config.workers;
-  if (cluster.isPrimary && workers > 1) return runPrimary(config, workers, log);
-  const link = cluster.isWorker ? connectWorker() : undefined;
-  // Before anything slow or lasting: a port in use is one line, and nothing has changed yet. A worker's port is the primary's.
-  let reservation: Server | undefined;
+}
+
+/** The port, bound now and handed to the server later; a port in use exits 1. */
+async function reservePortOrExit(config: Config): Promise<Server> {
   try {
-    reservation = link === undefined ? await reservePort(config.host, config.port) : undefined;
+    return await reservePort(config.host, config.port);
   } catch (error) {
     if (error instanceof ListenError) {
       process.stderr.write(`${error.message}\n`);
@@ -88,8 +127,39 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  // Handled from here on, so a stop during a slow start (systemd, Ctrl-C) also ends with exit 0:
-  // start-up checks `stopRequested` between its steps; once listening, the graceful stop below takes over.
+}
+
+/** A published set, or the demo one built now (as DEMO allows); none exits 1. */
+async function ensureServableSetOrExit(config: Config, log: Logger): Promise<void> {
+  try {
+    await ensureServableSet(config, log);
+  } catch (error) {
+    if (error instanceof NoArtifactSetError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+interface StopSignals {
+  /** A stop was asked for. */
+  requested(): boolean;
+  /** During start-up: when a stop was asked for, ends the process after `close` (exit 0) and says true. */
+  duringStartup(close?: () => Promise<void> | void): boolean;
+  /** From now on a stop closes the server gracefully, then `close`. */
+  whenServing(serving: { server: http.Server; graceMs: number; close: () => Promise<void> }): void;
+  /** Acts as if `signal` had come. */
+  signal(signal: NodeJS.Signals): void;
+}
+
+/**
+ * SIGTERM and SIGINT, handled from the start so a stop during a slow start
+ * (systemd, Ctrl-C) also ends with exit 0: start-up checks `duringStartup`
+ * between its steps; once listening, the graceful stop takes over.
+ */
+function watchStopSignals(options: { log: Logger; link: WorkerLink | undefined }): StopSignals {
+  const { log } = options;
   let stopRequested = false;
   let onStopSignal = (signal: NodeJS.Signals) => {
     if (stopRequested) return;
@@ -100,93 +170,85 @@ async function main(): Promise<void> {
   process.on("SIGTERM", signalled);
   process.on("SIGINT", signalled);
   // Under `npm start`, npm gone (killed outright, so it passed no signal on) stops the server as SIGTERM would.
-  if (link === undefined && startedByNpmScript(process.env)) {
+  if (options.link === undefined && startedByNpmScript(process.env)) {
     whenParentGone(() => {
       log.warn("the npm process that started the server is gone; stopping");
       signalled("SIGTERM");
     });
   }
-  const stoppedDuringStartup = (close: () => Promise<void> | void = () => undefined): boolean => {
-    if (!stopRequested) return false;
-    void Promise.resolve()
-      .then(close)
-      .then(() => {
-        log.info("stopped", { clean: true });
+  const exitAfter = (closing: Promise<boolean>): void => {
+    void closing
+      .then((clean) => {
+        log.info("stopped", { clean });
         process.exit(0);
       })
       .catch((error: unknown) => {
         log.error("shutdown failed", errorFields(error));
         process.exit(1);
       });
-    return true;
   };
+  return {
+    requested: () => stopRequested,
+    duringStartup(close = () => undefined) {
+      if (!stopRequested) return false;
+      exitAfter(
+        Promise.resolve()
+          .then(close)
+          .then(() => true),
+      );
+      return true;
+    },
+    whenServing({ server, graceMs, close }) {
+      onStopSignal = (signal) => {
+        if (stopRequested) return;
+        stopRequested = true;
+        log.info("shutting down", { signal, graceMs });
+        exitAfter(
+          closeGracefully(server, { graceMs, log }).then(async (clean) => {
+            await close();
+            return clean;
+          }),
+        );
+      };
+    },
+    signal: signalled,
+  };
+}
+interface OpenOptions {
+  config: Config;
+  log: Logger;
+  link: WorkerLink | undefined;
+  stop: StopSignals;
+}
 
-  try {
-    if (link === undefined) await ensureServableSet(config, log);
-  } catch (error) {
-    if (error instanceof NoArtifactSetError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
-  }
-  if (stoppedDuringStartup()) return;
+interface Opened {
+  runtime: Runtime;
+  keyStore: KeyStore;
+  connection: RedisConnection | undefined;
+  /** Closes all of it. */
+  close: () => Promise<void>;
+}
 
+/**
+ * The key store, Redis, the live store and the runtime (the served set and
+ * the live fetcher), each reporting into one health state; undefined when a
+ * stop came meanwhile (the process is then on its way out).
+ */
+async function openServices(options: OpenOptions): Promise<Opened | undefined> {
+  const { config, log, link, stop } = options;
   const state = new ServiceState();
-  // PostgreSQL is down for this replica while the key store or the live store says so (each says it once per change).
-  const pgDown = new Set<string>();
-  const pgReachable = (part: string) => (up: boolean) => {
-    if (up) pgDown.delete(part);
-    else pgDown.add(part);
-    if (pgDown.size === 0) state.serviceUp("postgresql");
-    else state.serviceDown("postgresql", POSTGRESQL_FALLBACK);
-  };
+  const pgReachable = postgresReachability(state);
   // A replica started before PostgreSQL waits for it (not listening meanwhile) instead of exiting.
-  if (config.databaseUrl !== undefined && !(await waitForPostgres(config.databaseUrl, log, { stopped: () => stopRequested }))) {
-    stoppedDuringStartup();
-    return;
+  if (config.databaseUrl !== undefined && !(await waitForPostgres(config.databaseUrl, log, { stopped: stop.requested }))) {
+    stop.duringStartup();
+    return undefined;
   }
   // DATABASE_URL: the keys every replica shares, in PostgreSQL; else keys.db in DATA_DIR.
   const keyStore =
     config.databaseUrl === undefined
       ? openKeyStore({ dataDir: config.dataDir })
       : await openPgKeyStore({ url: config.databaseUrl, log, cacheMs: config.keyCacheSeconds * 1000, onReachable: pgReachable("keys") });
-  // REDIS_URL: the rate-limit windows and the negative cache are shared by every replica (and worker) instead of held here.
-  const connection = config.redisUrl === undefined ? undefined : connectRedis({ url: config.redisUrl, log, deadlineMs: config.redisDeadlineMs });
-  const redis = connection?.redis;
-  // Degraded from the start until Redis first answers (a replica may start while Redis is down).
-  if (connection) {
-    state.serviceDown("redis", REDIS_FALLBACK);
-    connection.onChange((up) => (up ? state.serviceUp("redis") : state.serviceDown("redis", REDIS_FALLBACK)));
-    redis?.once("ready", () => state.serviceUp("redis"));
-  }
-  // While Redis is down, the coordination of this process (or of the primary, with WORKERS > 1) serves instead.
-  const localCoordination =
-    link?.coordination ?? localFetchCoordination({ ttlMs: config.negativeCacheSeconds * 1000, maxEntries: config.negativeCacheSize });
-  // With Redis, claims are taken there by every worker of every replica, so one of them fetches a miss.
-  const coordination =
-    connection
-      ? fallbackCoordination(
-          {
-            claims: createRedisFetchClaims({
-              redis: connection.redis,
-              prefix: config.redisKeyPrefix,
-              ttlMs: config.liveClaimSeconds * 1000,
-              log,
-              failed: connection.failed,
-            }),
-            negative: createRedisNegativeCache({
-              redis: connection.redis,
-              prefix: config.redisKeyPrefix,
-              ttlMs: config.negativeCacheSeconds * 1000,
-              log,
-              failed: connection.failed,
-            }),
-          },
-          localCoordination,
-          connection.usable,
-        )
-      : link?.coordination;
+  const { connection, coordination } = openCoordination({ config, log, link, state });
   // DATABASE_URL: live fetches are committed to PostgreSQL and mirrored into live.db by every replica.
   const sharedLive =
     config.databaseUrl === undefined
@@ -209,17 +271,122 @@ async function main(): Promise<void> {
     ...(link ? { liveSyncMs: LIVE_SYNC_MS } : {}),
     ...(sharedLive ? { sharedLive } : {}),
   });
-  const closeOpened = async () => {
+  const close = async () => {
     await runtime.close();
     keyStore.close();
     link?.close();
     connection?.disconnect();
   };
   // A short wait, so a replica starting with Redis counts in Redis from its first request; it serves either way.
-  if (redis !== undefined && !(await untilReady(redis, 5_000))) log.warn("redis not reachable at start; serving with local fallbacks until it is");
-  if (stoppedDuringStartup(closeOpened)) return;
+  if (connection !== undefined && !(await untilReady(connection.redis, 5_000))) log.warn("redis not reachable at start; serving with local fallbacks until it is");
+  if (stop.duringStartup(close)) return undefined;
+  return { runtime, keyStore, connection, close };
+}
+
+/** PostgreSQL is down for this replica while the key store or the live store says so (each says it once per change). */
+function postgresReachability(state: ServiceState): (part: string) => (up: boolean) => void {
+  const pgDown = new Set<string>();
+  return (part) => (up) => {
+    if (up) pgDown.delete(part);
+    else pgDown.add(part);
+    if (pgDown.size === 0) state.serviceUp("postgresql");
+    else state.serviceDown("postgresql", POSTGRESQL_FALLBACK);
+  };
+}
+
+/**
+ * REDIS_URL: the live-fetch claims and the negative cache are shared by every
+ * replica (and worker) instead of held here, with this process's own (or the
+ * primary's) serving while Redis is down. Without Redis, a worker's are its
+ * primary's, and a lone process's the runtime's default.
+ */
+function openCoordination(options: { config: Config; log: Logger; link: WorkerLink | undefined; state: ServiceState }): {
+  connection: RedisConnection | undefined;
+  coordination: FetchCoordination | undefined;
+} {
+  const { config, log, link, state } = options;
+  const connection = config.redisUrl === undefined ? undefined : connectRedis({ url: config.redisUrl, log, deadlineMs: config.redisDeadlineMs });
+  if (connection === undefined) return { connection, coordination: link?.coordination };
+  // Degraded from the start until Redis first answers (a replica may start while Redis is down).
+  state.serviceDown("redis", REDIS_FALLBACK);
+  connection.onChange((up) => (up ? state.serviceUp("redis") : state.serviceDown("redis", REDIS_FALLBACK)));
+  connection.redis.once("ready", () => state.serviceUp("redis"));
+  // While Redis is down, the coordination of this process (or of the primary, with WORKERS > 1) serves instead.
+  const localCoordination =
+    link?.coordination ?? localFetchCoordination({ ttlMs: config.negativeCacheSeconds * 1000, maxEntries: config.negativeCacheSize });
+  // With Redis, claims are taken there by every worker of every replica, so one of them fetches a miss.
+  const shared = { redis: connection.redis, prefix: config.redisKeyPrefix, log, failed: connection.failed };
+  const coordination = fallbackCoordination(
+    {
+      claims: createRedisFetchClaims({ ...shared, ttlMs: config.liveClaimSeconds * 1000 }),
+      negative: createRedisNegativeCache({ ...shared, ttlMs: config.negativeCacheSeconds * 1000 }),
+    },
+    localCoordination,
+    connection.usable,
+  );
+  return { connection, coordination };
+}
+
+/**
+ * Before listening: the index warmed, so the first searches do not wait on
+ * storage; then practice requests, so the first users' requests run compiled
+ * code around their searches too. Returns the set warmed, or undefined when
+ * a stop came meanwhile.
+ */
+async function warmUp(options: {
+  config: Config;
+  log: Logger;
+  runtime: Runtime;
+  stop: StopSignals;
+  close: () => Promise<void>;
+}): Promise<ArtifactCatalog | undefined> {
+  const { config, log, runtime, stop, close } = options;
   const catalog = runtime.catalogs.current;
-  // Called as the server starts to serve, before any request is read: a start that fails before never changes a key.
+  await warmLogged(catalog, log);
+  if (stop.duringStartup(close)) return undefined;
+  const practice = catalog.practiceSearches(PRACTICE_REQUESTS);
+  if (practice.length > 0) {
+    const { answered, failed, ms } = await practiceServing({ config, catalog: runtime.catalogs, searches: practice, log });
+    catalog.forgetSearches();
+    log.info("serving paths warmed", { requests: answered, failed, ms: Math.round(ms) });
+    if (stop.duringStartup(close)) return undefined;
+  }
+  return catalog;
+}
+
+/** Per process, or the primary's with WORKERS > 1: the limiter without Redis, and its fallback with Redis down. */
+function rateLimiterFor(options: { config: Config; connection: RedisConnection | undefined; link: WorkerLink | undefined }): RateLimiter {
+  const { config, connection, link } = options;
+  const localLimiter = link?.rateLimiter ?? createMemoryRateLimiter({ limit: config.rateLimitPerMinute });
+  if (connection === undefined) return localLimiter;
+  return createFallbackRateLimiter({
+    shared: createRedisRateLimiter({ redis: connection.redis, prefix: config.redisKeyPrefix, limit: config.rateLimitPerMinute }),
+    local: localLimiter,
+    usable: connection.usable,
+    failed: connection.failed,
+  });
+}
+
+interface ServeOptions {
+  server: http.Server;
+  /** The port bound at start; undefined in a worker, which serves the connections its primary deals out (cluster/balancer.ts). */
+  reservation: Server | undefined;
+  config: Config;
+  log: Logger;
+  runtime: Runtime;
+  /** The set warmed before serving. */
+  warmed: ArtifactCatalog;
+  keyStore: KeyStore;
+  link: WorkerLink | undefined;
+}
+
+/**
+ * Serves, and only then settles the demo key (issued when serving the demo
+ * data, revoked otherwise), as the server starts to serve and before any
+ * request is read: a start that fails before never changes a key.
+ */
+function serve(options: ServeOptions): void {
+  const { server, reservation, config, log, runtime, warmed, keyStore, link } = options;
   // A worker's primary issues the demo key (once for all workers); with DATABASE_URL keys are made with `npm run keys` only.
   const settleDemoKey = (): string | undefined => {
     const served = runtime.catalogs.current.manifest;
@@ -227,87 +394,34 @@ async function main(): Promise<void> {
     else if (link === undefined && config.databaseUrl === undefined) return issueDemoKey(keyStore, log);
     return undefined;
   };
-  // Before listening: the first searches should not wait on storage for the index.
-  await warmLogged(catalog, log);
-  if (stoppedDuringStartup(closeOpened)) return;
-  // Then practice requests, so the first users' requests run compiled code around their searches too.
-  const practice = catalog.practiceSearches(PRACTICE_REQUESTS);
-  if (practice.length > 0) {
-    const { answered, failed, ms } = await practiceServing({ config, catalog: runtime.catalogs, searches: practice, log });
-    catalog.forgetSearches();
-    log.info("serving paths warmed", { requests: answered, failed, ms: Math.round(ms) });
-    if (stoppedDuringStartup(closeOpened)) return;
-  }
-  runtime.state.markLoaded();
-
-  // Per process, or the primary's with WORKERS > 1: the limiter without Redis, and its fallback with Redis down.
-  const localLimiter = link?.rateLimiter ?? createMemoryRateLimiter({ limit: config.rateLimitPerMinute });
-  const server = createApp({
-    config,
-    catalog: runtime.catalogs,
-    keyStore,
-    ...(runtime.fetcher ? { transcriptSource: runtime.fetcher } : {}),
-    rateLimiter: connection
-      ? createFallbackRateLimiter({
-          shared: createRedisRateLimiter({ redis: connection.redis, prefix: config.redisKeyPrefix, limit: config.rateLimitPerMinute }),
-          local: localLimiter,
-          usable: connection.usable,
-          failed: connection.failed,
-        })
-      : localLimiter,
-    log,
-    state: runtime.state,
-    onDatabaseFault: (code, faulty) => void runtime.databaseFault(code, faulty),
-  });
-
   server.on("error", (error) => {
     log.error("server error", errorFields(error));
     process.exit(1);
   });
-  // A worker serves the connections its primary accepts and deals out (cluster/balancer.ts).
-  if (link !== undefined) settleDemoKey();
-  // A worker's primary says when no key is usable, once for all workers.
-  link?.serve(server, { dataset: catalog.manifest.dataset, builtAt: catalog.manifest.builtAt, usableKeys: usableKeyCount(keyStore) });
-  if (reservation !== undefined) {
-    // The server takes over the socket bound at start; connections are read only after this callback.
-    server.listen(reservation, () => {
-      const demoKey = settleDemoKey();
-      const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : config.port;
-      const url = `http://${config.host}:${port}`;
-      const served = runtime.catalogs.current.manifest;
-      log.info("listening", {
-        url,
-        pid: process.pid,
-        dataset: served.dataset,
-        builtAt: served.builtAt,
-        liveFetch: config.liveFetch ? config.youtubeOrigin : "off",
-        proxies: config.youtubeProxyUrls.length,
-      });
-      if (demoKey !== undefined) process.stdout.write(demoKeyBanner(url, demoKey));
-      else if (usableKeyCount(keyStore) === 0) log.warn(NO_USABLE_KEY);
-    });
+  if (link !== undefined) {
+    settleDemoKey();
+    // A worker's primary says when no key is usable, once for all workers.
+    link.serve(server, { dataset: warmed.manifest.dataset, builtAt: warmed.manifest.builtAt, usableKeys: usableKeyCount(keyStore) });
   }
-
-  onStopSignal = (signal) => {
-    if (stopRequested) return;
-    stopRequested = true;
-    log.info("shutting down", { signal, graceMs: config.shutdownGraceMs });
-    void closeGracefully(server, { graceMs: config.shutdownGraceMs, log })
-      .then(async (clean) => {
-        await closeOpened();
-        log.info("stopped", { clean });
-        process.exit(0);
-      })
-      .catch((error: unknown) => {
-        log.error("shutdown failed", errorFields(error));
-        process.exit(1);
-      });
-  };
-  // SIGHUP: switch to the set `current` points at now (see server/live/README.md).
-  reloadOnSighup(runtime);
-  // A worker whose primary is gone stops as on SIGTERM (its port is the primary's).
-  if (link !== undefined) process.on("disconnect", () => onStopSignal("SIGTERM"));
+  if (reservation === undefined) return;
+  // The server takes over the socket bound at start; connections are read only after this callback.
+  server.listen(reservation, () => {
+    const demoKey = settleDemoKey();
+    const address = server.address();
+    const port = typeof address === "object" && address !== null ? address.port : config.port;
+    const url = `http://${config.host}:${port}`;
+    const served = runtime.catalogs.current.manifest;
+    log.info("listening", {
+      url,
+      pid: process.pid,
+      dataset: served.dataset,
+      builtAt: served.builtAt,
+      liveFetch: config.liveFetch ? config.youtubeOrigin : "off",
+      proxies: config.youtubeProxyUrls.length,
+    });
+    if (demoKey !== undefined) process.stdout.write(demoKeyBanner(url, demoKey));
+    else if (usableKeyCount(keyStore) === 0) log.warn(NO_USABLE_KEY);
+  });
 }
 
 main().catch((error: unknown) => {
