@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { dataDirLayout } from "../pipeline/artifact/layout.js";
 import { trimmableThrough } from "../pipeline/artifact/live-records.js";
 import { readManifest } from "../pipeline/artifact/manifest.js";
-import { createYouTubeClient, type YouTubeClientOptions } from "../pipeline/youtube/index.js";
+import { createYouTubeClient, type YouTubeClient, type YouTubeClientOptions } from "../pipeline/youtube/index.js";
 import { ArtifactSwitch, type SwitchOutcome, type SwitchTrigger } from "./artifact-set/artifact-switch.js";
 import { CatalogHolder } from "./artifact-set/catalog-holder.js";
 import { CurrentWatcher } from "./artifact-set/current-watcher.js";
@@ -108,41 +108,8 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
       ...(options.watch === undefined ? {} : { watch: options.watch }),
       ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
     });
-    const client = config.liveFetch
-      ? createYouTubeClient({
-          ...options.client,
-          origin: config.youtubeOrigin,
-          proxyUrls: [...config.youtubeProxyUrls],
-          timeoutMs: config.youtubeTimeoutMs,
-          maxBlockedRetries: config.youtubeMaxBlockedRetries,
-        })
-      : undefined;
-    const fetcher = client
-      ? createLiveFetcher({
-          client,
-          catalogs,
-          concurrency: config.liveFetchConcurrency,
-          maxQueue: config.liveFetchQueue,
-          negativeCacheMs: config.negativeCacheSeconds * 1000,
-          negativeCacheSize: config.negativeCacheSize,
-          ...(options.clock ? { clock: options.clock } : {}),
-          ...(options.coordination ? { coordination: options.coordination } : {}),
-          ...(shared ? { shared } : {}),
-          log,
-        })
-      : undefined;
-    // One pragma per tick when nothing changed; a record another worker stored is then served and searched here too.
-    const liveSync =
-      options.liveSyncMs !== undefined && options.liveSyncMs > 0
-        ? setInterval(() => {
-            try {
-              catalogs.current.refreshLive();
-            } catch (error) {
-              log.warn("live store refresh failed", errorFields(error));
-            }
-          }, options.liveSyncMs)
-        : undefined;
-    liveSync?.unref();
+    const { client, fetcher } = openLiveFetch({ config, options, catalogs });
+    const liveSync = options.liveSyncMs !== undefined && options.liveSyncMs > 0 ? syncLive({ catalogs, everyMs: options.liveSyncMs, log }) : undefined;
     shared?.mirror(catalogs, live);
     return {
       live,
@@ -167,6 +134,49 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
     await shared?.close();
     throw error;
   }
+}
+
+/** The YouTube client and the live fetcher over the served sets (LIVE_FETCH); both undefined when it is off. */
+function openLiveFetch(parts: { config: Config; options: RuntimeOptions; catalogs: CatalogHolder<ArtifactCatalog> }): {
+  client: YouTubeClient | undefined;
+  fetcher: LiveFetcher | undefined;
+} {
+  const { config, options, catalogs } = parts;
+  if (!config.liveFetch) return { client: undefined, fetcher: undefined };
+  const client = createYouTubeClient({
+    ...options.client,
+    origin: config.youtubeOrigin,
+    proxyUrls: [...config.youtubeProxyUrls],
+    timeoutMs: config.youtubeTimeoutMs,
+    maxBlockedRetries: config.youtubeMaxBlockedRetries,
+  });
+  const fetcher = createLiveFetcher({
+    client,
+    catalogs,
+    concurrency: config.liveFetchConcurrency,
+    maxQueue: config.liveFetchQueue,
+    negativeCacheMs: config.negativeCacheSeconds * 1000,
+    negativeCacheSize: config.negativeCacheSize,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.coordination ? { coordination: options.coordination } : {}),
+    ...(options.sharedLive ? { shared: options.sharedLive } : {}),
+    log: options.log,
+  });
+  return { client, fetcher };
+}
+
+/** Looks for live records other processes stored, every `everyMs`: one pragma per tick when nothing changed; a record another worker stored is then served and searched here too. */
+function syncLive(options: { catalogs: CatalogHolder<ArtifactCatalog>; everyMs: number; log: Logger }): NodeJS.Timeout {
+  const { catalogs, log } = options;
+  const timer = setInterval(() => {
+    try {
+      catalogs.current.refreshLive();
+    } catch (error) {
+      log.warn("live store refresh failed", errorFields(error));
+    }
+  }, options.everyMs);
+  timer.unref();
+  return timer;
 }
 
 /**
