@@ -61,6 +61,19 @@ export async function ensureServableSet(config: Pick<Config, "dataDir" | "demo">
   if (servableSet(config) === "demo") await buildDemoInChild(config.dataDir, log);
 }
 
+/** `ensureServableSet`, but with no set to serve the process ends with the message and exit code 1. */
+export async function ensureServableSetOrExit(config: Pick<Config, "dataDir" | "demo">, log: Logger): Promise<void> {
+  try {
+    await ensureServableSet(config, log);
+  } catch (error) {
+    if (error instanceof NoArtifactSetError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
 /** The pipeline's command line, run as a process (never imported: see the top of this file). */
 const PIPELINE_CLI = fileURLToPath(new URL("../pipeline/cli.ts", import.meta.url));
 

@@ -22,7 +22,7 @@ import { openKeyStore, type KeyStore } from "./auth/key-store.js";
 import { openPgKeyStore } from "./auth/pg-key-store.js";
 import { NO_USABLE_KEY, usableKeyCount } from "./auth/usable-keys.js";
 import { ConfigError, loadConfig, type Config } from "./config.js";
-import { demoKeyBanner, ensureServableSet, isDemoSet, issueDemoKey, NoArtifactSetError, revokeDemoKeys } from "./demo.js";
+import { demoKeyBanner, ensureServableSetOrExit, isDemoSet, issueDemoKey, revokeDemoKeys } from "./demo.js";
 import { createLogger, errorFields, type Logger } from "./log.js";
 import { createMemoryRateLimiter } from "./rate-limit/memory-rate-limiter.js";
 import { openRuntime, reloadOnSighup, warmLogged, type Runtime } from "./runtime.js";
@@ -41,7 +41,7 @@ import type { RateLimiter } from "./rate-limit/rate-limiter.js";
 import type { ArtifactCatalog } from "./data/artifact-catalog.js";
 import { ServiceState } from "./service-state.js";
 import { practiceServing } from "./serving-practice.js";
-import { ListenError, reservePort } from "./port-reservation.js";
+import { reservePortOrExit } from "./port-reservation.js";
 import { parseStartArgs, START_USAGE, startHelp } from "./start-usage.js";
 import { startedByNpmScript, whenParentGone } from "./parent-watch.js";
 
@@ -63,7 +63,7 @@ async function main(): Promise<void> {
   if (cluster.isPrimary && workers > 1) return runPrimary(config, workers, log);
   const link = cluster.isWorker ? connectWorker() : undefined;
   // Before anything slow or lasting: a port in use is one line, and nothing has changed yet. A worker's port is the primary's.
-  const reservation = link === undefined ? await reservePortOrExit(config) : undefined;
+  const reservation = link === undefined ? await reservePortOrExit(config.host, config.port) : undefined;
   const stop = watchStopSignals({ log, link });
   if (link === undefined) await ensureServableSetOrExit(config, log);
   if (stop.duringStartup()) return;
@@ -111,32 +111,6 @@ function startConfig(): Config | undefined {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
       process.exit(2);
-    }
-    throw error;
-  }
-}
-
-/** The port, bound now and handed to the server later; a port in use exits 1. */
-async function reservePortOrExit(config: Config): Promise<Server> {
-  try {
-    return await reservePort(config.host, config.port);
-  } catch (error) {
-    if (error instanceof ListenError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
-  }
-}
-
-/** A published set, or the demo one built now (as DEMO allows); none exits 1. */
-async function ensureServableSetOrExit(config: Config, log: Logger): Promise<void> {
-  try {
-    await ensureServableSet(config, log);
-  } catch (error) {
-    if (error instanceof NoArtifactSetError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
     }
     throw error;
   }

@@ -23,6 +23,19 @@ export function reservePort(host: string, port: number): Promise<net.Server> {
   });
 }
 
+/** `reservePort`, but an address that cannot be bound ends the process with its one line and exit code 1. */
+export async function reservePortOrExit(host: string, port: number): Promise<net.Server> {
+  try {
+    return await reservePort(host, port);
+  } catch (error) {
+    if (error instanceof ListenError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
 /** One line for an address that cannot be bound: where, why, and the settings that choose another. */
 export function listenProblem(host: string, port: number, error: NodeJS.ErrnoException): string {
   const where = `${host.includes(":") ? `[${host}]` : host}:${port}`;
