@@ -78,13 +78,9 @@ const BATCH = 500;
 const CLOSE_WAIT_MS = 1_000;
 
 export async function openSharedLiveStore(options: SharedLiveStoreOptions): Promise<SharedLiveStore> {
-  const { url, log } = options;
-  const pollMs = options.pollMs ?? 1_000;
-  const maxPending = options.maxPending ?? 10_000;
-  const deadlineMs = options.deadlineMs ?? 500;
-  const pool = new pg.Pool({ connectionString: url, application_name: "transcript-server live", connectionTimeoutMillis: 2_000, query_timeout: 5_000, max: 4 });
+  const pool = new pg.Pool({ connectionString: options.url, application_name: "transcript-server live", connectionTimeoutMillis: 2_000, query_timeout: 5_000, max: 4 });
   // Said once per outage by `reached`; an idle connection lost is a detail of it.
-  pool.on("error", (error) => log.debug("postgresql live store connection lost", errorFields(error)));
+  pool.on("error", (error) => options.log.debug("postgresql live store connection lost", errorFields(error)));
   const setup = await pool.connect();
   let storeId: string;
   try {
@@ -92,96 +88,104 @@ export async function openSharedLiveStore(options: SharedLiveStoreOptions): Prom
   } finally {
     setup.release();
   }
+  return new PgSharedLiveStore({ pool, storeId, options });
+}
 
-  let cursor = 0;
-  let closed = false;
-  let running: Promise<void> | undefined;
-  let again = false;
-  let listener: pg.Client | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  const waiters = new Set<{ seq: number; resolve: (ok: boolean) => void }>();
-  let target: { catalogs: { readonly current: MirrorCatalog }; live: LiveStore } | undefined;
-  let reachable = true;
-  let failures = 0;
-  let retryAt = 0;
-  let flushing: Promise<number> | undefined;
+interface Mirrored {
+  catalogs: { readonly current: MirrorCatalog };
+  live: LiveStore;
+}
 
-  /** One line per change, not one per failed request. */
-  const reached = (up: boolean, error?: unknown): void => {
-    if (up === reachable) return;
-    reachable = up;
-    if (up) log.info("postgresql reachable again: live fetches committed there, queued records written", { queued: target?.live.pendingCount() ?? 0 });
-    else log.warn("postgresql unreachable: live fetches stored here and queued for it", error === undefined ? {} : errorFields(error));
-    options.onReachable?.(up);
-  };
+/**
+ * The store over its pool: whether PostgreSQL answers (`#reached`), the
+ * mirror of its rows into live.db (`#pull`, `#sync`, `#listen`,
+ * `mirroredThrough`), a request's commit, and the queue written to it once
+ * it answers again (`#drain`, `flush`).
+ */
+class PgSharedLiveStore implements SharedLiveStore {
+  readonly storeId: string;
+  readonly #pool: pg.Pool;
+  readonly #log: Logger;
+  readonly #options: SharedLiveStoreOptions;
+  readonly #deadlineMs: number;
+  readonly #maxPending: number;
+  /** The last row mirrored. */
+  #cursor = 0;
+  #closed = false;
+  #running: Promise<void> | undefined;
+  #again = false;
+  #listener: pg.Client | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  readonly #waiters = new Set<{ seq: number; resolve: (ok: boolean) => void }>();
+  #target: Mirrored | undefined;
+  #reachable = true;
+  #failures = 0;
+  #retryAt = 0;
+  #flushing: Promise<number> | undefined;
 
-  const pull = async (): Promise<void> => {
-    if (target === undefined) return;
-    const { catalogs, live } = target;
-    for (;;) {
-      const rows = await sharedRecords(pool, cursor, Number.MAX_SAFE_INTEGER, BATCH);
-      for (const row of rows) {
-        const catalog = catalogs.current;
-        const covered = catalog.manifest.liveStoreId === storeId ? catalog.manifest.liveSeq : 0;
-        const held = live.heldSeq(row.record.videoId);
-        if (row.seq > covered && (held === undefined || held < row.seq)) {
-          catalog.storeLive(row.record, { seq: row.seq, fetchedAt: new Date(row.fetchedAt) });
-        }
-        cursor = row.seq;
-      }
-      if (rows.length < BATCH) break;
-    }
-    for (const waiter of waiters) {
-      if (waiter.seq <= cursor) {
-        waiters.delete(waiter);
-        waiter.resolve(true);
-      }
-    }
-  };
+  constructor(parts: { pool: pg.Pool; storeId: string; options: SharedLiveStoreOptions }) {
+    const { options } = parts;
+    this.storeId = parts.storeId;
+    this.#pool = parts.pool;
+    this.#log = options.log;
+    this.#options = options;
+    this.#deadlineMs = options.deadlineMs ?? 500;
+    this.#maxPending = options.maxPending ?? 10_000;
+  }
 
-  /** One pull at a time; a request during one runs another after it. */
-  const sync = (): Promise<void> => {
-    if (closed) return Promise.resolve();
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = pull()
-      .then(() => reached(true))
-      .catch((error: unknown) => {
-        if (reachable) log.warn("live store mirror failed; retrying", errorFields(error));
-        reached(false, error);
-      })
-      .finally(() => {
-        running = undefined;
-        if (again) {
-          again = false;
-          void sync();
-        }
-      });
-    return running;
-  };
+  /** A request's commit: not tried while PostgreSQL is unreachable (the caller queues the record), else within the deadline. */
+  commit(record: VideoRecord, fetchedAt: Date): Promise<number> {
+    if (!this.#reachable) return Promise.reject(unavailable(new Error("postgresql unreachable")));
+    return this.#commitRecord(record, fetchedAt, this.#deadlineMs);
+  }
 
-  const listen = async (): Promise<void> => {
-    if (closed || listener !== undefined) return;
-    const client = new pg.Client({ connectionString: url, application_name: "transcript-server live listen", connectionTimeoutMillis: 2_000 });
-    listener = client;
-    client.on("error", () => {
-      if (listener === client) listener = undefined;
-      client.end().catch(() => undefined);
+  queueRoom(): boolean {
+    return this.#target !== undefined && this.#target.live.pendingCount() < this.#maxPending;
+  }
+
+  flush(): Promise<number> {
+    if (this.#closed) return Promise.resolve(this.#target?.live.pendingCount() ?? 0);
+    this.#flushing ??= this.#drain().finally(() => {
+      this.#flushing = undefined;
     });
-    client.on("notification", () => void sync());
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${LIVE_CHANNEL_NAME}`);
-    } catch {
-      if (listener === client) listener = undefined;
-      await client.end().catch(() => undefined);
-    }
-  };
+    return this.#flushing;
+  }
 
-  const mirroredThrough = (seq: number, timeoutMs = 5_000): Promise<boolean> => {
-    if (seq <= cursor) return Promise.resolve(true);
+  async adopt(live: LiveStore): Promise<void> {
+    if (live.storeId === this.storeId) return;
+    let copied = 0;
+    const client = await this.#pool.connect();
+    try {
+      // Copied first: a crash before `adopt` copies them again next time (a fold merges repeats).
+      // Read whole first: the store's statement must not stay open across the awaits.
+      for (const record of [...live.records()]) {
+        await insertSharedRecord(client, record, new Date());
+        copied++;
+      }
+    } finally {
+      client.release();
+    }
+    live.adopt(this.storeId);
+    this.#log.info("live store now mirrors the shared store", { storeId: this.storeId, copied });
+  }
+
+  mirror(catalogs: { readonly current: MirrorCatalog }, live: LiveStore): void {
+    const covered = catalogs.current.manifest;
+    this.#cursor = covered.liveStoreId === this.storeId ? covered.liveSeq : 0;
+    this.#target = { catalogs, live };
+    void this.#listen().then(() => this.#sync());
+    // Records queued before a restart go first.
+    if (live.pendingCount() > 0) void this.flush();
+    this.#timer = setInterval(() => {
+      void this.#listen();
+      void this.#sync();
+      if (Date.now() >= this.#retryAt && live.pendingCount() > 0) void this.flush();
+    }, this.#options.pollMs ?? 1_000);
+    this.#timer.unref();
+  }
+
+  mirroredThrough(seq: number, timeoutMs = 5_000): Promise<boolean> {
+    if (seq <= this.#cursor) return Promise.resolve(true);
     return new Promise((resolve) => {
       const waiter = {
         seq,
@@ -191,34 +195,131 @@ export async function openSharedLiveStore(options: SharedLiveStoreOptions): Prom
         },
       };
       const timeout = setTimeout(() => {
-        waiters.delete(waiter);
+        this.#waiters.delete(waiter);
         resolve(false);
       }, timeoutMs);
-      waiters.add(waiter);
-      void sync();
+      this.#waiters.add(waiter);
+      void this.#sync();
     });
-  };
+  }
+
+  async catchUp(timeoutMs = 5_000): Promise<boolean> {
+    if (!this.#reachable) return false;
+    let max: number;
+    try {
+      max = await onClient(this.#pool, sharedMaxSeq, this.#deadlineMs);
+    } catch (error) {
+      this.#log.warn("shared live store unreadable; fetching", errorFields(error));
+      this.#reached(false, error);
+      return false;
+    }
+    return this.mirroredThrough(max, timeoutMs);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#timer) clearInterval(this.#timer);
+    for (const waiter of this.#waiters) waiter.resolve(false);
+    this.#waiters.clear();
+    await this.#running;
+    await this.#flushing;
+    // A stalled PostgreSQL never answers an idle connection's goodbye: a stop does not wait for it past a while.
+    const goodbyes = Promise.all([this.#listener?.end().catch(() => undefined), this.#pool.end().catch(() => undefined)]);
+    let giveUp: NodeJS.Timeout | undefined;
+    await Promise.race([goodbyes, new Promise((resolve) => (giveUp = setTimeout(resolve, CLOSE_WAIT_MS)))]);
+    clearTimeout(giveUp);
+  }
+
+  /** One line per change, not one per failed request. */
+  #reached(up: boolean, error?: unknown): void {
+    if (up === this.#reachable) return;
+    this.#reachable = up;
+    if (up) this.#log.info("postgresql reachable again: live fetches committed there, queued records written", { queued: this.#target?.live.pendingCount() ?? 0 });
+    else this.#log.warn("postgresql unreachable: live fetches stored here and queued for it", error === undefined ? {} : errorFields(error));
+    this.#options.onReachable?.(up);
+  }
+
+  /** Rows after the cursor into the served catalog's live store, skipping those it holds already; then the waiters they satisfy. */
+  async #pull(): Promise<void> {
+    if (this.#target === undefined) return;
+    const { catalogs, live } = this.#target;
+    for (;;) {
+      const rows = await sharedRecords(this.#pool, this.#cursor, Number.MAX_SAFE_INTEGER, BATCH);
+      for (const row of rows) {
+        const catalog = catalogs.current;
+        const covered = catalog.manifest.liveStoreId === this.storeId ? catalog.manifest.liveSeq : 0;
+        const held = live.heldSeq(row.record.videoId);
+        if (row.seq > covered && (held === undefined || held < row.seq)) {
+          catalog.storeLive(row.record, { seq: row.seq, fetchedAt: new Date(row.fetchedAt) });
+        }
+        this.#cursor = row.seq;
+      }
+      if (rows.length < BATCH) break;
+    }
+    for (const waiter of this.#waiters) {
+      if (waiter.seq <= this.#cursor) {
+        this.#waiters.delete(waiter);
+        waiter.resolve(true);
+      }
+    }
+  }
+
+  /** One pull at a time; a request during one runs another after it. */
+  #sync(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    if (this.#running) {
+      this.#again = true;
+      return this.#running;
+    }
+    this.#running = this.#pull()
+      .then(() => this.#reached(true))
+      .catch((error: unknown) => {
+        if (this.#reachable) this.#log.warn("live store mirror failed; retrying", errorFields(error));
+        this.#reached(false, error);
+      })
+      .finally(() => {
+        this.#running = undefined;
+        if (this.#again) {
+          this.#again = false;
+          void this.#sync();
+        }
+      });
+    return this.#running;
+  }
+
+  /** The connection that hears each commit (LISTEN), made again at the next tick once lost. */
+  async #listen(): Promise<void> {
+    if (this.#closed || this.#listener !== undefined) return;
+    const client = new pg.Client({ connectionString: this.#options.url, application_name: "transcript-server live listen", connectionTimeoutMillis: 2_000 });
+    this.#listener = client;
+    client.on("error", () => {
+      if (this.#listener === client) this.#listener = undefined;
+      client.end().catch(() => undefined);
+    });
+    client.on("notification", () => void this.#sync());
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${LIVE_CHANNEL_NAME}`);
+    } catch {
+      if (this.#listener === client) this.#listener = undefined;
+      await client.end().catch(() => undefined);
+    }
+  }
 
   /** Commits one record; `withinMs`: fails past it (see `onClient`). */
-  const commitRecord = async (record: VideoRecord, fetchedAt: Date, withinMs?: number): Promise<number> => {
+  async #commitRecord(record: VideoRecord, fetchedAt: Date, withinMs?: number): Promise<number> {
     try {
-      return await onClient(pool, (client) => insertSharedRecord(client, record, fetchedAt), withinMs);
+      return await onClient(this.#pool, (client) => insertSharedRecord(client, record, fetchedAt), withinMs);
     } catch (error) {
-      reached(false, error);
+      this.#reached(false, error);
       throw unavailable(error);
     }
-  };
-
-  /** A request's commit: not tried while PostgreSQL is unreachable (the caller queues the record), else within the deadline. */
-  const commit = (record: VideoRecord, fetchedAt: Date): Promise<number> => {
-    if (!reachable) return Promise.reject(unavailable(new Error("postgresql unreachable")));
-    return commitRecord(record, fetchedAt, deadlineMs);
-  };
+  }
 
   /** The queue, oldest first, until it is empty or PostgreSQL fails (then the next try waits, doubling). */
-  const drain = async (): Promise<number> => {
-    if (target === undefined) return 0;
-    const { catalogs, live } = target;
+  async #drain(): Promise<number> {
+    if (this.#target === undefined) return 0;
+    const { catalogs, live } = this.#target;
     for (;;) {
       const batch = live.pending(BATCH);
       if (batch.length === 0) break;
@@ -226,11 +327,11 @@ export async function openSharedLiveStore(options: SharedLiveStoreOptions): Prom
         let seq: number;
         try {
           // Not the request's deadline: the queue's writes are how PostgreSQL is found back.
-          seq = await commitRecord(queued.record, queued.fetchedAt);
+          seq = await this.#commitRecord(queued.record, queued.fetchedAt);
         } catch (error) {
-          failures++;
-          retryAt = Date.now() + Math.min(MAX_BACKOFF_MS, 1_000 * 2 ** (failures - 1));
-          log.debug("queued live records not written to postgresql; retrying", { queued: live.pendingCount(), ...errorFields(error) });
+          this.#failures++;
+          this.#retryAt = Date.now() + Math.min(MAX_BACKOFF_MS, 1_000 * 2 ** (this.#failures - 1));
+          this.#log.debug("queued live records not written to postgresql; retrying", { queued: live.pendingCount(), ...errorFields(error) });
           return live.pendingCount();
         }
         try {
@@ -239,89 +340,18 @@ export async function openSharedLiveStore(options: SharedLiveStoreOptions): Prom
           live.settlePending(queued.id);
         } catch (error) {
           // In PostgreSQL already: a row left in the queue is written again later (a repeat, not a loss).
-          log.error("queued live record committed but not settled here", { videoId: queued.record.videoId, ...errorFields(error) });
-          retryAt = Date.now() + MAX_BACKOFF_MS;
+          this.#log.error("queued live record committed but not settled here", { videoId: queued.record.videoId, ...errorFields(error) });
+          this.#retryAt = Date.now() + MAX_BACKOFF_MS;
           return live.pendingCount();
         }
-        failures = 0;
-        retryAt = 0;
+        this.#failures = 0;
+        this.#retryAt = 0;
       }
     }
     const left = live.pendingCount();
-    if (left === 0) reached(true);
+    if (left === 0) this.#reached(true);
     return left;
-  };
-  const flush = (): Promise<number> => {
-    if (closed) return Promise.resolve(target?.live.pendingCount() ?? 0);
-    flushing ??= drain().finally(() => {
-      flushing = undefined;
-    });
-    return flushing;
-  };
-
-  return {
-    storeId,
-    commit,
-    queueRoom: () => target !== undefined && target.live.pendingCount() < maxPending,
-    flush,
-    async adopt(live) {
-      if (live.storeId === storeId) return;
-      let copied = 0;
-      const client = await pool.connect();
-      try {
-        // Copied first: a crash before `adopt` copies them again next time (a fold merges repeats).
-        // Read whole first: the store's statement must not stay open across the awaits.
-        for (const record of [...live.records()]) {
-          await insertSharedRecord(client, record, new Date());
-          copied++;
-        }
-      } finally {
-        client.release();
-      }
-      live.adopt(storeId);
-      log.info("live store now mirrors the shared store", { storeId, copied });
-    },
-    mirror(catalogs, live) {
-      const covered = catalogs.current.manifest;
-      cursor = covered.liveStoreId === storeId ? covered.liveSeq : 0;
-      target = { catalogs, live };
-      void listen().then(sync);
-      // Records queued before a restart go first.
-      if (live.pendingCount() > 0) void flush();
-      timer = setInterval(() => {
-        void listen();
-        void sync();
-        if (Date.now() >= retryAt && live.pendingCount() > 0) void flush();
-      }, pollMs);
-      timer.unref();
-    },
-    async catchUp(timeoutMs = 5_000) {
-      if (!reachable) return false;
-      let max: number;
-      try {
-        max = await onClient(pool, sharedMaxSeq, deadlineMs);
-      } catch (error) {
-        log.warn("shared live store unreadable; fetching", errorFields(error));
-        reached(false, error);
-        return false;
-      }
-      return mirroredThrough(max, timeoutMs);
-    },
-    mirroredThrough,
-    async close() {
-      closed = true;
-      if (timer) clearInterval(timer);
-      for (const waiter of waiters) waiter.resolve(false);
-      waiters.clear();
-      await running;
-      await flushing;
-      // A stalled PostgreSQL never answers an idle connection's goodbye: a stop does not wait for it past a while.
-      const goodbyes = Promise.all([listener?.end().catch(() => undefined), pool.end().catch(() => undefined)]);
-      let giveUp: NodeJS.Timeout | undefined;
-      await Promise.race([goodbyes, new Promise((resolve) => (giveUp = setTimeout(resolve, CLOSE_WAIT_MS)))]);
-      clearTimeout(giveUp);
-    },
-  };
+  }
 }
 
 /**
