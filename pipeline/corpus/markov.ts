@@ -54,25 +54,8 @@ export function trainMarkovChain(sentences: readonly (readonly string[])[], opti
   if (!Number.isInteger(maxTokens) || maxTokens < 2) throw new Error(`Expected the "maxSentenceTokens" option to be an integer of at least 2, got ${maxTokens}`);
   if (sentences.length === 0) throw new Error("Expected at least one training sentence");
 
-  // Intern tokens and lay the sentences end to end: B B s1… B B s2… B B.
-  const ids = new Map<string, number>([["", BOUNDARY]]);
-  const words: string[] = [""];
-  let length = 2;
-  for (const sentence of sentences) length += sentence.length + 2;
-  const stream = new Int32Array(length);
-  let at = 2;
-  for (const sentence of sentences) {
-    for (const token of sentence) {
-      let id = ids.get(token);
-      if (id === undefined) {
-        id = words.length;
-        ids.set(token, id);
-        words.push(token);
-      }
-      stream[at++] = id;
-    }
-    at += 2; // the two boundaries after the sentence are already 0
-  }
+  const { ids, words, stream } = internSentences(sentences);
+  const length = stream.length;
   const vocabulary = words.length;
 
   // Positions 0 … length-3 have a successor. Two stable counting sorts (by
@@ -81,37 +64,8 @@ export function trainMarkovChain(sentences: readonly (readonly string[])[], opti
   const byFirst = countingSort(stream, positions, 0, vocabulary, undefined);
   const wordStart = new Int32Array(vocabulary + 1);
   const occurrences = countingSort(stream, positions, 1, vocabulary, byFirst, wordStart);
-
-  // Number the states in sorted order; stateAt covers the last pair too (the final B B, same as the start state).
-  const stateAt = new Int32Array(length - 1);
-  const stateStartList: number[] = [];
-  let previousFirst = -1;
-  let previousSecond = -1;
-  for (let i = 0; i < positions; i++) {
-    const p = occurrences[i] as number;
-    const first = stream[p] as number;
-    const second = stream[p + 1] as number;
-    if (first !== previousFirst || second !== previousSecond) {
-      stateStartList.push(i);
-      previousFirst = first;
-      previousSecond = second;
-    }
-    stateAt[p] = stateStartList.length - 1;
-  }
-  stateStartList.push(positions);
-  const stateStart = Int32Array.from(stateStartList);
-  const startState = stateAt[0] as number;
-  stateAt[length - 2] = startState;
-
-  // What generation needs per occurrence, interleaved so one step touches one cache line:
-  // [2i] the word that follows, [2i+1] the state after it. The stream itself can then be dropped.
-  const transitions = new Int32Array(positions * 2);
-  for (let i = 0; i < positions; i++) {
-    const p = occurrences[i] as number;
-    transitions[2 * i] = stream[p + 2] as number;
-    transitions[2 * i + 1] = stateAt[p + 1] as number;
-  }
-
+  const { stateAt, stateStart, startState } = numberStates(stream, occurrences);
+  const transitions = interleaveTransitions(stream, occurrences, stateAt);
   const isWord = new Uint8Array(vocabulary);
   for (let id = 0; id < vocabulary; id++) isWord[id] = /[\p{L}\p{N}]/u.test(words[id] as string) ? 1 : 0;
   const period = ids.get(".") ?? words.length - 1;
@@ -161,6 +115,73 @@ export function trainMarkovChain(sentences: readonly (readonly string[])[], opti
       return wordCount;
     },
   };
+}
+
+/** Interns the tokens to ids and lays the sentences end to end: B B s1… B B s2… B B. */
+function internSentences(sentences: readonly (readonly string[])[]): { ids: Map<string, number>; words: string[]; stream: Int32Array } {
+  const ids = new Map<string, number>([["", BOUNDARY]]);
+  const words: string[] = [""];
+  let length = 2;
+  for (const sentence of sentences) length += sentence.length + 2;
+  const stream = new Int32Array(length);
+  let at = 2;
+  for (const sentence of sentences) {
+    for (const token of sentence) {
+      let id = ids.get(token);
+      if (id === undefined) {
+        id = words.length;
+        ids.set(token, id);
+        words.push(token);
+      }
+      stream[at++] = id;
+    }
+    at += 2; // the two boundaries after the sentence are already 0
+  }
+  return { ids, words, stream };
+}
+
+/**
+ * Numbers the states in sorted order: `stateStart[s]` is the first sorted
+ * occurrence of state s, and `stateAt[p]` the state at stream position p;
+ * stateAt covers the last pair too (the final B B, same as the start state).
+ */
+function numberStates(stream: Int32Array, occurrences: Int32Array): { stateAt: Int32Array; stateStart: Int32Array; startState: number } {
+  const length = stream.length;
+  const positions = occurrences.length;
+  const stateAt = new Int32Array(length - 1);
+  const stateStartList: number[] = [];
+  let previousFirst = -1;
+  let previousSecond = -1;
+  for (let i = 0; i < positions; i++) {
+    const p = occurrences[i] as number;
+    const first = stream[p] as number;
+    const second = stream[p + 1] as number;
+    if (first !== previousFirst || second !== previousSecond) {
+      stateStartList.push(i);
+      previousFirst = first;
+      previousSecond = second;
+    }
+    stateAt[p] = stateStartList.length - 1;
+  }
+  stateStartList.push(positions);
+  const startState = stateAt[0] as number;
+  stateAt[length - 2] = startState;
+  return { stateAt, stateStart: Int32Array.from(stateStartList), startState };
+}
+
+/**
+ * What generation needs per occurrence, interleaved so one step touches one cache line:
+ * [2i] the word that follows, [2i+1] the state after it. The stream itself can then be dropped.
+ */
+function interleaveTransitions(stream: Int32Array, occurrences: Int32Array, stateAt: Int32Array): Int32Array {
+  const positions = occurrences.length;
+  const transitions = new Int32Array(positions * 2);
+  for (let i = 0; i < positions; i++) {
+    const p = occurrences[i] as number;
+    transitions[2 * i] = stream[p + 2] as number;
+    transitions[2 * i + 1] = stateAt[p + 1] as number;
+  }
+  return transitions;
 }
 
 /**
