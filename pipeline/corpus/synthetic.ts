@@ -16,7 +16,7 @@ import { layoutChannels, type ChannelLayout } from "./channel-layout.js";
 import type { ChannelListing, CorpusLookup } from "./corpus-lookup.js";
 import { englishSource } from "./english-source.js";
 import { FOREIGN_LANGUAGES } from "./foreign-words.js";
-import { channelIdFor, decodeVideoId, encodeVideoId, videoIdKey } from "./ids.js";
+import { channelIdFor, decodeVideoId, encodeVideoId, videoIdKey, type VideoIdKey } from "./ids.js";
 import { createRandom, type Random } from "./random.js";
 import { generateChannelTitle, generateTitle, handleFor } from "./titles.js";
 import { TokenBuffer } from "./token-buffer.js";
@@ -80,149 +80,18 @@ const CATEGORIES = [
 ];
 
 export function createSyntheticCorpus(options: SyntheticCorpusOptions): SyntheticCorpus {
-  const { seed, videos } = options;
-  if (!Number.isSafeInteger(seed) || seed < 0) throw new Error(`Expected the "seed" option to be a non-negative safe integer, got ${seed}`);
-  const channelCount = options.channels ?? Math.max(1, Math.round(Math.sqrt(videos)));
-  const layout: ChannelLayout = layoutChannels(videos, channelCount, seed);
-  const referenceMs = new Date(options.referenceDate ?? DEFAULT_REFERENCE_DATE).getTime();
-  if (!Number.isFinite(referenceMs)) throw new Error(`Expected the "referenceDate" option to be a valid date, got ${String(options.referenceDate)}`);
-  const referenceSeconds = Math.floor(referenceMs / 1000);
-  const meanWords = options.meanTranscriptWords ?? 1400;
-  if (!(meanWords >= 50 && meanWords <= 50_000)) throw new Error(`Expected the "meanTranscriptWords" option to be a number from 50 to 50000, got ${meanWords}`);
-  const shares: TrackShares = {
-    none: share(options.noTranscriptShare, 0.02, "noTranscriptShare"),
-    foreign: share(options.nonEnglishShare, 0.03, "nonEnglishShare"),
-    both: share(options.bothEnglishShare, 0.15, "bothEnglishShare"),
-    manual: share(options.manualEnglishShare, 0.3, "manualEnglishShare"),
-  };
-  if (shares.none + shares.foreign + shares.both + shares.manual > 1 + 1e-9) {
-    throw new Error("Expected the transcript shares (noTranscriptShare + nonEnglishShare + bothEnglishShare + manualEnglishShare) to add up to at most 1");
-  }
-  const english = options.english ?? englishSource();
-  const idKey = videoIdKey(seed);
-
-  const channels = buildChannels(seed, layout, english);
-  const channelIndex = new Map(channels.map((channel, c) => [channel.channelId, c]));
-  const handleIndex = new Map(channels.map((channel, c) => [channel.handle.toLowerCase(), c]));
-  const categories = channels.map((_, c) => CATEGORIES[createRandom(seed, c, STREAM.channel, 1).int(CATEGORIES.length)] as string);
-
-  // Scratch space reused by every record; generation is synchronous, so one set suffices.
-  const tokens = new TokenBuffer(1 << 16);
-  const timeline = new SpeechTimeline();
-
-  const plan = (index: number): VideoPlan => planVideo(seed, index, referenceSeconds, meanWords, shares, FOREIGN_LANGUAGES.length);
-  const checkIndex = (index: number): void => {
-    if (!Number.isInteger(index) || index < 0 || index >= videos) {
-      throw new RangeError(`Expected a video index from 0 to ${videos - 1}, got ${index}`);
-    }
-  };
-
-  /**
-   * How long a video runs, from its plan and its timing stream's first draws
-   * alone (pace, opening music, outro), so a record without text needs none. Speech
-   * lasts the planned words at the speaker's pace; the generated words are
-   * then timed to fill exactly that.
-   */
-  const planTiming = (index: number, p: VideoPlan) => {
-    const timing = createRandom(seed, index, STREAM.timing);
-    // Per-speaker pace: 1 is about 150 words a minute; 0.85 brisk, 1.2 deliberate.
-    const pace = 0.85 + 0.35 * timing.float();
-    if (p.tracks === "none") return { timing, lengthSeconds: Math.round((p.words / 2.5) * pace) + 5, speech: undefined };
-    // Most videos start talking at once; some open with a few seconds of music.
-    const music = timing.chance(0.12);
-    const offset = music ? 3 + 12 * timing.float() : 0.2 + 1.5 * timing.float();
-    // Room after the last word for an outro.
-    const outro = 2 + 20 * timing.float();
-    const seconds = p.words * SPEECH_SECONDS_PER_WORD * pace;
-    return { timing, lengthSeconds: Math.ceil(offset + seconds + outro), speech: { pace, music, offset, seconds } };
-  };
-
+  const g = corpusGenerator(options);
+  const { seed, videos, idKey, channels } = g;
+  const videoAt = (index: number): VideoRecord => buildVideo(g, index, true);
   const videoIdAt = (index: number): string => {
-    checkIndex(index);
+    checkIndex(g, index);
     return encodeVideoId(idKey, index);
   };
   const indexOfVideoId = (videoId: string): number | undefined => {
     const index = decodeVideoId(idKey, videoId);
     return index !== undefined && index < videos ? index : undefined;
   };
-
-  /** Video `index`; without `withText`, its tracks are listed with no segments (the text is what costs). */
-  const buildVideo = (index: number, withText: boolean): VideoRecord => {
-    checkIndex(index);
-    const videoId = encodeVideoId(idKey, index);
-    const p = plan(index);
-    const c = layout.channelOf(index);
-    const channel = channels[c] as SyntheticChannel;
-    const foreign = p.tracks === "foreign" ? FOREIGN_LANGUAGES[p.language] : undefined;
-    const source = foreign?.source ?? english;
-
-    const transcripts: TranscriptRecord[] = [];
-    const { timing, lengthSeconds, speech } = planTiming(index, p);
-    if (speech !== undefined) {
-      const manual = p.tracks === "manual" || p.tracks === "both" || (foreign !== undefined && !p.foreignGenerated);
-      const generated = p.tracks === "generated" || p.tracks === "both" || (foreign !== undefined && p.foreignGenerated);
-      const name = foreign?.name ?? "English";
-      const code = foreign?.code ?? "en";
-      if (!withText) {
-        if (manual) transcripts.push({ language: name, languageCode: code, isGenerated: false, segments: [] });
-        if (generated) transcripts.push({ language: `${name} (auto-generated)`, languageCode: code, isGenerated: true, segments: [] });
-      } else {
-        const text = createRandom(seed, index, STREAM.text);
-        tokens.clear();
-        for (let words = 0; words < p.words; ) words += source.generateSentence(text, tokens);
-        const { music, offset } = speech;
-        timeline.fill(source.vocabulary, tokens, timing, offset, speech.pace);
-        timeline.stretchTo(offset + speech.seconds, tokens.length);
-        if (manual) {
-          const segments = cutSegments(source.vocabulary, tokens, timeline, createRandom(seed, index, STREAM.manual), "manual");
-          transcripts.push({ language: name, languageCode: code, isGenerated: false, segments });
-        }
-        if (generated) {
-          const segments = cutSegments(source.vocabulary, tokens, timeline, createRandom(seed, index, STREAM.generated), "generated");
-          // Speech recognition labels the opening music, as YouTube's auto-captions do.
-          if (music) segments.unshift({ start: 0, duration: Math.round(offset * 1000) / 1000, text: "[Music]" });
-          transcripts.push({ language: `${name} (auto-generated)`, languageCode: code, isGenerated: true, segments });
-        }
-      }
-    }
-
-    const meta = createRandom(seed, index, STREAM.meta);
-    const title = generateTitle(source, meta, 3, 9);
-    const chapters = lengthSeconds >= 600 && meta.chance(0.45) ? makeChapters(source, meta, lengthSeconds) : undefined;
-    const record: VideoRecord = {
-      videoId,
-      channelId: channel.channelId,
-      channelTitle: channel.title,
-      channelHandle: channel.handle,
-      title,
-      viewCount: p.viewCount,
-      publishedAt: isoSeconds(p.publishedAt),
-      thumbnail: `https://i.ytimg.com/vi/${videoId}/hqdefault.jpg`,
-      lengthSeconds,
-      description: makeDescription(source, meta, channel, chapters),
-      ...(chapters ? { chapters } : {}),
-      keywords: makeKeywords(title, meta),
-      category: categories[c] as string,
-      transcripts,
-    };
-    return record;
-  };
-
-  const videoAt = (index: number): VideoRecord => buildVideo(index, true);
-
-  const channelVideoIds = (channelId: string): string[] => {
-    const c = channelIndex.get(channelId);
-    if (c === undefined) return [];
-    const size = layout.sizes[c] as number;
-    const entries: { index: number; publishedAt: number }[] = [];
-    for (let rank = 0; rank < size; rank++) {
-      const index = layout.indexAt(c, rank);
-      entries.push({ index, publishedAt: plan(index).publishedAt });
-    }
-    entries.sort((x, y) => y.publishedAt - x.publishedAt || x.index - y.index);
-    return entries.map((entry) => encodeVideoId(idKey, entry.index));
-  };
-
+  const channelVideoIds = (channelId: string): string[] => videoIdsOfChannel(g, channelId);
   const listing = (c: number | undefined): ChannelListing | undefined => {
     if (c === undefined) return undefined;
     const channel = channels[c] as SyntheticChannel;
@@ -243,11 +112,197 @@ export function createSyntheticCorpus(options: SyntheticCorpusOptions): Syntheti
     },
     videoMetadata: (videoId) => {
       const index = indexOfVideoId(videoId);
-      return index === undefined ? undefined : buildVideo(index, false);
+      return index === undefined ? undefined : buildVideo(g, index, false);
     },
-    channel: (channelId) => listing(channelIndex.get(channelId)),
-    channelByHandle: (handle) => listing(handleIndex.get((handle.startsWith("@") ? handle : `@${handle}`).toLowerCase())),
+    channel: (channelId) => listing(g.channelIndex.get(channelId)),
+    channelByHandle: (handle) => listing(g.handleIndex.get((handle.startsWith("@") ? handle : `@${handle}`).toLowerCase())),
   };
+}
+
+/** What every video of one corpus is generated from: the checked options, the channels, and scratch space. */
+interface Generator {
+  readonly seed: number;
+  readonly videos: number;
+  readonly layout: ChannelLayout;
+  readonly referenceSeconds: number;
+  readonly meanWords: number;
+  readonly shares: TrackShares;
+  readonly english: SentenceSource;
+  readonly idKey: VideoIdKey;
+  readonly channels: SyntheticChannel[];
+  readonly channelIndex: Map<string, number>;
+  readonly handleIndex: Map<string, number>;
+  readonly categories: string[];
+  /** Scratch space reused by every record; generation is synchronous, so one set suffices. */
+  readonly tokens: TokenBuffer;
+  readonly timeline: SpeechTimeline;
+}
+
+/** The options checked (each with an exact message), and the corpus-wide parts made once. */
+function corpusGenerator(options: SyntheticCorpusOptions): Generator {
+  const { seed, videos } = options;
+  if (!Number.isSafeInteger(seed) || seed < 0) throw new Error(`Expected the "seed" option to be a non-negative safe integer, got ${seed}`);
+  const channelCount = options.channels ?? Math.max(1, Math.round(Math.sqrt(videos)));
+  const layout: ChannelLayout = layoutChannels(videos, channelCount, seed);
+  const referenceMs = new Date(options.referenceDate ?? DEFAULT_REFERENCE_DATE).getTime();
+  if (!Number.isFinite(referenceMs)) throw new Error(`Expected the "referenceDate" option to be a valid date, got ${String(options.referenceDate)}`);
+  const meanWords = options.meanTranscriptWords ?? 1400;
+  if (!(meanWords >= 50 && meanWords <= 50_000)) throw new Error(`Expected the "meanTranscriptWords" option to be a number from 50 to 50000, got ${meanWords}`);
+  const shares: TrackShares = {
+    none: share(options.noTranscriptShare, 0.02, "noTranscriptShare"),
+    foreign: share(options.nonEnglishShare, 0.03, "nonEnglishShare"),
+    both: share(options.bothEnglishShare, 0.15, "bothEnglishShare"),
+    manual: share(options.manualEnglishShare, 0.3, "manualEnglishShare"),
+  };
+  if (shares.none + shares.foreign + shares.both + shares.manual > 1 + 1e-9) {
+    throw new Error("Expected the transcript shares (noTranscriptShare + nonEnglishShare + bothEnglishShare + manualEnglishShare) to add up to at most 1");
+  }
+  const english = options.english ?? englishSource();
+  const idKey = videoIdKey(seed);
+  const channels = buildChannels(seed, layout, english);
+  return {
+    seed,
+    videos,
+    layout,
+    referenceSeconds: Math.floor(referenceMs / 1000),
+    meanWords,
+    shares,
+    english,
+    idKey,
+    channels,
+    channelIndex: new Map(channels.map((channel, c) => [channel.channelId, c])),
+    handleIndex: new Map(channels.map((channel, c) => [channel.handle.toLowerCase(), c])),
+    categories: channels.map((_, c) => CATEGORIES[createRandom(seed, c, STREAM.channel, 1).int(CATEGORIES.length)] as string),
+    tokens: new TokenBuffer(1 << 16),
+    timeline: new SpeechTimeline(),
+  };
+}
+
+function checkIndex(g: Generator, index: number): void {
+  if (!Number.isInteger(index) || index < 0 || index >= g.videos) {
+    throw new RangeError(`Expected a video index from 0 to ${g.videos - 1}, got ${index}`);
+  }
+}
+
+function plan(g: Generator, index: number): VideoPlan {
+  return planVideo(g.seed, index, g.referenceSeconds, g.meanWords, g.shares, FOREIGN_LANGUAGES.length);
+}
+
+interface Speech {
+  pace: number;
+  music: boolean;
+  offset: number;
+  seconds: number;
+}
+
+/**
+ * How long a video runs, from its plan and its timing stream's first draws
+ * alone (pace, opening music, outro), so a record without text needs none. Speech
+ * lasts the planned words at the speaker's pace; the generated words are
+ * then timed to fill exactly that.
+ */
+function planTiming(seed: number, index: number, p: VideoPlan): { timing: Random; lengthSeconds: number; speech: Speech | undefined } {
+  const timing = createRandom(seed, index, STREAM.timing);
+  // Per-speaker pace: 1 is about 150 words a minute; 0.85 brisk, 1.2 deliberate.
+  const pace = 0.85 + 0.35 * timing.float();
+  if (p.tracks === "none") return { timing, lengthSeconds: Math.round((p.words / 2.5) * pace) + 5, speech: undefined };
+  // Most videos start talking at once; some open with a few seconds of music.
+  const music = timing.chance(0.12);
+  const offset = music ? 3 + 12 * timing.float() : 0.2 + 1.5 * timing.float();
+  // Room after the last word for an outro.
+  const outro = 2 + 20 * timing.float();
+  const seconds = p.words * SPEECH_SECONDS_PER_WORD * pace;
+  return { timing, lengthSeconds: Math.ceil(offset + seconds + outro), speech: { pace, music, offset, seconds } };
+}
+
+/** Video `index`; without `withText`, its tracks are listed with no segments (the text is what costs). */
+function buildVideo(g: Generator, index: number, withText: boolean): VideoRecord {
+  checkIndex(g, index);
+  const videoId = encodeVideoId(g.idKey, index);
+  const p = plan(g, index);
+  const c = g.layout.channelOf(index);
+  const channel = g.channels[c] as SyntheticChannel;
+  const foreign = p.tracks === "foreign" ? FOREIGN_LANGUAGES[p.language] : undefined;
+  const source = foreign?.source ?? g.english;
+  const { timing, lengthSeconds, speech } = planTiming(g.seed, index, p);
+  const transcripts = speech === undefined ? [] : videoTracks(g, { index, p, foreign, source, timing, speech, withText });
+
+  const meta = createRandom(g.seed, index, STREAM.meta);
+  const title = generateTitle(source, meta, 3, 9);
+  const chapters = lengthSeconds >= 600 && meta.chance(0.45) ? makeChapters(source, meta, lengthSeconds) : undefined;
+  return {
+    videoId,
+    channelId: channel.channelId,
+    channelTitle: channel.title,
+    channelHandle: channel.handle,
+    title,
+    viewCount: p.viewCount,
+    publishedAt: isoSeconds(p.publishedAt),
+    thumbnail: `https://i.ytimg.com/vi/${videoId}/hqdefault.jpg`,
+    lengthSeconds,
+    description: makeDescription(source, meta, channel, chapters),
+    ...(chapters ? { chapters } : {}),
+    keywords: makeKeywords(title, meta),
+    category: g.categories[c] as string,
+    transcripts,
+  };
+}
+
+interface TrackInputs {
+  index: number;
+  p: VideoPlan;
+  foreign: (typeof FOREIGN_LANGUAGES)[number] | undefined;
+  source: SentenceSource;
+  timing: Random;
+  speech: Speech;
+  withText: boolean;
+}
+
+/** A talking video's tracks (manual, auto-generated or both, as planned), with their segments when `withText`. */
+function videoTracks(g: Generator, inputs: TrackInputs): TranscriptRecord[] {
+  const { index, p, foreign, source, timing, speech } = inputs;
+  const transcripts: TranscriptRecord[] = [];
+  const manual = p.tracks === "manual" || p.tracks === "both" || (foreign !== undefined && !p.foreignGenerated);
+  const generated = p.tracks === "generated" || p.tracks === "both" || (foreign !== undefined && p.foreignGenerated);
+  const name = foreign?.name ?? "English";
+  const code = foreign?.code ?? "en";
+  if (!inputs.withText) {
+    if (manual) transcripts.push({ language: name, languageCode: code, isGenerated: false, segments: [] });
+    if (generated) transcripts.push({ language: `${name} (auto-generated)`, languageCode: code, isGenerated: true, segments: [] });
+    return transcripts;
+  }
+  const { tokens, timeline } = g;
+  const text = createRandom(g.seed, index, STREAM.text);
+  tokens.clear();
+  for (let words = 0; words < p.words; ) words += source.generateSentence(text, tokens);
+  const { music, offset } = speech;
+  timeline.fill(source.vocabulary, tokens, timing, offset, speech.pace);
+  timeline.stretchTo(offset + speech.seconds, tokens.length);
+  if (manual) {
+    const segments = cutSegments(source.vocabulary, tokens, timeline, createRandom(g.seed, index, STREAM.manual), "manual");
+    transcripts.push({ language: name, languageCode: code, isGenerated: false, segments });
+  }
+  if (generated) {
+    const segments = cutSegments(source.vocabulary, tokens, timeline, createRandom(g.seed, index, STREAM.generated), "generated");
+    // Speech recognition labels the opening music, as YouTube's auto-captions do.
+    if (music) segments.unshift({ start: 0, duration: Math.round(offset * 1000) / 1000, text: "[Music]" });
+    transcripts.push({ language: `${name} (auto-generated)`, languageCode: code, isGenerated: true, segments });
+  }
+  return transcripts;
+}
+
+/** Ids of the channel's videos, newest first; empty for an unknown channel. */
+function videoIdsOfChannel(g: Generator, channelId: string): string[] {
+  const c = g.channelIndex.get(channelId);
+  if (c === undefined) return [];
+  const size = g.layout.sizes[c] as number;
+  const entries: { index: number; publishedAt: number }[] = [];
+  for (let rank = 0; rank < size; rank++) {
+    const index = g.layout.indexAt(c, rank);
+    entries.push({ index, publishedAt: plan(g, index).publishedAt });
+  }
+  entries.sort((x, y) => y.publishedAt - x.publishedAt || x.index - y.index);
+  return entries.map((entry) => encodeVideoId(g.idKey, entry.index));
 }
 
 /** Seconds of speech per planned word at pace 1: 150 words a minute. */
