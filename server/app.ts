@@ -93,7 +93,13 @@ export function createApp(options: AppOptions): http.Server {
 
   // A new cross-cutting concern is one more entry here, in the place its effect belongs.
   const serveRoute = compose(
-    [admit(config), apiKey(options.keyStore), rateLimit({ rateLimiter: options.rateLimiter, clock, metrics }), entitlement({ config, clock }), knownQuery(ROUTES)],
+    [
+      admit(config),
+      apiKey(options.keyStore),
+      rateLimit({ rateLimiter: options.rateLimiter, clock, metrics }),
+      entitlement({ config, clock }),
+      knownQuery(ROUTES),
+    ],
     runRoute({ deps: routeDeps({ ...options, catalogs, clock, log }), catalogs, onDatabaseFault: options.onDatabaseFault }),
   );
   const serveRequest = compose(
