@@ -61,7 +61,7 @@ commands:
   install-set DIR [--force]       check a set copied from another machine (its builds/<id> folder) and publish it
 
 npm run pipeline -- <command> --help   the options of a command
-settings: DATA_DIR, YOUTUBE_ORIGIN, YOUTUBE_PROXY_URLS, YOUTUBE_MAX_BLOCKED_RETRIES (docs/operations.md)
+settings: DATA_DIR, YOUTUBE_ORIGIN, YOUTUBE_PROXY_URLS, YOUTUBE_MAX_BLOCKED_RETRIES (docs/settings.md)
 
 exit codes: 0 ok (also: nothing new, nothing built), 1 failed, 2 usage, 3 another run holds the lock,
             4 finished with failures a later run may fix (run), 5 publish refused (see --force), 130 interrupted`;

@@ -4,7 +4,7 @@
  * paths, but not what runs around a search: the HTTP parser, routing, the
  * query's validation, the response's JSON and its write. Without practice a
  * fresh process pays for those on its first few hundred requests, which then
- * queue behind each other (docs/scaling.md).
+ * queue behind each other (docs/search-memory.md).
  *
  * So each process first answers practice searches through an app of its own:
  * the same routes over the same catalog, with a key and a rate limit that no

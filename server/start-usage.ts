@@ -19,7 +19,7 @@ exit codes: 0 stopped, 1 failed (no set to serve, the port in use, …), 2 usage
 
 /** The whole `--help`: the usage, then the settings with their defaults and meanings. */
 export function startHelp(): string {
-  return `${START_USAGE}\n\nsettings (environment variables; also in docs/operations.md#configuration):\n${settingsHelp("server")}`;
+  return `${START_USAGE}\n\nsettings (environment variables; also in docs/settings.md):\n${settingsHelp("server")}`;
 }
 
 /** What the arguments ask for: the help, serving (none), or a usage error, as one line. */

@@ -85,7 +85,7 @@ export const API_TAGS = {
 export type ApiTag = keyof typeof API_TAGS;
 
 export interface Route {
-  /** Left out of the OpenAPI document: the route speaks its own protocol (JSON-RPC on /mcp), described in docs/api.md. */
+  /** Left out of the OpenAPI document: the route speaks its own protocol (JSON-RPC on /mcp), described in docs/mcp.md. */
   ownProtocol?: true;
   method: "GET" | "POST";
   /** `/v1/transcript/:videoId` style. */

@@ -52,7 +52,7 @@ describe("GET /v1/openapi.json", () => {
     const listed = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
       Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`),
     );
-    // /mcp speaks JSON-RPC and is described in docs/api.md, not here.
+    // /mcp speaks JSON-RPC and is described in docs/mcp.md, not here.
     const expected = ROUTES.filter((r) => r.ownProtocol !== true).map((r) => `${r.method} ${r.path.replace(/:([A-Za-z]+)/g, "{$1}")}`);
     expect(listed.sort()).toEqual(expected.sort());
     expect(listed).toEqual(

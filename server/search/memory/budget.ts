@@ -1,7 +1,7 @@
 /**
  * One memory budget for search, and the helpers that spend it or speed up
  * reading, each of which can be switched off on its own for measurement
- * (docs/search.md, "Memory budget").
+ * (docs/search-memory.md, "The memory budget").
  */
 
 /**

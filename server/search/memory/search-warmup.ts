@@ -3,7 +3,7 @@
  * process has compiled each path a search can take and prepared its
  * statements before the first user's search. Without them the first
  * searches after a start each pay for a path seen for the first time, many
- * times what the same search costs afterwards (docs/search.md).
+ * times what the same search costs afterwards (docs/search-memory.md).
  *
  * The queries are words of the set's own most viewed transcripts, one of
  * each kind of work: a word in most transcripts, one counted in the
