@@ -98,7 +98,7 @@ export interface SearchHit {
   /** HTML-escaped excerpt with matches wrapped in <mark>…</mark> and … where cut. */
   snippet: string;
   wordCount: number;
-  /** Start of the segment where the snippet's first match begins (server/data/moments.ts). */
+  /** Start of the segment where the snippet's first match begins (server/search/snippet/moments.ts). */
   startSeconds: number;
   /** The video on YouTube at `startSeconds`. */
   url: string;
