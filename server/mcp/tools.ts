@@ -20,7 +20,8 @@ import { videoIdOf, watchUrl } from "./video-ref.js";
 
 const AT = { rootName: "arguments" };
 
-const SearchArguments = z.strictObject(SearchQuery.shape);
+/** The REST query's schema, fields and rules across them alike, refusing unknown arguments. */
+const SearchArguments = SearchQuery.strict();
 
 export const searchTool: Tool = {
   name: "search_transcripts",

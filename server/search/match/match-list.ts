@@ -4,9 +4,11 @@
  * store insertion order.
  */
 import type Database from "better-sqlite3";
+import type { MatchBounds } from "../filters.js";
+import { hasRow } from "./row-bitmap.js";
 
-/** A full-text query's matches with rowid ≤ `maxRank` (and views ≥ `minViews` where that is not the same), in rowid order, `limit` of them from position `offset`. */
-export type MatchList = (expression: string, maxRank: number, minViews: number, limit: number, offset: number) => number[];
+/** A full-text query's matches within `bounds` (filters.ts), in rowid order, `limit` of them from position `offset`. */
+export type MatchList = (expression: string, bounds: MatchBounds, limit: number, offset: number) => number[];
 
 /**
  * The matches of FTS5 table `table`, whose rowids are popularity ranks.
@@ -14,18 +16,27 @@ export type MatchList = (expression: string, maxRank: number, minViews: number, 
  * the first past it: given the bound as a constraint (`rowid <= ?`), FTS5
  * goes on through the words' lists past it when fewer than `limit` matches
  * lie below, which cost tens of times more (docs/search.md). With no bound
- * below `lastRank`, `LIMIT` and `OFFSET` do it in one call.
+ * below `lastRank` and no condition on the video row, `LIMIT` and `OFFSET`
+ * do it in one call. A condition on the video row is tested in its row
+ * bitmap where the bounds have one, else by joining the row (FTS5 first, in
+ * rowid order).
  */
 export function rankOrderedMatches(db: Database.Database, table: string, lastRank: number): MatchList {
   const open = db.prepare(`SELECT rowid FROM ${table} WHERE ${table} MATCH ? ORDER BY rowid`).pluck();
   const limited = db.prepare(`SELECT rowid FROM ${table} WHERE ${table} MATCH ? ORDER BY rowid LIMIT ? OFFSET ?`).pluck();
-  return (expression, maxRank, _minViews, limit, offset) => {
-    if (maxRank >= lastRank) return limited.all(expression, limit, offset) as number[];
+  const joined = statementsByCondition((where) =>
+    db.prepare(`SELECT f.rowid FROM ${table} f CROSS JOIN videos v ON v.id = f.rowid WHERE ${table} MATCH ? AND ${where} ORDER BY f.rowid`).pluck(),
+  );
+  return (expression, bounds, limit, offset) => {
+    const { maxRank, where, rows: inRows } = bounds;
+    if (where === "" && maxRank >= lastRank) return limited.all(expression, limit, offset) as number[];
     const rows: number[] = [];
     if (limit <= 0) return rows;
+    const listed = where === "" || inRows ? open.iterate(expression) : joined(where).iterate(expression, ...bounds.params);
     let position = 0;
-    for (const id of open.iterate(expression) as Iterable<number>) {
+    for (const id of listed as Iterable<number>) {
       if (id > maxRank) break;
+      if (inRows && !hasRow(inRows, id)) continue;
       if (position++ < offset) continue;
       rows.push(id);
       if (rows.length === limit) break;
@@ -34,11 +45,23 @@ export function rankOrderedMatches(db: Database.Database, table: string, lastRan
   };
 }
 
-/** The matches of the live store's FTS5 table, whose rowids are in insertion order: `minViews` is a join filter. */
+/** The matches of the live store's FTS5 table, whose rowids are in insertion order: every condition is a join filter. */
 export function joinedMatches(db: Database.Database): MatchList {
-  const joined = db.prepare(
-    `SELECT f.rowid FROM transcript_fts f JOIN videos v ON v.id = f.rowid
-     WHERE transcript_fts MATCH ? AND f.rowid <= ? AND v.view_count >= ? ORDER BY f.rowid LIMIT ? OFFSET ?`,
-  ).pluck();
-  return (expression, maxRank, minViews, limit, offset) => joined.all(expression, maxRank, minViews, limit, offset) as number[];
+  const joined = statementsByCondition((where) =>
+    db.prepare(
+      `SELECT f.rowid FROM transcript_fts f JOIN videos v ON v.id = f.rowid
+       WHERE transcript_fts MATCH ? AND f.rowid <= ?${where === "" ? "" : ` AND ${where}`} ORDER BY f.rowid LIMIT ? OFFSET ?`,
+    ).pluck(),
+  );
+  return (expression, bounds, limit, offset) => joined(bounds.where).all(expression, bounds.maxRank, ...bounds.params, limit, offset) as number[];
+}
+
+/** A statement per condition, prepared on first use: the conditions are the filters' own SQL, so there are few. */
+function statementsByCondition(prepare: (where: string) => Database.Statement): (where: string) => Database.Statement {
+  const prepared = new Map<string, Database.Statement>();
+  return (where) => {
+    let statement = prepared.get(where);
+    if (!statement) prepared.set(where, (statement = prepare(where)));
+    return statement;
+  };
 }
