@@ -8,6 +8,7 @@
  * (match/match-list.ts).
  */
 import { channelToken } from "../../pipeline/artifact/contract.js";
+import { UNKNOWN_PUBLISHED_AT } from "../../pipeline/youtube/video-record.js";
 import { SEARCH_FILTER_NAMES, type SearchFilters } from "../schemas/search-filters.js";
 
 /** A condition on the video row `v` (SQL), with its parameters. */
@@ -54,6 +55,9 @@ export interface FilterPart {
   where?: RowCondition;
 }
 
+/** The stored date of a video whose page gave none (pipeline/youtube/video-record.ts). */
+const UNKNOWN_DATE = new Date(UNKNOWN_PUBLISHED_AT).toISOString();
+
 type Matchers = { [K in keyof SearchFilters]-?: (value: NonNullable<SearchFilters[K]>, shard: ShardFacts) => FilterPart };
 
 /** Each filter's matcher. */
@@ -68,6 +72,9 @@ const MATCHERS: Matchers = {
     if (shard.popularityOrdered) return { maxRank: shard.lastRankWith(minViews) ?? Number.POSITIVE_INFINITY };
     return { where: { sql: "v.view_count >= ?", params: [minViews] } };
   },
+  // Dates are stored as Date.toISOString() writes them, so they compare as text; an unknown date is left out.
+  publishedAfter: (after) => ({ where: { sql: "v.published_at >= ? AND v.published_at > ?", params: [after, UNKNOWN_DATE] } }),
+  publishedBefore: (before) => ({ where: { sql: "v.published_at <= ? AND v.published_at > ?", params: [before, UNKNOWN_DATE] } }),
 };
 
 /** The filters of a search's parameters, nothing else: the schema's fields that are set. */
