@@ -30,6 +30,8 @@ export interface MatchBounds {
    * lists test each rowid in it instead of joining the video row.
    */
   rows?: Uint32Array | undefined;
+  /** The same rowids, ascending, where there is a bitmap. */
+  rowList?: readonly number[] | undefined;
   /** The share of the shard's videos that meet `where` where it is known, else 1 (for estimates). */
   rowsShare: number;
 }

@@ -119,6 +119,6 @@ export class QueryPlanner {
       made = rowBitmap(this.#db, bounds.where, bounds.params, this.lastRank());
       this.#rowBitmaps.set(key, made);
     }
-    return { ...bounds, rows: made.rows, rowsShare: made.share };
+    return { ...bounds, rows: made.rows, rowList: made.list, rowsShare: made.share };
   }
 }

@@ -20,7 +20,9 @@ import type { SearchParams } from "../../server/data/catalog.js";
 import { LiveStore } from "../../server/data/live-store.js";
 import { SearchQuery } from "../../server/routes/search.js";
 import { bindFilters } from "../../server/search/filters.js";
+import { rankOrderedMatches } from "../../server/search/match/match-list.js";
 import { ROW_BITMAP_MAX_SHARE, rowBitmap } from "../../server/search/match/row-bitmap.js";
+import { parseSearchQuery } from "../../server/search/query.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
 
 const UNKNOWN = new Date(UNKNOWN_PUBLISHED_AT).toISOString();
@@ -87,8 +89,11 @@ describe("publishedAfter and publishedBefore", () => {
   it("list exactly the unfiltered matches published in the range, bounds inclusive, narrow or wide, in both shards", () => {
     const at = (share: number) => dates[Math.min(dates.length - 1, Math.floor(share * dates.length))]!;
     const ranges: Record<string, string>[] = [
-      // A narrow range (a row bitmap), given as the instants of two stored dates: both are in it.
+      // Narrow ranges (a row bitmap, its rows looked up one by one or the list walked through it), given as
+      // the instants of two stored dates: both are in it.
+      { publishedAfter: at(0.5), publishedBefore: at(0.502) },
       { publishedAfter: at(0.5), publishedBefore: at(0.52) },
+      { publishedAfter: at(0.6), publishedBefore: at(0.68) },
       // Wide ones (the video row joined), open at either end, as dates and as date-times with an offset.
       { publishedAfter: at(0.3).slice(0, 10) },
       { publishedBefore: at(0.6).slice(0, 10) },
@@ -146,6 +151,43 @@ describe("publishedAfter and publishedBefore", () => {
     expect(undatedIn({ publishedAfter: "0000-01-01" })).toEqual([]);
     expect(undatedIn({ publishedBefore: "9999-12-31" })).toEqual([]);
     expect(undatedIn({ publishedAfter: "1970-01-01", publishedBefore: "1970-01-01" })).toEqual([]);
+  });
+
+  it("list the same matches by looking up each row of the bitmap, by walking the list through it, and by joining the row", () => {
+    const db = new Database(join(set.dir, ARTIFACT_FILES.database), { readonly: true });
+    try {
+      const lastRank = db.prepare("SELECT max(id) FROM videos").pluck().get() as number;
+      const facts = { popularityOrdered: true, channel: () => undefined, lastRankWith: () => undefined };
+      let lookedUp = 0;
+      let compared = 0;
+      for (const table of ["transcript_fts", "phrase_pairs"]) {
+        const matches = rankOrderedMatches(db, table, lastRank);
+        const expressions = table === "transcript_fts" ? queries.slice(0, 12).map((q) => `script : (${parseSearchQuery(q)!.expression})`) : ['pairs : "of_the"', 'pairs : "in_the"', 'pairs : "it_is"'];
+        for (const [from, to] of [[0.5, 0.501], [0.5, 0.51], [0.3, 0.37]] as const) {
+          const where = bindFilters(SearchQuery.parse({ q: "x", publishedAfter: dates[Math.floor(from * dates.length)], publishedBefore: dates[Math.floor(to * dates.length)] }), facts, lastRank)!.bounds;
+          const made = rowBitmap(db, where.where, where.params, lastRank);
+          for (const maxRank of [lastRank, Math.floor(lastRank / 2)]) {
+            const joined = { ...where, maxRank };
+            const walked = { ...joined, rows: made.rows };
+            const seeking = { ...walked, rowList: made.list };
+            for (const expression of expressions) {
+              for (const [limit, offset] of [[1, 0], [10, 0], [100, 0], [5, 3], [1001, 0]] as const) {
+                const expected = matches(expression, joined, limit, offset);
+                expect(matches(expression, walked, limit, offset), `${expression} ${limit}+${offset}`).toEqual(expected);
+                expect(matches(expression, seeking, limit, offset), `${expression} ${limit}+${offset}`).toEqual(expected);
+                compared++;
+                if (made.list!.length ** 2 * 40 <= (limit + offset) * lastRank) lookedUp++;
+              }
+            }
+          }
+        }
+      }
+      // Both ways were taken.
+      expect(lookedUp).toBeGreaterThan(20);
+      expect(lookedUp).toBeLessThan(compared - 20);
+    } finally {
+      db.close();
+    }
   });
 
   it("make a row bitmap for a narrow range only, read through the build's index of dates", () => {

@@ -22,16 +22,22 @@ export const ROW_BITMAP_MAX_SHARE = 0.1;
  * index (the database builder makes them), so that only the rows meeting it
  * are read.
  */
-export function rowBitmap(db: Database.Database, where: string, params: readonly (string | number)[], lastRank: number): { rows?: Uint32Array; share: number } {
+export function rowBitmap(
+  db: Database.Database,
+  where: string,
+  params: readonly (string | number)[],
+  lastRank: number,
+): { rows?: Uint32Array; list?: readonly number[]; share: number } {
   const cap = Math.max(1, Math.floor(lastRank * ROW_BITMAP_MAX_SHARE));
   const ids = db.prepare(`SELECT v.id FROM videos v WHERE ${where} LIMIT ?`).pluck().all(...params, cap + 1) as number[];
   if (ids.length > cap) return { share: 1 };
+  ids.sort((a, b) => a - b);
   const rows = new Uint32Array((lastRank >>> 5) + 1);
   for (const id of ids) {
     const word = id >>> 5;
     rows[word] = (rows[word] ?? 0) | (1 << (id & 31));
   }
-  return { rows, share: ids.length / Math.max(1, lastRank) };
+  return { rows, list: ids, share: ids.length / Math.max(1, lastRank) };
 }
 
 /** Whether `rowid` is in `rows`. */
