@@ -6,6 +6,7 @@
 import type { ChapterRecord } from "../../pipeline/artifact/contract.js";
 import type { Sub } from "../../pipeline/artifact/segments.js";
 import type { TrackKind } from "../../pipeline/artifact/track-kind.js";
+import type { SearchFilters } from "../schemas/search-filters.js";
 import type { Moment } from "../search/snippet/moments.js";
 
 export interface VideoMeta {
@@ -80,13 +81,11 @@ export interface ChannelList {
   total: number;
 }
 
-export interface SearchParams {
+/** A search: the query, the page, and the filters (server/schemas/search-filters.ts). */
+export interface SearchParams extends SearchFilters {
   q: string;
   limit: number;
   offset: number;
-  /** Channel id (UC…). */
-  channel?: string | undefined;
-  minViews?: number | undefined;
 }
 
 export interface SearchHit {

@@ -84,7 +84,10 @@ describe("GET /v1/openapi.json", () => {
   test("documents query parameters with their rules, generated from the validating schemas", () => {
     const params = doc.paths["/v1/search"].get.parameters as { name: string; in: string; required: boolean; schema: any }[];
     const byName = Object.fromEntries(params.map((p) => [p.name, p]));
-    expect(Object.keys(byName).sort()).toEqual(["channel", "limit", "minViews", "offset", "q"]);
+    expect(Object.keys(byName).sort()).toEqual(["channel", "limit", "minViews", "offset", "publishedAfter", "publishedBefore", "q"]);
+    // A date or a date-time, either documented with its format.
+    expect(byName.publishedAfter).toMatchObject({ required: false, schema: { anyOf: [{ type: "string", format: "date" }, { type: "string", format: "date-time" }] } });
+    expect((byName.publishedBefore as { description?: string } | undefined)?.description).toMatch(/inclusive/i);
     expect(byName.q).toMatchObject({ in: "query", required: true, schema: { type: "string", minLength: 1, maxLength: 500 } });
     expect(byName.limit).toMatchObject({ required: false, schema: { type: "integer", minimum: 1, default: 20 } });
     expect(byName.offset).toMatchObject({ schema: { type: "integer", minimum: 0, maximum: 10000, default: 0 } });

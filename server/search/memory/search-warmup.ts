@@ -20,6 +20,7 @@
 import type Database from "better-sqlite3";
 import type { SearchParams } from "../../data/catalog.js";
 import { tokenize } from "../../../pipeline/artifact/text.js";
+import { filtersKey } from "../filters.js";
 import type { HotTranscripts } from "./hot-transcripts.js";
 
 export interface WarmUpOptions {
@@ -60,7 +61,7 @@ export function practiceQueries(text: string, count: number, minViews: number): 
     const at = (i * 7919) % (words.length - length + 1);
     const q = words.slice(at, at + length).join(" ");
     const query: SearchParams = { q, limit: 10, offset: i % 9 === 8 ? 100 : 0, ...(i % 5 === 4 ? { minViews } : {}) };
-    const key = `${q}|${query.offset}|${query.minViews ?? 0}`;
+    const key = `${q}|${query.offset}|${filtersKey(query)}`;
     if (seen.has(key)) continue;
     seen.add(key);
     queries.push(query);
