@@ -9,14 +9,14 @@
  */
 import type http from "node:http";
 import type { Socket } from "node:net";
-import { HttpError } from "../http/http-error.js";
+import { HttpError } from "../problem/http-error.js";
 import {
   shareYouTubeError,
   youTubeErrorFrom,
   type Claim,
   type FetchCoordination,
   type FetchOutcome,
-} from "../coordination/fetch-coordination.js";
+} from "../live/fetch-coordination.js";
 import type { RateLimiter } from "../rate-limit/rate-limiter.js";
 import { createLeasedRateLimiter } from "./leased-rate-limiter.js";
 import { CHANNEL, isServiceMessage, type Answer, type Ask, type PrimaryMessage, type WorkerMessage } from "./messages.js";

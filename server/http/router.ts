@@ -3,7 +3,7 @@
  * another method yields the allowed methods (for 405 + Allow); HEAD is served
  * by the GET route.
  */
-import type { Route } from "./route.js";
+import type { Route } from "../routes/route.js";
 
 export type RouteMatch =
   | { kind: "found"; route: Route; params: Record<string, string> }

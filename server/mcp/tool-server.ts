@@ -10,7 +10,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool as ListedTool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { problemBody, toHttpError } from "../http/problem.js";
+import { problemBody, toHttpError } from "../problem/problem.js";
 import { errorFields } from "../log.js";
 import type { Tool, ToolCall } from "./tool.js";
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dataDirLayout } from "../../pipeline/artifact/layout.js";
 import { readManifest } from "../../pipeline/artifact/manifest.js";
 import { EXIT } from "../../pipeline/run/exit-codes.js";
-import { LiveStore } from "../../server/data/live-store.js";
+import { LiveStore } from "../../server/live-store/live-store.js";
 import { makeVideo } from "../helpers/records.js";
 import { bufferedProgress, run, tempDataDir } from "./helpers/run-harness.js";
 import { startSyntheticStandin, writeChannelList, type SyntheticStandin } from "./helpers/synthetic-standin.js";

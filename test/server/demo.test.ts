@@ -14,7 +14,7 @@ import { newBuildDir, publishBuild } from "../../pipeline/publish.js";
 import { DEMO_KEY_NAME, openKeyStore } from "../../server/auth/key-store.js";
 import { readManifest } from "../../pipeline/artifact/manifest.js";
 import { dataDirLayout } from "../../pipeline/artifact/layout.js";
-import { ensureServableSet, NoArtifactSetError, servableSet } from "../../server/demo.js";
+import { ensureServableSet, NoArtifactSetError, servableSet } from "../../server/start/demo.js";
 import { createLogger } from "../../server/log.js";
 import { fixtureRecords } from "./helpers/fixture-records.js";
 

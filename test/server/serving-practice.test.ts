@@ -6,10 +6,10 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { loadConfig } from "../../server/config.js";
-import { openCatalog, type ArtifactCatalog } from "../../server/data/artifact-catalog.js";
+import { openCatalog, type ArtifactCatalog } from "../../server/artifact-set/artifact-catalog.js";
 import { createLogger } from "../../server/log.js";
 import { searchRequestPath } from "../../server/routes/search.js";
-import { practiceServing } from "../../server/serving-practice.js";
+import { practiceServing } from "../../server/start/serving-practice.js";
 import { buildFixtureArtifacts, type Artifacts } from "./helpers/test-server.js";
 
 let artifacts: Artifacts;

@@ -11,24 +11,24 @@
  */
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
-import { dataDirLayout } from "../pipeline/artifact/layout.js";
-import { trimmableThrough } from "../pipeline/artifact/live-records.js";
-import { readManifest } from "../pipeline/artifact/manifest.js";
-import { createYouTubeClient, type YouTubeClientOptions } from "../pipeline/youtube/index.js";
-import { ArtifactSwitch, type SwitchOutcome, type SwitchTrigger } from "./artifact-set/artifact-switch.js";
-import { CatalogHolder } from "./artifact-set/catalog-holder.js";
-import { CurrentWatcher } from "./artifact-set/current-watcher.js";
-import { previousVerifiedSet, verifySet } from "./artifact-set/set-verifier.js";
-import type { Config } from "./config.js";
-import type { Catalog } from "./data/catalog.js";
-import { openCatalog, type ArtifactCatalog, type CatalogOptions } from "./data/artifact-catalog.js";
-import { LiveStore } from "./data/live-store.js";
-import { memoryOptions } from "./search/memory/budget.js";
-import { createLiveFetcher, type LiveFetcher } from "./live/live-fetcher.js";
-import type { FetchCoordination } from "./coordination/fetch-coordination.js";
-import type { SharedLiveStore } from "./coordination/pg-live-store.js";
-import { errorFields, type Logger } from "./log.js";
-import { ServiceState } from "./service-state.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout.js";
+import { trimmableThrough } from "../../pipeline/artifact/live-records.js";
+import { readManifest } from "../../pipeline/artifact/manifest.js";
+import { createYouTubeClient, type YouTubeClientOptions } from "../../pipeline/youtube/index.js";
+import { ArtifactSwitch, type SwitchOutcome, type SwitchTrigger } from "../artifact-set/artifact-switch.js";
+import { CatalogHolder } from "../artifact-set/catalog-holder.js";
+import { CurrentWatcher } from "../artifact-set/current-watcher.js";
+import { previousVerifiedSet, verifySet } from "../artifact-set/set-verifier.js";
+import type { Config } from "../config.js";
+import type { Catalog } from "../data/catalog.js";
+import { openCatalog, type ArtifactCatalog, type CatalogOptions } from "../artifact-set/artifact-catalog.js";
+import { LiveStore } from "../live-store/live-store.js";
+import { memoryOptions } from "../search/memory/budget.js";
+import { createLiveFetcher, type LiveFetcher } from "../live/live-fetcher.js";
+import type { FetchCoordination } from "../live/fetch-coordination.js";
+import type { SharedLiveStore } from "../live-store/pg-live-store.js";
+import { errorFields, type Logger } from "../log.js";
+import { ServiceState } from "../service-state.js";
 
 
 export interface RuntimeOptions {

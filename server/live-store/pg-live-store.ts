@@ -26,9 +26,9 @@
 import pg from "pg";
 import type { VideoRecord } from "../../pipeline/artifact/contract.js";
 import { ensureSharedLiveStore, insertSharedRecord, LIVE_CHANNEL_NAME, sharedMaxSeq, sharedRecords } from "../../pipeline/artifact/pg-live-records.js";
-import type { LiveStore } from "../data/live-store.js";
+import type { LiveStore } from "./live-store.js";
 import type { Manifest } from "../../pipeline/artifact/contract.js";
-import { HttpError } from "../http/http-error.js";
+import { HttpError } from "../problem/http-error.js";
 import { errorFields, type Logger } from "../log.js";
 
 /** What the mirror needs of the served catalog. */

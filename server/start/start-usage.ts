@@ -4,8 +4,8 @@
  * other argument is a usage error. Read before the settings, so help works
  * whatever the environment holds, and neither touches DATA_DIR.
  */
-import { SETTINGS } from "../settings/settings.js";
-import { settingsHelp } from "../settings/table.js";
+import { SETTINGS } from "../../settings/settings.js";
+import { settingsHelp } from "../../settings/table.js";
 
 export const START_USAGE = `usage: npm start [-- --help]
 

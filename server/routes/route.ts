@@ -6,10 +6,10 @@ import type { z } from "zod";
 import type { Config, Plan } from "../config.js";
 import type { Catalog } from "../data/catalog.js";
 import type { Logger } from "../log.js";
-import type { RepresentationCache } from "../routes/representation-cache.js";
+import type { RepresentationCache } from "./representation-cache.js";
 import type { Condition } from "../service-state.js";
-import type { TranscriptSource } from "../transcript-source.js";
-import type { RequestContext } from "./context.js";
+import type { TranscriptSource } from "../live/transcript-source.js";
+import type { RequestContext } from "../http/context.js";
 
 export interface RouteDeps {
   config: Config;

@@ -7,11 +7,11 @@
  * the bulk route runs its two steps apart (every stored lookup first, then
  * its misses a few at a time) through the same `lookupStored` and `fetchLive`.
  */
-import { isOfKind, type TrackKind } from "../pipeline/artifact/track-kind.js";
-import type { Catalog, StoredTranscript } from "./data/catalog.js";
-import { untilDeadline } from "./http/deadline.js";
-import { HttpError } from "./http/http-error.js";
-import { languageNotAvailableError, trackNotAvailableError } from "./live/upstream-problem.js";
+import { isOfKind, type TrackKind } from "../../pipeline/artifact/track-kind.js";
+import type { Catalog, StoredTranscript } from "../data/catalog.js";
+import { untilDeadline } from "../http/deadline.js";
+import { HttpError } from "../problem/http-error.js";
+import { languageNotAvailableError, trackNotAvailableError } from "./upstream-problem.js";
 import type { TranscriptFetchOptions, TranscriptSource, TranscriptSourceResult } from "./transcript-source.js";
 
 export interface ResolvedTranscript {

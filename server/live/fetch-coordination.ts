@@ -8,7 +8,7 @@
  * machines use a shared store that implements the same interfaces.
  */
 import { YouTubeError, type YouTubeErrorCode } from "../../pipeline/youtube/index.js";
-import { NegativeCache, type NegativeCacheOptions } from "../live/negative-cache.js";
+import { NegativeCache, type NegativeCacheOptions } from "./negative-cache.js";
 
 /** A YouTubeError as plain data, so it can cross a process boundary. */
 export interface SharedYouTubeError {

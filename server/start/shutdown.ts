@@ -7,8 +7,8 @@
  */
 import type http from "node:http";
 import net from "node:net";
-import { trackConnections } from "./http/connection-drain.js";
-import type { Logger } from "./log.js";
+import { trackConnections } from "../http/connection-drain.js";
+import type { Logger } from "../log.js";
 
 export interface CloseGracefullyOptions {
   /** How long requests in flight, and the sending of their bodies, may take before their connections are destroyed. */

@@ -21,9 +21,9 @@ import { PRIMARY_TRACK_ORDER, VideoRecord, type TranscriptRecord } from "../../p
 import { hasLiveStoreSchema, LIVE_META, LIVE_STORE_DDL, mergeRecords } from "../../pipeline/artifact/live-records.js";
 import { prepareTrack } from "../../pipeline/artifact/segments.js";
 import { createTitleIndex, type TitleIndex } from "../../pipeline/artifact/title-index.js";
-import type { ChannelItem, ChannelVideoItem } from "./catalog.js";
-import { toChannelVideoItem, type ChannelVideoRow } from "./transcript-tables.js";
-import { whileBusy } from "./while-busy.js";
+import type { ChannelItem, ChannelVideoItem } from "../data/catalog.js";
+import { toChannelVideoItem, type ChannelVideoRow } from "../data/transcript-tables.js";
+import { whileBusy } from "../data/while-busy.js";
 
 
 export interface LiveCounts {

@@ -6,7 +6,7 @@
  * The artifact set answers first; the live store fills what it lacks.
  */
 import type Database from "better-sqlite3";
-import { openArtifactDatabase } from "./artifact-database.js";
+import { openArtifactDatabase } from "../data/artifact-database.js";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ARTIFACT_FILES, type Manifest, type VideoRecord } from "../../pipeline/artifact/contract.js";
@@ -14,12 +14,12 @@ import { ArtifactError, readManifest } from "../../pipeline/artifact/manifest.js
 import { hasPhrasePairs } from "../../pipeline/artifact/phrase-pairs.js";
 import { importTitleIndex } from "../../pipeline/artifact/title-index.js";
 import type { TrackKind } from "../../pipeline/artifact/track-kind.js";
-import type { Catalog, ChannelItem, ChannelList, ChannelPage, SearchPage, SearchParams, Stats, TranscriptLookup } from "./catalog.js";
-import type { LiveStore, Placement } from "./live-store.js";
+import type { Catalog, ChannelItem, ChannelList, ChannelPage, SearchPage, SearchParams, Stats, TranscriptLookup } from "../data/catalog.js";
+import type { LiveStore, Placement } from "../live-store/live-store.js";
 import { SEARCH_DEFAULTS, TranscriptSearch, type SearchOptions, type SearchShard } from "../search/search.js";
 import { ShardSearch, type DocumentFrequencies } from "../search/shard.js";
-import { Lru } from "./lru.js";
-import { TranscriptTables } from "./transcript-tables.js";
+import { Lru } from "../data/lru.js";
+import { TranscriptTables } from "../data/transcript-tables.js";
 import { SearchMemory, type MemoryWarmth, type SearchMemoryOptions } from "../search/memory/search-memory.js";
 import { practiceRequests, runWarmUpSearches } from "../search/memory/search-warmup.js";
 

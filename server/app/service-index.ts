@@ -7,11 +7,11 @@
  * document does, and nothing else.
  */
 import { z } from "zod";
-import { DOCS_PATH } from "../docs-page.js";
-import type { Route, RouteDeps } from "../http/route.js";
+import { DOCS_PATH } from "./docs-page.js";
+import type { Route, RouteDeps } from "../routes/route.js";
 import { mcpRoute } from "../mcp/mcp-route.js";
 import { apiSchemas } from "../schemas/registry.js";
-import { openapiRoute } from "./openapi.js";
+import { openapiRoute } from "../routes/openapi.js";
 
 export const API_BASE_PATH = "/v1";
 

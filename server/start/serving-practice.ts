@@ -15,16 +15,16 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { createApp } from "./app.js";
-import type { CatalogProvider } from "./artifact-set/catalog-holder.js";
-import { generateKey, generateKeyId } from "./auth/api-key.js";
-import type { KeyRecord } from "./auth/key-record.js";
-import type { KeyStore } from "./auth/key-store.js";
-import type { Config } from "./config.js";
-import type { Catalog, SearchParams } from "./data/catalog.js";
-import type { Logger } from "./log.js";
-import { createMemoryRateLimiter } from "./rate-limit/memory-rate-limiter.js";
-import { searchRequestPath } from "./routes/search.js";
+import { createApp } from "../app/app.js";
+import type { CatalogProvider } from "../artifact-set/catalog-holder.js";
+import { generateKey, generateKeyId } from "../auth/api-key.js";
+import type { KeyRecord } from "../auth/key-record.js";
+import type { KeyStore } from "../auth/key-store.js";
+import type { Config } from "../config.js";
+import type { Catalog, SearchParams } from "../data/catalog.js";
+import type { Logger } from "../log.js";
+import { createMemoryRateLimiter } from "../rate-limit/memory-rate-limiter.js";
+import { searchRequestPath } from "../routes/search.js";
 
 /** Practice requests in flight at once: several, so requests interleave on the process as under load. */
 const CONCURRENCY = 4;

@@ -9,14 +9,14 @@
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { authProblems } from "./auth/authenticate.js";
-import { JSON_BODY_PROBLEMS } from "./http/json-body.js";
-import { UNKNOWN_PARAMETER_MESSAGE } from "./http/query.js";
-import { API_TAGS, type DocumentedProblem, type Route } from "./http/route.js";
-import { liveFetchProblems } from "./live/upstream-problem.js";
-import { RATE_LIMITED_PROBLEM } from "./rate-limit/rate-limiter.js";
-import { ProblemSchema } from "./schemas/problem.js";
-import { apiSchemas } from "./schemas/registry.js";
+import { authProblems } from "../auth/authenticate.js";
+import { JSON_BODY_PROBLEMS } from "../http/json-body.js";
+import { UNKNOWN_PARAMETER_MESSAGE } from "../http/query.js";
+import { API_TAGS, type DocumentedProblem, type Route } from "../routes/route.js";
+import { liveFetchProblems } from "../live/upstream-problem.js";
+import { RATE_LIMITED_PROBLEM } from "../rate-limit/rate-limiter.js";
+import { ProblemSchema } from "../schemas/problem.js";
+import { apiSchemas } from "../schemas/registry.js";
 
 const COMPONENT = (id: string) => `#/components/schemas/${id}`;
 const HEADER = (name: string) => ({ $ref: `#/components/headers/${name}` });
@@ -41,7 +41,7 @@ export interface OpenApiOptions {
 }
 
 function packageLicense(): string | undefined {
-  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { license?: unknown };
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { license?: unknown };
   return typeof pkg.license === "string" ? pkg.license : undefined;
 }
 

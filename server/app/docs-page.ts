@@ -10,10 +10,10 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { COMPRESS_MIN_BYTES, chooseEncoding, compress, type Encoding } from "./http/compression.js";
-import type { RequestContext } from "./http/context.js";
-import { HttpError } from "./http/http-error.js";
-import { assertKnownQuery } from "./http/query.js";
+import { COMPRESS_MIN_BYTES, chooseEncoding, compress, type Encoding } from "../http/compression.js";
+import type { RequestContext } from "../http/context.js";
+import { HttpError } from "../problem/http-error.js";
+import { assertKnownQuery } from "../http/query.js";
 
 export const DOCS_PATH = "/docs";
 const ASSETS = `${DOCS_PATH}/assets/`;

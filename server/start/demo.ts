@@ -18,11 +18,11 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { DEMO_DATASET } from "../pipeline/artifact/contract.js";
-import { dataDirLayout } from "../pipeline/artifact/layout.js";
-import { DEMO_KEY_NAME, KEYS_DB_FILE, openKeyStore, type KeyStore } from "./auth/key-store.js";
-import type { Config } from "./config.js";
-import { errorFields, type Logger } from "./log.js";
+import { DEMO_DATASET } from "../../pipeline/artifact/contract.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout.js";
+import { DEMO_KEY_NAME, KEYS_DB_FILE, openKeyStore, type KeyStore } from "../auth/key-store.js";
+import type { Config } from "../config.js";
+import { errorFields, type Logger } from "../log.js";
 
 export { DEMO_KEY_NAME };
 
@@ -62,7 +62,7 @@ export async function ensureServableSet(config: Pick<Config, "dataDir" | "demo">
 }
 
 /** The pipeline's command line, run as a process (never imported: see the top of this file). */
-const PIPELINE_CLI = fileURLToPath(new URL("../pipeline/cli.ts", import.meta.url));
+const PIPELINE_CLI = fileURLToPath(new URL("../../pipeline/cli.ts", import.meta.url));
 
 /**
  * Runs `npm run pipeline -- demo` for `dataDir` in a child process, its
