@@ -6,7 +6,6 @@
 import type { ChapterRecord } from "../../pipeline/artifact/contract.js";
 import type { Sub } from "../../pipeline/artifact/segments.js";
 import type { TrackKind } from "../../pipeline/artifact/track-kind.js";
-import type { Moment } from "../search/snippet/moments.js";
 
 export interface VideoMeta {
   videoId: string;
@@ -87,6 +86,17 @@ export interface SearchParams {
   /** Channel id (UC…). */
   channel?: string | undefined;
   minViews?: number | undefined;
+}
+
+/**
+ * A matching moment of a hit, as the API shows it. server/search/snippet/moments.ts
+ * makes them with this shape; the catalog states it itself so that what routes
+ * ask of storage imports nothing from search (search sits above data/).
+ */
+export interface Moment {
+  startSeconds: number;
+  /** The segment's text, HTML-escaped with its matches in <mark>, as a snippet. */
+  text: string;
 }
 
 export interface SearchHit {

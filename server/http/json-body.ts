@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import { HttpError } from "../problem/http-error.js";
-import type { DocumentedProblem } from "../routes/route.js";
+import type { DocumentedProblem } from "../problem/documented-problem.js";
 
 export interface ReadJsonOptions {
   maxBytes: number;

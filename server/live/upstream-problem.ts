@@ -9,7 +9,7 @@
  */
 import type { YouTubeError, YouTubeErrorCode } from "../../pipeline/youtube/index.js";
 import { HttpError } from "../problem/http-error.js";
-import type { DocumentedProblem } from "../routes/route.js";
+import type { DocumentedProblem } from "../problem/documented-problem.js";
 
 export interface UpstreamProblem {
   status: number;

@@ -3,7 +3,7 @@
  * implement it later; the in-memory one is `memory-rate-limiter.ts`.
  */
 import { HttpError } from "../problem/http-error.js";
-import type { DocumentedProblem } from "../routes/route.js";
+import type { DocumentedProblem } from "../problem/documented-problem.js";
 
 export interface RateLimitDecision {
   allowed: boolean;

@@ -7,6 +7,7 @@ import type { Config, Plan } from "../config.js";
 import type { Catalog } from "../data/catalog.js";
 import type { Logger } from "../log.js";
 import type { RepresentationCache } from "./representation-cache.js";
+import type { DocumentedProblem } from "../problem/documented-problem.js";
 import type { Condition } from "../service-state.js";
 import type { TranscriptSource } from "../live/transcript-source.js";
 import type { RequestContext } from "../http/context.js";
@@ -33,15 +34,6 @@ export interface RouteResult {
   /** Default JSON; with another type, `body` is a `RawBody`. */
   contentType?: string;
   headers?: Record<string, string>;
-}
-
-/** A problem a route can answer with, for the OpenAPI document. */
-export interface DocumentedProblem {
-  status: number;
-  code: string;
-  description: string;
-  /** The answer carries Retry-After. */
-  retryAfter?: boolean;
 }
 
 export interface RouteDoc {
