@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { buildArtifacts } from "../../pipeline/build.js";
+import { buildArtifacts } from "../../pipeline/build/build-artifacts.js";
 import { runKeysCli } from "../../scripts/keys.js";
 import { startChild } from "../reliability/helpers/child.js";
 import { fixtureRecords } from "../server/helpers/fixture-records.js";

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { buildArtifacts } from "../../../pipeline/build.js";
+import { buildArtifacts } from "../../../pipeline/build/build-artifacts.js";
 import type { Manifest } from "../../../pipeline/artifact/contract.js";
 import { createApp } from "../../../server/app/app.js";
 import { openKeyStore, type KeyStore } from "../../../server/auth/key-store.js";

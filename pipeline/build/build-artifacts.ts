@@ -14,14 +14,14 @@
  */
 import { mkdir, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { ARTIFACT_FILES, type Manifest } from "./artifact/contract.js";
-import { buildDatabase } from "./build/build-database.js";
-import { buildTitleIndex } from "./build/build-title-index.js";
-import { BuildInterrupted, throwIfInterrupted } from "./build/interrupt.js";
-import { writeManifest } from "./artifact/manifest.js";
-import { stageRecords, type RecordSource } from "./build/stage-records.js";
-import { createStepProgress, type StepProgress } from "./build/step-progress.js";
-import { partialBuildDir, removeAbandonedPartials } from "./publish.js";
+import { ARTIFACT_FILES, type Manifest } from "../artifact/contract.js";
+import { buildDatabase } from "./build-database.js";
+import { buildTitleIndex } from "./build-title-index.js";
+import { BuildInterrupted, throwIfInterrupted } from "../command/interrupt.js";
+import { writeManifest } from "../artifact/manifest.js";
+import { stageRecords, type RecordSource } from "./stage-records.js";
+import { createStepProgress, type StepProgress } from "./step-progress.js";
+import { partialBuildDir, removeAbandonedPartials } from "../publish/publish.js";
 
 export interface BuildOptions {
   records: RecordSource;
@@ -47,7 +47,7 @@ export interface BuildOptions {
   signal?: AbortSignal;
 }
 
-export { BuildInterrupted } from "./build/interrupt.js";
+export { BuildInterrupted } from "../command/interrupt.js";
 
 export interface BuildResult {
   manifest: Manifest;

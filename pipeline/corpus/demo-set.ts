@@ -5,12 +5,12 @@
  * real YouTube videos.
  */
 import { existsSync } from "node:fs";
-import { buildArtifacts } from "./build.js";
-import { DEMO_DATASET, type VideoRecord } from "./artifact/contract.js";
-import { createDemoCorpus } from "./corpus/demo.js";
-import { dataDirLayout } from "./artifact/layout.js";
-import { newBuildDir, publishBuild } from "./publish.js";
-import { acquireLock } from "./run/acquire-lock.js";
+import { buildArtifacts } from "../build/build-artifacts.js";
+import { DEMO_DATASET, type VideoRecord } from "../artifact/contract.js";
+import { createDemoCorpus } from "./demo.js";
+import { dataDirLayout } from "../artifact/layout.js";
+import { newBuildDir, publishBuild } from "../publish/publish.js";
+import { acquireLock } from "../state/acquire-lock.js";
 
 export { DEMO_DATASET };
 

@@ -4,11 +4,11 @@
  * with it and published, and only then does the input join the state
  * (import-staging.ts). An input without one valid record publishes nothing.
  */
-import { currentBuildName } from "../publish.js";
-import { buildAndPublish, type BuildAndPublishOptions, type PublishedBuild } from "./build-and-publish.js";
+import { currentBuildName } from "../publish/publish.js";
+import { buildAndPublish, type BuildAndPublishOptions, type PublishedBuild } from "../build/build-and-publish.js";
 import { importRecords, type ImportResult, type InputItem, type SkippedRecord } from "./import-records.js";
-import { ImportStaging } from "./import-staging.js";
-import type { PipelineState } from "./open-state.js";
+import { ImportStaging } from "../state/import-staging.js";
+import type { PipelineState } from "../state/open-state.js";
 
 export class NothingToImportError extends Error {
   override name = "NothingToImportError";

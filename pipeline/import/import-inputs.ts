@@ -6,9 +6,9 @@
  */
 import type { ExportManifest } from "../export/dataset-schema.js";
 import { ExportReadError, exportRecords, readExportManifest, verifyExport } from "../export/read-export.js";
-import { inspectInputPath } from "../inspect-input-path.js";
-import { readJsonlLines } from "../read-jsonl.js";
-import { UsageError } from "./exit-codes.js";
+import { inspectInputPath } from "../input/inspect-input-path.js";
+import { readJsonlLines } from "../input/read-jsonl.js";
+import { UsageError } from "../command/exit-codes.js";
 import type { InputItem } from "./import-records.js";
 
 export interface BuildInput {

@@ -9,8 +9,8 @@
 import PQueue from "p-queue";
 import { isYouTubeError, type FeedEntry, type YouTubeClient } from "../youtube/index.js";
 import { approximatePublishedAt } from "./approximate-date.js";
-import type { CrawledVideo, PipelineState } from "./open-state.js";
-import type { CrawlWrites } from "./record-writer.js";
+import type { CrawledVideo, PipelineState } from "../state/open-state.js";
+import type { CrawlWrites } from "../state/record-writer.js";
 import type { ChannelListEntry } from "./read-channel-list.js";
 
 export interface CrawlOptions {

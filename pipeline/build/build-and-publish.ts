@@ -13,17 +13,17 @@
 import { realpathSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { basename } from "node:path";
-import { buildArtifacts } from "../build.js";
+import { buildArtifacts } from "./build-artifacts.js";
 import type { Manifest } from "../artifact/contract.js";
 import { dataDirLayout } from "../artifact/layout.js";
 import { openLiveSnapshot, trimmableThrough } from "../artifact/live-records.js";
 import { connectSharedLiveStore, sharedMaxSeq, sharedRecords, trimSharedRecords } from "../artifact/pg-live-records.js";
 import { readManifest } from "../artifact/manifest.js";
-import { throwIfInterrupted } from "../build/interrupt.js";
-import { newBuildDir, publishBuild } from "../publish.js";
-import type { ImportStaging } from "./import-staging.js";
-import type { PipelineState } from "./open-state.js";
-import { checkPublish } from "./publish-guard.js";
+import { throwIfInterrupted } from "../command/interrupt.js";
+import { newBuildDir, publishBuild } from "../publish/publish.js";
+import type { ImportStaging } from "../state/import-staging.js";
+import type { PipelineState } from "../state/open-state.js";
+import { checkPublish } from "../publish/publish-guard.js";
 
 export const PIPELINE_DATASET = "pipeline";
 

@@ -6,7 +6,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { channelPathOf } from "../youtube/channel-resolve.js";
-import { UsageError } from "./exit-codes.js";
+import { UsageError } from "../command/exit-codes.js";
 
 export interface ChannelListEntry {
   /** As written (trimmed, without the comment). */

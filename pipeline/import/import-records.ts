@@ -9,9 +9,9 @@
  * rule it broke; the rest is imported.
  */
 import type { z } from "zod";
-import { checkpoint } from "../build/interrupt.js";
+import { checkpoint } from "../command/interrupt.js";
 import { VideoRecord } from "../artifact/contract.js";
-import type { ForeignRecord } from "./open-state.js";
+import type { ForeignRecord } from "../state/open-state.js";
 
 const BATCH = 500;
 
