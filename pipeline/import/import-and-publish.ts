@@ -6,7 +6,8 @@
  */
 import { currentBuildName } from "../publish/publish.js";
 import { buildAndPublish, type BuildAndPublishOptions, type PublishedBuild } from "../build/build-and-publish.js";
-import { importRecords, type ImportResult, type InputItem, type SkippedRecord } from "./import-records.js";
+import type { InputItem } from "../input/input-item.js";
+import { importRecords, type ImportResult, type SkippedRecord } from "./import-records.js";
 import { ImportStaging } from "../state/import-staging.js";
 import type { PipelineState } from "../state/open-state.js";
 

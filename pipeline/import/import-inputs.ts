@@ -9,7 +9,7 @@ import { ExportReadError, exportRecords, readExportManifest, verifyExport } from
 import { inspectInputPath } from "../input/inspect-input-path.js";
 import { readJsonlLines } from "../input/read-jsonl.js";
 import { UsageError } from "../command/exit-codes.js";
-import type { InputItem } from "./import-records.js";
+import type { InputItem } from "../input/input-item.js";
 
 export interface BuildInput {
   path: string;

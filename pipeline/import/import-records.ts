@@ -11,18 +11,10 @@
 import type { z } from "zod";
 import { checkpoint } from "../command/interrupt.js";
 import { VideoRecord } from "../artifact/contract.js";
+import type { InputItem, SkipProblem } from "../input/input-item.js";
 import type { ForeignRecord } from "../state/open-state.js";
 
 const BATCH = 500;
-
-/** An input value and where it came from (`file:line`, or an export shard and row), or one that could not be read as a value. */
-export type InputItem = { where: string; value: unknown } | { where: string; problem: SkipProblem };
-
-/** Why a record was skipped: the field (a dotted path, `[]` for any index; "" for the whole record) and the rule. */
-export interface SkipProblem {
-  field: string;
-  rule: string;
-}
 
 export interface SkippedRecord extends SkipProblem {
   where: string;
