@@ -35,10 +35,10 @@ module.exports = {
     },
     {
       name: "settings-neither-side",
-      comment: "settings/ is read by the server, the pipeline and the keys CLI alike, so it imports none of them.",
+      comment: "settings/ is read by the server, the pipeline and the command lines (cli/) alike, so it imports none of them.",
       severity: "error",
       from: { path: "^settings/" },
-      to: { path: "^(server|pipeline|scripts)/" },
+      to: { path: "^(server|pipeline|cli|scripts)/" },
     },
     {
       name: "no-folder-loop",

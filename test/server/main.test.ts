@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { buildArtifacts } from "../../pipeline/build/build-artifacts.js";
 import { DEMO_DATASET } from "../../pipeline/corpus/demo-set.js";
 import { newBuildDir, publishBuild } from "../../pipeline/publish/publish.js";
-import { runKeysCli } from "../../scripts/keys.js";
+import { runKeysCli } from "../../cli/keys.js";
 import { openKeyStore } from "../../server/auth/key-store.js";
 import { startChild, until, type Child } from "../reliability/helpers/child.js";
 import { fixtureRecords } from "./helpers/fixture-records.js";

@@ -15,7 +15,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { buildArtifacts } from "../../pipeline/build/build-artifacts.js";
 import { DEMO_DATASET } from "../../pipeline/corpus/demo-set.js";
-import { runKeysCli } from "../../scripts/keys.js";
+import { runKeysCli } from "../../cli/keys.js";
 import { openKeyStore } from "../../server/auth/key-store.js";
 import { REPO_ROOT, startChild, TEST_SERVER_ENV, until, type Child } from "../reliability/helpers/child.js";
 import { fixtureRecords } from "./helpers/fixture-records.js";

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { buildArtifacts } from "../../pipeline/build/build-artifacts.js";
-import { runKeysCli } from "../../scripts/keys.js";
+import { runKeysCli } from "../../cli/keys.js";
 import { startChild } from "../reliability/helpers/child.js";
 import { fixtureRecords } from "../server/helpers/fixture-records.js";
 import { dataDirLayout } from "../../pipeline/artifact/layout.js";

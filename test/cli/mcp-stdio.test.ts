@@ -100,7 +100,7 @@ describe("npm run mcp -- --stdio", () => {
 
   it("--help prints the usage; without --stdio, a key or with a bad URL it exits 2 naming what is wrong", () => {
     const run = (args: string[], env: Record<string, string>) =>
-      spawnSync(process.execPath, ["--import", "tsx", "scripts/mcp.ts", ...args], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? "", ...env }, encoding: "utf8" });
+      spawnSync(process.execPath, ["--import", "tsx", "cli/mcp.ts", ...args], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? "", ...env }, encoding: "utf8" });
     const help = run(["--help"], {});
     expect(help.status).toBe(0);
     expect(help.stdout).toContain("TRANSCRIPTS_API_KEY");
