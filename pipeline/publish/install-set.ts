@@ -20,7 +20,7 @@ import { pipeline } from "node:stream/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { ARTIFACT_FILES, type Manifest } from "../artifact/contract.js";
 import { dataDirLayout } from "../artifact/layout.js";
-import { openLiveSnapshot } from "../artifact/live-records.js";
+import { openLiveSnapshot } from "../artifact/live-store/live-records.js";
 import { ArtifactError, readManifest } from "../artifact/manifest.js";
 import { hashSetFiles, recordVerified, verifyArtifactSet } from "../artifact/verified-sets.js";
 import { BuildInterrupted, throwIfInterrupted } from "../command/interrupt.js";

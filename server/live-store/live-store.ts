@@ -18,7 +18,7 @@
 import { randomUUID } from "node:crypto";
 import Database from "better-sqlite3";
 import { PRIMARY_TRACK_ORDER, VideoRecord, type TranscriptRecord } from "../../pipeline/artifact/contract.js";
-import { hasLiveStoreSchema, LIVE_META, LIVE_STORE_DDL, mergeRecords } from "../../pipeline/artifact/live-records.js";
+import { hasLiveStoreSchema, LIVE_META, LIVE_STORE_DDL, mergeRecords } from "../../pipeline/artifact/live-store/live-records.js";
 import { prepareTrack } from "../../pipeline/artifact/segments.js";
 import { createTitleIndex, type TitleIndex } from "../../pipeline/artifact/title-index.js";
 import type { ChannelItem, ChannelVideoItem } from "../data/catalog.js";

@@ -25,7 +25,7 @@
  */
 import pg from "pg";
 import type { VideoRecord } from "../../pipeline/artifact/contract.js";
-import { ensureSharedLiveStore, insertSharedRecord, LIVE_CHANNEL_NAME, sharedMaxSeq, sharedRecords } from "../../pipeline/artifact/pg-live-records.js";
+import { ensureSharedLiveStore, insertSharedRecord, LIVE_CHANNEL_NAME, sharedMaxSeq, sharedRecords } from "../../pipeline/artifact/live-store/pg-live-records.js";
 import type { LiveStore } from "./live-store.js";
 import type { Manifest } from "../../pipeline/artifact/contract.js";
 import { HttpError } from "../problem/http-error.js";

@@ -12,7 +12,7 @@
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
 import { dataDirLayout } from "../../pipeline/artifact/layout.js";
-import { trimmableThrough } from "../../pipeline/artifact/live-records.js";
+import { trimmableThrough } from "../../pipeline/artifact/live-store/live-records.js";
 import { readManifest } from "../../pipeline/artifact/manifest.js";
 import { createYouTubeClient, type YouTubeClientOptions } from "../../pipeline/youtube/index.js";
 import { ArtifactSwitch, type SwitchOutcome, type SwitchTrigger } from "../artifact-set/artifact-switch.js";
