@@ -15,7 +15,7 @@
  *   install-set DIR [--force]
  *       Publishes a set built on another machine: its copied builds/<id>
  *       folder is copied in, checked against its manifest and published
- *       under the same lock and guard as `run` (install-set.ts).
+ *       under the same lock and guard as `run` (publish/install-set.ts).
  *   run --channels FILE [--dry-run] [--limit N] [--concurrency N] [--rate N/s] [--no-build] …
  *       The scheduled ingestion run: crawl the channels, fetch missing
  *       transcripts, build and publish (see pipeline/README.md and RUN_USAGE).
@@ -278,7 +278,7 @@ async function buildCommand(dataDir: string, inputs: BuildInput[], dataset: stri
   }
 }
 
-/** `install-set DIR`: under the run lock, the copied set is checked and published (install-set.ts). */
+/** `install-set DIR`: under the run lock, the copied set is checked and published (publish/install-set.ts). */
 async function installSetCommand(dataDir: string, source: string, force: boolean): Promise<number> {
   let lock;
   try {

@@ -48,7 +48,7 @@ const POSTGRESQL_FALLBACK = "postgresql unreachable: live fetches stored here an
 /** How often a worker looks for live records other workers stored (one cheap pragma when none). */
 const LIVE_SYNC_MS = 250;
 
-/** Practice search requests before listening (serving-practice.ts): enough for the engine to optimize the code around a search. */
+/** Practice search requests before listening (start/serving-practice.ts): enough for the engine to optimize the code around a search. */
 const PRACTICE_REQUESTS = 200;
 
 async function main(): Promise<void> {

@@ -5,11 +5,11 @@
  * Everything is written to a temporary sibling directory that is renamed to
  * `outDir` only when complete, so no reader ever sees half a build. Its name
  * carries the building process's pid (`partialBuildDir`), so a later publish can
- * remove the folders of builds whose process died (publish.ts).
+ * remove the folders of builds whose process died (publish/publish.ts).
  *
  * Aborting `signal` stops the build within a few seconds: it is checked
  * between steps and between the bounded chunks of each long step
- * (build/interrupt.ts); the partial directory is removed and
+ * (command/interrupt.ts); the partial directory is removed and
  * BuildInterrupted thrown.
  */
 import { mkdir, rename, rm } from "node:fs/promises";

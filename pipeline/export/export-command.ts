@@ -1,6 +1,6 @@
 /**
  * `npm run pipeline -- export …`: the command line of an export and of its
- * check. Exit codes as every pipeline command's (run/exit-codes.ts): 0 done
+ * check. Exit codes as every pipeline command's (command/exit-codes.ts): 0 done
  * (or every file matches), 1 failed (or a file differs: named on stderr),
  * 2 bad usage, 130 interrupted by SIGTERM/SIGINT (no manifest written, no
  * partial file under a final name).

@@ -81,7 +81,7 @@ export async function comparePeers(options: {
   const runs: PeerRun[] = [];
   const timings: Timed[] = [];
 
-  // Ours, in-process, fresh catalog, as the server opens it (server/runtime.ts, server/main.ts).
+  // Ours, in-process, fresh catalog, as the server opens it (server/start/runtime.ts, server/main.ts).
   const { timed: oursTimed, transcripts } = await timeOurs(options.artifactsDir, queries, budgetSeconds);
   timings.push(oursTimed);
   runs.push({ name: "ours (in-process)", holds: `${transcripts} transcripts`, summary: oursTimed.summary, meanResults: mean(oursTimed.results) });

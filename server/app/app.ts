@@ -272,7 +272,7 @@ export function createApp(options: AppOptions): http.Server {
   server.on("clientError", answerClientError);
   if (stopObserving) server.on("close", stopObserving);
   limitConnectionsPerClient(server, config.maxConnectionsPerClient);
-  // From the start, so a graceful stop knows what each connection has in flight (shutdown.ts).
+  // From the start, so a graceful stop knows what each connection has in flight (server/start/shutdown.ts).
   trackConnections(server);
   server.requestTimeout = config.requestTimeoutMs;
   server.headersTimeout = config.headersTimeoutMs;

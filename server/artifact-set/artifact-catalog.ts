@@ -291,7 +291,7 @@ export class ArtifactCatalog implements Catalog {
   }
 
   /**
-   * Searches for practice requests before serving (serving-practice.ts), when
+   * Searches for practice requests before serving (server/start/serving-practice.ts), when
    * the warm-up runs (`warmSearches`); none otherwise.
    */
   practiceSearches(count: number): SearchParams[] {

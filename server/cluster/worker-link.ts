@@ -29,7 +29,7 @@ export interface WorkerLink {
    * (balancer.ts) with `server`, and tells the primary it takes them and,
    * as each closes, that it has. Each is given to `server` as its
    * 'connection' event, so a graceful stop drains it like one the server
-   * accepted (shutdown.ts). Returns those open now.
+   * accepted (server/start/shutdown.ts). Returns those open now.
    */
   serve(server: http.Server, details: { dataset: string; builtAt: string; usableKeys: number }): ReadonlySet<Socket>;
   close(): void;

@@ -1,5 +1,5 @@
 /**
- * What the routes ask of storage. `ArtifactCatalog` (server/data/artifact-catalog.ts)
+ * What the routes ask of storage. `ArtifactCatalog` (server/artifact-set/artifact-catalog.ts)
  * implements it over the published artifact set (and, later, the live store).
  * Routes depend on this interface only.
  */
@@ -108,7 +108,7 @@ export interface SearchHit {
   /** HTML-escaped excerpt with matches wrapped in <mark>…</mark> and … where cut. */
   snippet: string;
   wordCount: number;
-  /** Start of the segment where the snippet's first match begins (server/data/moments.ts). */
+  /** Start of the segment where the snippet's first match begins (server/search/snippet/moments.ts). */
   startSeconds: number;
   /** The video on YouTube at `startSeconds`. */
   url: string;

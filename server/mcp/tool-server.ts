@@ -14,7 +14,7 @@ import { problemBody, toHttpError } from "../problem/problem.js";
 import { errorFields } from "../log.js";
 import type { Tool, ToolCall } from "./tool.js";
 
-/** The MCP server's name and version (the API's version; kept beside app.ts's API_VERSION, which this module cannot import without a cycle). */
+/** The MCP server's name and version (the API's version; kept beside server/app/app.ts's API_VERSION, which this module cannot import without a cycle). */
 export const SERVER_INFO = { name: "transcript-service", version: "1.0.0" };
 
 export const INSTRUCTIONS =

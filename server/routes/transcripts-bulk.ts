@@ -1,6 +1,6 @@
 /**
  * POST /v1/transcripts/bulk: up to 100 transcripts in one request, each
- * resolved as a single request resolves it (server/resolve-transcript.ts):
+ * resolved as a single request resolves it (server/live/resolve-transcript.ts):
  * every stored lookup first, then the misses (unless fetchMissing is false)
  * a few at a time: at most BULK_FETCH_CONCURRENCY, and at most half
  * of the live-fetch slots, behind single requests. At the request's deadline

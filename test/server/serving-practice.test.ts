@@ -1,5 +1,5 @@
 /**
- * Practice requests before a process listens (server/serving-practice.ts):
+ * Practice requests before a process listens (server/start/serving-practice.ts):
  * real searches over a real loopback server of their own, answered 200, its
  * port closed afterwards, and nothing of them left in the catalog's result cache.
  */

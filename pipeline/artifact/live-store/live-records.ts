@@ -2,7 +2,7 @@
  * What the server's live store (`<DATA_DIR>/live.db`) and the pipeline agree
  * on: its records table, its identity and sequence numbers,
  * and the rule for merging two records of one video. The server writes the
- * store (server/data/live-store.ts); the pipeline only reads it, here.
+ * store (server/live-store/live-store.ts); the pipeline only reads it, here.
  *
  * Every record gets a sequence number that is never reused, and the store has
  * a random id made when it is created. A build records both (manifest
