@@ -15,8 +15,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildArtifacts } from "../pipeline/build.js";
-import { DEMO_DATASET, demoRecords } from "../pipeline/demo.js";
+import { buildArtifacts } from "../pipeline/build/build-artifacts.js";
+import { DEMO_DATASET, demoRecords } from "../pipeline/corpus/demo-set.js";
 import { startTestServer, type TestServer } from "./server/helpers/test-server.js";
 import { SETTINGS } from "../settings/settings.js";
 

@@ -15,7 +15,7 @@ import { buildPhrasePairs } from "./build-phrase-pairs.js";
 import { copyFtsIndex } from "./fts-bulk-load.js";
 import { SCRATCH_PRAGMAS, setScratchPragmas } from "./scratch.js";
 import { WORD_BITMAPS_DDL, WORD_BITMAPS_VERSION } from "../artifact/word-bitmaps.js";
-import { checkpoint, throwIfInterrupted } from "./interrupt.js";
+import { checkpoint, throwIfInterrupted } from "../command/interrupt.js";
 import type { StepProgress } from "./step-progress.js";
 import { buildTranscriptIndex } from "./transcript-index.js";
 import { buildTermCounts } from "./build-term-counts.js";

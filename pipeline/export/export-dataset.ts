@@ -15,7 +15,7 @@ import { basename, join } from "node:path";
 import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import { dataDirLayout } from "../artifact/layout.js";
 import { ArtifactError, readManifest, sha256File } from "../artifact/manifest.js";
-import { BuildInterrupted, checkpoint, throwIfInterrupted } from "../build/interrupt.js";
+import { BuildInterrupted, checkpoint, throwIfInterrupted } from "../command/interrupt.js";
 import { datasetCard } from "./dataset-card.js";
 import {
   DATASET_CARD,

@@ -13,15 +13,15 @@
 import cluster, { type Worker } from "node:cluster";
 import net from "node:net";
 import { availableParallelism } from "node:os";
-import { demoKeyBanner, ensureServableSet, isDemoSet, issueDemoKey, NoArtifactSetError, revokeDemoKeys } from "../demo.js";
+import { demoKeyBanner, ensureServableSet, isDemoSet, issueDemoKey, NoArtifactSetError, revokeDemoKeys } from "../start/demo.js";
 import { openKeyStore } from "../auth/key-store.js";
 import { NO_USABLE_KEY } from "../auth/usable-keys.js";
 import type { Config } from "../config.js";
 import { errorFields, type Logger } from "../log.js";
 import { readManifest } from "../../pipeline/artifact/manifest.js";
 import { dataDirLayout } from "../../pipeline/artifact/layout.js";
-import { ListenError, reservePort } from "../port-reservation.js";
-import { startedByNpmScript, whenParentGone } from "../parent-watch.js";
+import { ListenError, reservePort } from "../start/port-reservation.js";
+import { startedByNpmScript, whenParentGone } from "../start/parent-watch.js";
 import { LeastConnections } from "./balancer.js";
 import { Hub, type Asker } from "./hub.js";
 import { CHANNEL, isServiceMessage, type PrimaryMessage, type WorkerMessage } from "./messages.js";

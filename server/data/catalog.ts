@@ -1,5 +1,5 @@
 /**
- * What the routes ask of storage. `ArtifactCatalog` (server/data/artifact-catalog.ts)
+ * What the routes ask of storage. `ArtifactCatalog` (server/artifact-set/artifact-catalog.ts)
  * implements it over the published artifact set (and, later, the live store).
  * Routes depend on this interface only.
  */
@@ -7,7 +7,6 @@ import type { ChapterRecord } from "../../pipeline/artifact/contract.js";
 import type { Sub } from "../../pipeline/artifact/segments.js";
 import type { TrackKind } from "../../pipeline/artifact/track-kind.js";
 import type { SearchFilters } from "../schemas/search-filters.js";
-import type { Moment } from "../search/snippet/moments.js";
 
 export interface VideoMeta {
   videoId: string;
@@ -86,6 +85,17 @@ export interface SearchParams extends SearchFilters {
   q: string;
   limit: number;
   offset: number;
+}
+
+/**
+ * A matching moment of a hit, as the API shows it. server/search/snippet/moments.ts
+ * makes them with this shape; the catalog states it itself so that what routes
+ * ask of storage imports nothing from search (search sits above data/).
+ */
+export interface Moment {
+  startSeconds: number;
+  /** The segment's text, HTML-escaped with its matches in <mark>, as a snippet. */
+  text: string;
 }
 
 export interface SearchHit {

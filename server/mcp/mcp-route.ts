@@ -12,10 +12,10 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import type { TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { HttpError } from "../http/http-error.js";
+import { HttpError } from "../problem/http-error.js";
 import { readJsonBody } from "../http/json-body.js";
 import { escapeJsonText, RawJson } from "../http/respond.js";
-import type { Route, RouteResult } from "../http/route.js";
+import type { Route, RouteResult } from "../routes/route.js";
 import type { RequestContext } from "../http/context.js";
 import { errorFields } from "../log.js";
 import { malformedCallAnswer } from "./call-params.js";

@@ -15,9 +15,9 @@ import { ARTIFACT_FILES, type VideoRecord } from "../../pipeline/artifact/contra
 import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
 import { UNKNOWN_PUBLISHED_AT } from "../../pipeline/youtube/video-record.js";
 import { buildQuerySet } from "../../scripts/bench/query-set.js";
-import { openCatalog, type ArtifactCatalog } from "../../server/data/artifact-catalog.js";
+import { openCatalog, type ArtifactCatalog } from "../../server/artifact-set/artifact-catalog.js";
 import type { SearchParams } from "../../server/data/catalog.js";
-import { LiveStore } from "../../server/data/live-store.js";
+import { LiveStore } from "../../server/live-store/live-store.js";
 import { SearchQuery } from "../../server/routes/search.js";
 import { bindFilters } from "../../server/search/filters.js";
 import { rankOrderedMatches } from "../../server/search/match/match-list.js";

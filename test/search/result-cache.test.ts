@@ -14,9 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ARTIFACT_FILES, type SegmentRecord } from "../../pipeline/artifact/contract.js";
 import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
 import { buildQuerySet, type BenchQuery } from "../../scripts/bench/query-set.js";
-import { openCatalog, type ArtifactCatalog } from "../../server/data/artifact-catalog.js";
+import { openCatalog, type ArtifactCatalog } from "../../server/artifact-set/artifact-catalog.js";
 import type { SearchPage, SearchParams } from "../../server/data/catalog.js";
-import { LiveStore } from "../../server/data/live-store.js";
+import { LiveStore } from "../../server/live-store/live-store.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
 import { makeVideo, videoId } from "../helpers/records.js";
 

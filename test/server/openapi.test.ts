@@ -1,7 +1,7 @@
 /** The OpenAPI document is served without a key, is plausible OpenAPI 3.1, and lists every route with its schemas. */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { liveFetchProblems } from "../../server/live/upstream-problem.js";
-import { ROUTES } from "../../server/routes/route-table.js";
+import { ROUTES } from "../../server/app/route-table.js";
 import { call } from "./helpers/http.js";
 import { buildFixtureArtifacts, startTestServer, type Artifacts, type TestServer } from "./helpers/test-server.js";
 

@@ -12,7 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildArtifacts } from "../../pipeline/build.js";
+import { buildArtifacts } from "../../pipeline/build/build-artifacts.js";
 import type { VideoRecord } from "../../pipeline/artifact/contract.js";
 import { UNKNOWN_PUBLISHED_AT } from "../../pipeline/youtube/video-record.js";
 import { CHANNEL_A, fixtureRecords } from "./helpers/fixture-records.js";

@@ -124,7 +124,7 @@ export async function runWarmUpSearches(
   return run;
 }
 
-/** The ranks whose words make the practice requests over HTTP (serving-practice.ts): the practice searches' and fifty more, so a small set has some. */
+/** The ranks whose words make the practice requests over HTTP (server/start/serving-practice.ts): the practice searches' and fifty more, so a small set has some. */
 const REQUESTS_FROM = 1;
 const REQUESTS_TO = PRACTICE_TO + 50;
 

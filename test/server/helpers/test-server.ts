@@ -6,17 +6,17 @@ import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { buildArtifacts } from "../../../pipeline/build.js";
+import { buildArtifacts } from "../../../pipeline/build/build-artifacts.js";
 import type { Manifest } from "../../../pipeline/artifact/contract.js";
-import { createApp } from "../../../server/app.js";
+import { createApp } from "../../../server/app/app.js";
 import { openKeyStore, type KeyStore } from "../../../server/auth/key-store.js";
 import { loadConfig, type Config } from "../../../server/config.js";
-import { openCatalog, type ArtifactCatalog } from "../../../server/data/artifact-catalog.js";
-import { LiveStore } from "../../../server/data/live-store.js";
+import { openCatalog, type ArtifactCatalog } from "../../../server/artifact-set/artifact-catalog.js";
+import { LiveStore } from "../../../server/live-store/live-store.js";
 import { createLogger } from "../../../server/log.js";
 import { createMemoryRateLimiter } from "../../../server/rate-limit/memory-rate-limiter.js";
 import type { RateLimiter } from "../../../server/rate-limit/rate-limiter.js";
-import type { TranscriptSource } from "../../../server/transcript-source.js";
+import type { TranscriptSource } from "../../../server/live/transcript-source.js";
 import { fixtureRecords } from "./fixture-records.js";
 
 export interface Artifacts {
