@@ -3,7 +3,9 @@
  * before the tests). server/ and pipeline/ share only pipeline/artifact/ (what
  * both must agree on about an artifact set and DATA_DIR) and pipeline/youtube/
  * (the client the batch and the live fetch both use); settings/ is shared by
- * both and imports neither. Dynamic `import()` counts as an import.
+ * both and imports neither. Inside server/ and pipeline/ the folders form
+ * layers with no loop between them (`no-folder-loop`). Dynamic `import()`
+ * counts as an import.
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -33,10 +35,19 @@ module.exports = {
     },
     {
       name: "settings-neither-side",
-      comment: "settings/ is read by the server, the pipeline and the keys CLI alike, so it imports none of them.",
+      comment: "settings/ is read by the server, the pipeline and the command lines (cli/) alike, so it imports none of them.",
       severity: "error",
       from: { path: "^settings/" },
-      to: { path: "^(server|pipeline|scripts)/" },
+      to: { path: "^(server|pipeline|cli|scripts)/" },
+    },
+    {
+      name: "no-folder-loop",
+      comment:
+        "Folders import one way: no folder of server/ or pipeline/ (at any depth) reaches itself through other folders' imports, even where no single file is in a cycle. A loop means neither folder can be read or changed without the other; what both need goes into a folder below them.",
+      severity: "error",
+      scope: "folder",
+      from: { path: "^(server|pipeline)/" },
+      to: { circular: true },
     },
     {
       name: "no-circular",

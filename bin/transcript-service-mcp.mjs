@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// `transcript-service-mcp --stdio`: scripts/mcp.ts, run from its TypeScript source through tsx as npm run mcp runs it.
+// `transcript-service-mcp --stdio`: cli/mcp.ts, run from its TypeScript source through tsx as npm run mcp runs it.
 import { register } from "tsx/esm/api";
 
 register();
-await import("../scripts/mcp.ts");
+await import("../cli/mcp.ts");

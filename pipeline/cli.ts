@@ -15,7 +15,7 @@
  *   install-set DIR [--force]
  *       Publishes a set built on another machine: its copied builds/<id>
  *       folder is copied in, checked against its manifest and published
- *       under the same lock and guard as `run` (install-set.ts).
+ *       under the same lock and guard as `run` (publish/install-set.ts).
  *   run --channels FILE [--dry-run] [--limit N] [--concurrency N] [--rate N/s] [--no-build] …
  *       The scheduled ingestion run: crawl the channels, fetch missing
  *       transcripts, build and publish (see pipeline/README.md and RUN_USAGE).
@@ -30,23 +30,23 @@ import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { ConfigError, loadSettings } from "../settings/settings.js";
 import { dataDirLayout } from "./artifact/layout.js";
-import { BuildInterrupted } from "./build/interrupt.js";
-import { ensureDemoArtifacts } from "./demo.js";
-import { InstallError, installSet } from "./install-set.js";
+import { BuildInterrupted } from "./command/interrupt.js";
+import { ensureDemoArtifacts } from "./corpus/demo-set.js";
+import { InstallError, installSet } from "./publish/install-set.js";
 import { ArtifactError } from "./artifact/manifest.js";
-import { PublishError } from "./publish.js";
+import { PublishError } from "./publish/publish.js";
 import { EXPORT_USAGE } from "./export/usage.js";
 import { ExportReadError } from "./export/read-export.js";
-import { JsonlError } from "./read-jsonl.js";
-import { checkBuildInputs, inputItems, verifyExportInputs, type BuildInput } from "./run/import-inputs.js";
-import { acquireLock, LockHeldError } from "./run/acquire-lock.js";
-import { acquireSharedLock, type SharedLock } from "./run/shared-lock.js";
-import { buildAndPublish } from "./run/build-and-publish.js";
-import { EXIT, UsageError } from "./run/exit-codes.js";
-import { importAndPublish, NothingToImportError, PublishedThenFailedError, settleImport } from "./run/import-and-publish.js";
-import { skipReporter } from "./run/import-records.js";
-import { PipelineState } from "./run/open-state.js";
-import { PublishRefused } from "./run/publish-guard.js";
+import { JsonlError } from "./input/read-jsonl.js";
+import { checkBuildInputs, inputItems, verifyExportInputs, type BuildInput } from "./import/import-inputs.js";
+import { acquireLock, LockHeldError } from "./state/acquire-lock.js";
+import { acquireSharedLock, type SharedLock } from "./state/shared-lock.js";
+import { buildAndPublish } from "./build/build-and-publish.js";
+import { EXIT, UsageError } from "./command/exit-codes.js";
+import { importAndPublish, NothingToImportError, PublishedThenFailedError, settleImport } from "./import/import-and-publish.js";
+import { skipReporter } from "./import/import-records.js";
+import { PipelineState } from "./state/open-state.js";
+import { PublishRefused } from "./publish/publish-guard.js";
 import { RUN_USAGE } from "./run/parse-run-args.js";
 import { runCommand } from "./run/run-command.js";
 
@@ -61,7 +61,7 @@ commands:
   install-set DIR [--force]       check a set copied from another machine (its builds/<id> folder) and publish it
 
 npm run pipeline -- <command> --help   the options of a command
-settings: DATA_DIR, YOUTUBE_ORIGIN, YOUTUBE_PROXY_URLS, YOUTUBE_MAX_BLOCKED_RETRIES (docs/operations.md)
+settings: DATA_DIR, YOUTUBE_ORIGIN, YOUTUBE_PROXY_URLS, YOUTUBE_MAX_BLOCKED_RETRIES (docs/settings.md)
 
 exit codes: 0 ok (also: nothing new, nothing built), 1 failed, 2 usage, 3 another run holds the lock,
             4 finished with failures a later run may fix (run), 5 publish refused (see --force), 130 interrupted`;
@@ -278,7 +278,7 @@ async function buildCommand(dataDir: string, inputs: BuildInput[], dataset: stri
   }
 }
 
-/** `install-set DIR`: under the run lock, the copied set is checked and published (install-set.ts). */
+/** `install-set DIR`: under the run lock, the copied set is checked and published (publish/install-set.ts). */
 async function installSetCommand(dataDir: string, source: string, force: boolean): Promise<number> {
   let lock;
   try {

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
-import { servedOpenApiDocument } from "../server/app.js";
+import { servedOpenApiDocument } from "../server/app/app.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const CLIENT_TYPES_FILE = path.join(ROOT, "test/contract/api-types.ts");

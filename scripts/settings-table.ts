@@ -1,5 +1,5 @@
 /**
- * The configuration table of docs/operations.md, made from the settings rows (settings/rows.ts).
+ * The settings table of docs/settings.md, made from the settings rows (settings/rows.ts).
  * `npx tsx scripts/settings-table.ts` prints it; `--write` puts it into that file
  * between the `settings:start` and `settings:end` markers.
  */

@@ -17,33 +17,33 @@ import cluster from "node:cluster";
 import type http from "node:http";
 import type { Server } from "node:net";
 import { availableParallelism } from "node:os";
-import { createApp } from "./app.js";
+import { createApp } from "./app/app.js";
 import { openKeyStore, type KeyStore } from "./auth/key-store.js";
 import { openPgKeyStore } from "./auth/pg-key-store.js";
 import { NO_USABLE_KEY, usableKeyCount } from "./auth/usable-keys.js";
 import { ConfigError, loadConfig, type Config } from "./config.js";
-import { demoKeyBanner, ensureServableSetOrExit, isDemoSet, issueDemoKey, revokeDemoKeys } from "./demo.js";
+import { demoKeyBanner, ensureServableSetOrExit, isDemoSet, issueDemoKey, revokeDemoKeys } from "./start/demo.js";
 import { createLogger, errorFields, type Logger } from "./log.js";
 import { createMemoryRateLimiter } from "./rate-limit/memory-rate-limiter.js";
-import { openRuntime, reloadOnSighup, warmLogged, type Runtime } from "./runtime.js";
-import { closeGracefully } from "./shutdown.js";
+import { openRuntime, reloadOnSighup, warmLogged, type Runtime } from "./start/runtime.js";
+import { closeGracefully } from "./start/shutdown.js";
 import { runPrimary } from "./cluster/primary.js";
 import { connectWorker, type WorkerLink } from "./cluster/worker-link.js";
 import { connectRedis, REDIS_FALLBACK, untilReady, type RedisConnection } from "./coordination/redis-client.js";
 import { createRedisRateLimiter } from "./rate-limit/redis-rate-limiter.js";
 import { createRedisNegativeCache } from "./coordination/redis-negative-cache.js";
 import { createRedisFetchClaims } from "./coordination/redis-fetch-claims.js";
-import { openSharedLiveStore } from "./coordination/pg-live-store.js";
+import { openSharedLiveStore } from "./live-store/pg-live-store.js";
 import { waitForPostgres } from "./coordination/wait-for-postgres.js";
-import { fallbackCoordination, localFetchCoordination, type FetchCoordination } from "./coordination/fetch-coordination.js";
+import { fallbackCoordination, localFetchCoordination, type FetchCoordination } from "./live/fetch-coordination.js";
 import { createFallbackRateLimiter } from "./rate-limit/fallback-rate-limiter.js";
 import type { RateLimiter } from "./rate-limit/rate-limiter.js";
-import type { ArtifactCatalog } from "./data/artifact-catalog.js";
+import type { ArtifactCatalog } from "./artifact-set/artifact-catalog.js";
 import { ServiceState } from "./service-state.js";
-import { practiceServing } from "./serving-practice.js";
-import { reservePortOrExit } from "./port-reservation.js";
-import { parseStartArgs, START_USAGE, startHelp } from "./start-usage.js";
-import { startedByNpmScript, whenParentGone } from "./parent-watch.js";
+import { practiceServing } from "./start/serving-practice.js";
+import { reservePortOrExit } from "./start/port-reservation.js";
+import { parseStartArgs, START_USAGE, startHelp } from "./start/start-usage.js";
+import { startedByNpmScript, whenParentGone } from "./start/parent-watch.js";
 
 /** What serves while PostgreSQL is down, as /healthz says it. */
 const POSTGRESQL_FALLBACK = "postgresql unreachable: live fetches stored here and queued for it, api keys from the copy in memory";
@@ -51,7 +51,7 @@ const POSTGRESQL_FALLBACK = "postgresql unreachable: live fetches stored here an
 /** How often a worker looks for live records other workers stored (one cheap pragma when none). */
 const LIVE_SYNC_MS = 250;
 
-/** Practice search requests before listening (serving-practice.ts): enough for the engine to optimize the code around a search. */
+/** Practice search requests before listening (start/serving-practice.ts): enough for the engine to optimize the code around a search. */
 const PRACTICE_REQUESTS = 200;
 
 async function main(): Promise<void> {

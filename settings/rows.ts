@@ -217,7 +217,7 @@ export const ROWS = {
     kind: wholeNumber(0, 262144),
     default: "5888",
     readBy: ["server"],
-    help: "Memory search reads into at start, so it rarely waits on storage (0 to 262144): 32/46 for the full-text index, 2/46 for the phrase-pair index's longest lists, 7/46 for the most viewed transcripts' text (their timings go in what the index leaves of its share), 1/46 for the term counts of the first of those texts, 4/46 for the build's term counts of every transcript; each share is a ceiling. 0: everything is read from storage as needed. See docs/search.md.",
+    help: "Memory search reads into at start, so it rarely waits on storage (0 to 262144): 32/46 for the full-text index, 2/46 for the phrase-pair index's longest lists, 7/46 for the most viewed transcripts' text (their timings go in what the index leaves of its share), 1/46 for the term counts of the first of those texts, 4/46 for the build's term counts of every transcript; each share is a ceiling. 0: everything is read from storage as needed. See docs/search-memory.md.",
   }),
   searchMemoryHelpers: setting({
     name: "SEARCH_MEMORY_HELPERS",

@@ -1,7 +1,7 @@
 /**
  * Every setting of the server, the pipeline and the key CLI, from the rows of
  * rows.ts: the typed settings of each command, its validation (only the rows
- * it reads) and the list the settings table of docs/operations.md is made from.
+ * it reads) and the list the settings table of docs/settings.md is made from.
  *
  * This folder sits beside `server/` and `pipeline/` and imports neither, so
  * both sides read their settings from one table without importing each other.

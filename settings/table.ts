@@ -1,4 +1,4 @@
-/** The settings table (Markdown) of docs/operations.md, made from the rows (scripts/settings-table.ts writes it, a test compares it), and the list `npm start -- --help` prints. */
+/** The settings table (Markdown) of docs/settings.md, made from the rows (scripts/settings-table.ts writes it, a test compares it), and the list `npm start -- --help` prints. */
 import { SETTINGS, type Command } from "./settings.js";
 
 const escape = (text: string) => text.replace(/\|/g, "\\|");
@@ -14,7 +14,7 @@ export function settingsTable(): string {
 }
 
 /** The document that holds the table, relative to the repository root. */
-export const SETTINGS_TABLE_FILE = "docs/operations.md";
+export const SETTINGS_TABLE_FILE = "docs/settings.md";
 
 /** The table between a document's `settings:start` and `settings:end` markers, or undefined without them. */
 export function documentedSettingsTable(doc: string): string | undefined {

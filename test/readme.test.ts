@@ -1,5 +1,5 @@
 /**
- * The documented examples (README.md, docs/api.md) run against a real server
+ * The documented examples (README.md, docs/api.md, docs/errors.md, docs/mcp.md) run against a real server
  * on the demo dataset: each `curl` is followed by the JSON the demo answers,
  * and the test compares the two, so an example cannot go stale.
  *
@@ -15,12 +15,12 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildArtifacts } from "../pipeline/build.js";
-import { DEMO_DATASET, demoRecords } from "../pipeline/demo.js";
+import { buildArtifacts } from "../pipeline/build/build-artifacts.js";
+import { DEMO_DATASET, demoRecords } from "../pipeline/corpus/demo-set.js";
 import { startTestServer, type TestServer } from "./server/helpers/test-server.js";
 import { SETTINGS } from "../settings/settings.js";
 
-const DOCUMENTS = ["README.md", "docs/api.md"];
+const DOCUMENTS = ["README.md", "docs/api.md", "docs/errors.md", "docs/mcp.md"];
 const ANY = "…";
 
 interface Example {

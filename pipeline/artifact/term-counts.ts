@@ -11,11 +11,13 @@
  * `term_count_words` lists them; a word not listed is
  * counted in the text as before, so the answers never depend on the table.
  *
- * A row's `counts` is a run of pairs of unsigned LEB128 varints: the gap from
+ * A row's `counts` is a run of pairs of unsigned LEB128 varints (varint.ts): the gap from
  * the previous word's id (the first from -1), then the count over the text's
  * first SCAN_BYTES, in ascending id order; absent words count 0. A text
  * whose counts do not fit a vector (term-vectors.ts) has no row.
  */
+
+import { MAX_VARINT_BYTES, VarintReader, writeVarint } from "./varint.js";
 
 /** Bump when the table's layout or what it counts changes; the server reads a set's table only when its meta says this version. */
 export const TERM_COUNTS_VERSION = "1";
@@ -38,19 +40,12 @@ CREATE TABLE term_counts (
 
 /** The pairs (word id, count), ascending by id, as a row's `counts`. */
 export function encodeCounts(ids: ArrayLike<number>, counts: ArrayLike<number>): Buffer {
-  const out = Buffer.allocUnsafe(ids.length * 10);
+  const out = Buffer.allocUnsafe(ids.length * 2 * MAX_VARINT_BYTES);
   let at = 0;
   let previous = -1;
-  const put = (value: number) => {
-    while (value >= 0x80) {
-      out[at++] = (value & 0x7f) | 0x80;
-      value >>>= 7;
-    }
-    out[at++] = value;
-  };
   for (let k = 0; k < ids.length; k++) {
-    put(ids[k]! - previous);
-    put(counts[k]!);
+    at = writeVarint(out, at, ids[k]! - previous);
+    at = writeVarint(out, at, counts[k]!);
     previous = ids[k]!;
   }
   return Buffer.from(out.subarray(0, at));
@@ -63,25 +58,12 @@ export function encodeCounts(ids: ArrayLike<number>, counts: ArrayLike<number>):
  */
 export function decodeCounts(bytes: Uint8Array, start: number, end: number, ids: readonly number[], into: number[], before = -1): void {
   into.fill(0);
-  let at = start;
+  const pairs = new VarintReader(bytes, start, end);
   let id = before;
   let wanted = 0;
-  while (at < end && wanted < ids.length) {
-    let gap = 0;
-    let shift = 0;
-    let b: number;
-    do {
-      b = bytes[at++]!;
-      gap |= (b & 0x7f) << shift;
-      shift += 7;
-    } while (b & 0x80);
-    let count = 0;
-    shift = 0;
-    do {
-      b = bytes[at++]!;
-      count |= (b & 0x7f) << shift;
-      shift += 7;
-    } while (b & 0x80);
+  while (pairs.more && wanted < ids.length) {
+    const gap = pairs.read();
+    const count = pairs.read();
     id += gap;
     while (wanted < ids.length && ids[wanted]! < id) wanted++;
     if (wanted < ids.length && ids[wanted] === id) into[wanted++] = count;

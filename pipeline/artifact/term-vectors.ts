@@ -3,7 +3,7 @@
  * looks its terms up instead of scanning its text for each of them: by the
  * server for the most viewed texts it reads into memory
  * (server/search/memory/hot-transcripts.ts), and by the build for every
- * transcript (scoring-counts.ts). Shared, so both count alike.
+ * transcript (pipeline/build/build-term-counts.ts). Shared, so both count alike.
  *
  * A vector holds exactly what server/search/rank/term-counts.ts `countTerms` counts for
  * ASCII terms over the text's first SCAN_BYTES (`termCounts` scales them to

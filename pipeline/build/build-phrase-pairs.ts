@@ -2,7 +2,7 @@
 import type Database from "better-sqlite3";
 import { PHRASE_PAIRS_DDL } from "../artifact/phrase-pairs.js";
 import { mergeInSteps, prepareBulkLoad } from "./fts-bulk-load.js";
-import { throwIfInterrupted } from "./interrupt.js";
+import { throwIfInterrupted } from "../command/interrupt.js";
 import { pairTextBatches } from "./pair-texts.js";
 
 /**

@@ -3,7 +3,7 @@ import type Database from "better-sqlite3";
 import { encodeCounts, TERM_COUNTS_DDL, TERM_COUNTS_MAX_SHARE, TERM_COUNTS_MIN_DF } from "../artifact/term-counts.js";
 import { TermVectors } from "../artifact/term-vectors.js";
 import { ASCII_TERM } from "../artifact/folded-bytes.js";
-import { checkpoint } from "./interrupt.js";
+import { checkpoint } from "../command/interrupt.js";
 
 /** Transcripts counted per statement: a few tens of MiB of text, a fraction of a second. */
 const CHUNK_ROWS = 2000;

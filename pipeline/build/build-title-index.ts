@@ -2,7 +2,7 @@
 import Database from "better-sqlite3";
 import { writeFile } from "node:fs/promises";
 import { createTitleIndex, exportTitleIndex } from "../artifact/title-index.js";
-import { checkpoint } from "./interrupt.js";
+import { checkpoint } from "../command/interrupt.js";
 
 /** Videos indexed between two checks of the signal. */
 const CHUNK_ROWS = 5000;

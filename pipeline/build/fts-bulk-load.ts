@@ -19,7 +19,7 @@
  * database (`copyFtsIndex`).
  */
 import type Database from "better-sqlite3";
-import { checkpoint } from "./interrupt.js";
+import { checkpoint } from "../command/interrupt.js";
 
 export const BULK_LOAD_HASH_BYTES = 64 * 1024 * 1024;
 

@@ -7,7 +7,7 @@
 import Database from "better-sqlite3";
 import { VideoRecord } from "../artifact/contract.js";
 import { prepareTrack } from "../artifact/segments.js";
-import { checkpoint } from "./interrupt.js";
+import { checkpoint } from "../command/interrupt.js";
 import { SCRATCH_PRAGMAS, setScratchPragmas } from "./scratch.js";
 
 const STAGING_DDL = `

@@ -1,13 +1,13 @@
 /**
  * `npm run pipeline -- export …`: the command line of an export and of its
- * check. Exit codes as every pipeline command's (run/exit-codes.ts): 0 done
+ * check. Exit codes as every pipeline command's (command/exit-codes.ts): 0 done
  * (or every file matches), 1 failed (or a file differs: named on stderr),
  * 2 bad usage, 130 interrupted by SIGTERM/SIGINT (no manifest written, no
  * partial file under a final name).
  */
-import { BuildInterrupted } from "../build/interrupt.js";
-import { inspectInputPath } from "../inspect-input-path.js";
-import { EXIT, UsageError } from "../run/exit-codes.js";
+import { BuildInterrupted } from "../command/interrupt.js";
+import { inspectInputPath } from "../input/inspect-input-path.js";
+import { EXIT, UsageError } from "../command/exit-codes.js";
 import { ExportError, exportDataset } from "./export-dataset.js";
 import { parseExportArgs } from "./parse-export-args.js";
 import { ExportReadError, verifyExport } from "./read-export.js";

@@ -16,7 +16,7 @@ import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import type { Manifest } from "../artifact/contract.js";
 import { dataDirLayout } from "../artifact/layout.js";
 import { ArtifactError, readManifest, sha256File } from "../artifact/manifest.js";
-import { BuildInterrupted, checkpoint, throwIfInterrupted } from "../build/interrupt.js";
+import { BuildInterrupted, checkpoint, throwIfInterrupted } from "../command/interrupt.js";
 import { datasetCard } from "./dataset-card.js";
 import {
   DATASET_CARD,

@@ -4,7 +4,7 @@
  * the usage (exit 2): the usage alone does not tell which flag was wrong.
  */
 import { parseArgs } from "node:util";
-import { UsageError } from "../run/exit-codes.js";
+import { UsageError } from "../command/exit-codes.js";
 import { EXPORT_FORMATS, type ExportFormat } from "./dataset-schema.js";
 
 export type ExportArgs =

@@ -17,8 +17,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { VideoRecord } from "../artifact/contract.js";
 import { sha256File } from "../artifact/manifest.js";
-import { readJsonlLines } from "../read-jsonl.js";
-import type { InputItem } from "../run/import-records.js";
+import { readJsonlLines } from "../input/read-jsonl.js";
+import type { InputItem } from "../input/input-item.js";
 import { EXPORT_MANIFEST, ExportManifest, type TableName } from "./dataset-schema.js";
 
 export class ExportReadError extends Error {

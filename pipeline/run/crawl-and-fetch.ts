@@ -3,9 +3,9 @@
  * them between taking the lock and the build).
  */
 import { setMaxListeners } from "node:events";
-import { crawlChannels, type CrawlOptions, type CrawlResult } from "./crawl-channels.js";
-import { fetchTranscripts, type CrawlFeed, type FetchOptions, type FetchResult } from "./fetch-transcripts.js";
-import type { PipelineState } from "./open-state.js";
+import { crawlChannels, type CrawlOptions, type CrawlResult } from "../crawl/crawl-channels.js";
+import { fetchTranscripts, type CrawlFeed, type FetchOptions, type FetchResult } from "../fetch/fetch-transcripts.js";
+import type { PipelineState } from "../state/open-state.js";
 import { formatDuration, type Progress } from "./report-progress.js";
 /**
  * The crawl and the fetch side by side: the fetch takes videos in discovery

@@ -1,6 +1,6 @@
 /** The `run` command's flags, checked with exact messages; any problem is a UsageError (exit 2). */
 import { parseArgs } from "node:util";
-import { UsageError } from "./exit-codes.js";
+import { UsageError } from "../command/exit-codes.js";
 
 export const RUN_USAGE = `usage: npm run pipeline -- run --channels FILE [options]
 

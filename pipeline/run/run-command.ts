@@ -5,8 +5,8 @@
  * kept, the summary is written, the lock released; a second Ctrl-C exits at once.
  */
 import type { Settings } from "../../settings/settings.js";
-import { LockHeldError } from "./acquire-lock.js";
-import { EXIT, UsageError } from "./exit-codes.js";
+import { LockHeldError } from "../state/acquire-lock.js";
+import { EXIT, UsageError } from "../command/exit-codes.js";
 import { parseRunArgs, RUN_USAGE, type RunArgs } from "./parse-run-args.js";
 import { createProgress, formatDuration } from "./report-progress.js";
 import { runPipeline, type RunSummary } from "./run-pipeline.js";

@@ -10,12 +10,12 @@ import { closeSync, existsSync, openSync, readFileSync, statSync } from "node:fs
 import { createInterface } from "node:readline";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { buildArtifacts } from "../../pipeline/build.js";
+import { buildArtifacts } from "../../pipeline/build/build-artifacts.js";
 import { ARTIFACT_FILES, type Manifest } from "../../pipeline/artifact/contract.js";
 import type { RunSummary } from "../../pipeline/run/run-pipeline.js";
 import { dataDirLayout } from "../../pipeline/artifact/layout.js";
-import { newBuildDir, publishBuild } from "../../pipeline/publish.js";
-import { readJsonlFiles } from "../../pipeline/read-jsonl.js";
+import { newBuildDir, publishBuild } from "../../pipeline/publish/publish.js";
+import { readJsonlFiles } from "../../pipeline/input/read-jsonl.js";
 import type { CorpusFiles } from "./corpus.js";
 import { loadAverage } from "./machine.js";
 import { REPO_ROOT, tsxArgs } from "./paths.js";

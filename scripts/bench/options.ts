@@ -84,7 +84,7 @@ export const OPTION_TABLE: readonly OptionSpec[] = [
   { name: "pipeline", default: "on", help: "The full path (the default): stand-in + `npm run pipeline -- run`." },
   { name: "skip-pipeline", default: "off", help: "Use the artifact set already in --out." },
   { name: "drop-cache", default: "off", help: "Drop the database file from the operating system's page cache (GNU dd iflag=nocache) before the server's first start." },
-  { name: "phases", default: DEFAULT_PHASES.join(","), help: `Comma-separated phases to run, out of ${PHASES.join(", ")}; opt-in: ${OPT_IN.join(", ")} (BENCHMARKS.md says what each measures).` },
+  { name: "phases", default: DEFAULT_PHASES.join(","), help: `Comma-separated phases to run, out of ${PHASES.join(", ")}; opt-in: ${OPT_IN.join(", ")} (scripts/bench/README.md says what each measures).` },
   { name: "queries", default: "240", help: "Queries in the fixed search set." },
   { name: "known-items", default: "500", help: "Transcripts sampled for known-item recall@10." },
   { name: "soak-seconds", default: "600", help: "Seconds of mixed load between the two RSS samples." },

@@ -15,8 +15,8 @@ import { Charset, Encoder, Index } from "flexsearch";
 import { join } from "node:path";
 import { ARTIFACT_FILES } from "../../pipeline/artifact/contract.js";
 import { loadConfig } from "../../server/config.js";
-import { openCatalog } from "../../server/data/artifact-catalog.js";
-import { catalogSettings } from "../../server/runtime.js";
+import { openCatalog } from "../../server/artifact-set/artifact-catalog.js";
+import { catalogSettings } from "../../server/start/runtime.js";
 import { findOccurrences } from "../../server/search/snippet/occurrences.js";
 import { parseSearchQuery } from "../../server/search/query.js";
 import { makeSnippet } from "../../server/search/snippet/snippet.js";
@@ -81,7 +81,7 @@ export async function comparePeers(options: {
   const runs: PeerRun[] = [];
   const timings: Timed[] = [];
 
-  // Ours, in-process, fresh catalog, as the server opens it (server/runtime.ts, server/main.ts).
+  // Ours, in-process, fresh catalog, as the server opens it (server/start/runtime.ts, server/main.ts).
   const { timed: oursTimed, transcripts } = await timeOurs(options.artifactsDir, queries, budgetSeconds);
   timings.push(oursTimed);
   runs.push({ name: "ours (in-process)", holds: `${transcripts} transcripts`, summary: oursTimed.summary, meanResults: mean(oursTimed.results) });

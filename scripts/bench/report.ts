@@ -304,8 +304,7 @@ export function markdownSection(r: BenchResults, rows: readonly Row[]): string {
   const escape = (v: string) => v.replace(/\|/g, "\\|");
   const notes: string[] = [];
   if (r.search) {
-    notes.push("", "First sequential search pass by query kind (p50 / p99 ms):", "");
-    notes.push(Object.entries(r.search.byKind ?? {}).map(([k, v]) => `${k} ${v.p50.toFixed(1)} / ${v.p99.toFixed(1)} (n=${v.n})`).join("; "));
+    notes.push("", "First sequential search pass by query kind (p50 / p99 ms): " + Object.entries(r.search.byKind ?? {}).map(([k, v]) => `${k} ${v.p50.toFixed(1)} / ${v.p99.toFixed(1)} (n=${v.n})`).join("; "));
     notes.push("", "Slowest queries of that pass: " + (r.search.slowest ?? []).map((q) => `\`${q.q}\` (${q.kind}${q.offset ? `, offset ${q.offset}` : ""}) ${q.ms} ms`).join("; "));
   }
   if (r.ablation && r.ablation.length > 0) {
@@ -352,67 +351,28 @@ export function markdownSection(r: BenchResults, rows: readonly Row[]): string {
 export const REPORT_HEADER = `# Benchmarks
 
 Written by \`npm run bench\` (scripts/bench.ts): the latest run of each corpus
-size and path, each with its date, machine, commit and command. A new run
-replaces the section of its size and path (the opt-in phases, run without the
-full run, have a section each); earlier runs are in the git history
-of this file (\`git log -p BENCHMARKS.md\`). The machines were shared with
-other jobs, so each section gives the load average at the start of each phase;
-compare figures within one section. Why search is built as it is, and the
-measurements behind it: docs/search.md.
+size and path, with its date, machine, commit and command. A new run replaces
+the section of its size and path (an opt-in phase run alone has a section of
+its own); earlier runs are in the git history of this file (\`git log -p
+BENCHMARKS.md\`). The machines were shared with other jobs, so each section
+gives the load average at the start of each phase: compare figures within one
+section. Why search is built as it is, and the measurements behind it:
+docs/search.md. What each phase measures, in full: scripts/bench/README.md; in
+short, by the number a row's section starts with:
 
-What the rows measure:
-
-- **1 corpus+artifacts**: the synthetic corpus (seeded, \`pipeline/corpus\`) as JSONL, then the
-  pipeline's own build and publish stages. "records/s" counts parsed, validated and staged records.
-- **2 server**: \`server/main.ts\` as a child process (rate limit raised, access log off);
-  start = spawn until the first 200 from /healthz (the catalog is open and its search memory
-  filled by then); RSS from /proc.
-  Mixed load: 4 clients, 60% search, 25% transcript, 5% bulk, 5% channel listing, 5% stats.
-- **3 search**: a fixed, seeded set of queries derived from the corpus (1-4 words; frequent, mid,
-  rare and stop words; word runs sampled from transcripts; 1/8 with a channel filter, 1/8 with
-  minViews, 1/8 with offsets 100-990), 10 results each, timed from request to last body byte over
-  keep-alive connections. FIRST pass = a freshly started server (empty result cache; its search
-  memory filled at start; the OS page cache holds whatever earlier phases and the kernel's reclaim left);
-  repeated pass = the same set again (cached ranked heads).
-- **4 quality**: known items = sampled transcripts and a run of 2-4 consecutive words of each that
-  occurs as a phrase in no other transcript (FTS5 phrase query), sent unquoted; hit = in the top 10.
-- **5 serving**: autocannon, 64 connections, real server and a bare node:http process serving the
-  recorded bytes of the same requests, alternated twice; mean req/s.
-- **6 peers**: in-process on the same artifact database and queries, 10 results each: the
-  server's catalog (fresh, empty cache), plain FTS5 (\`ORDER BY rank\` + \`snippet()\`; minViews as a
-  rowid bound, which favours it), and FlexSearch holding the most-viewed transcripts it can hold in
-  memory (stop words filtered; snippets by the server's snippet code; filters applied after the search).
-- **7 MCP vs REST** (\`--phases mcp\`): the search queries as \`search_transcripts\` over POST /mcp
-  (plain JSON-RPC POSTs with the headers the SDK's client sends, so no client-side parsing is
-  timed) and as GET /v1/search, sequentially, on one server, after one unmeasured pass of each:
-  twice, query by query (REST then MCP, MCP first in the second pass); once on a server with the result cache off, where every request searches as a new
-  query does (the target), once with it warm, where a repeated query leaves mostly the protocols'
-  own cost.
-- **8 workers** (\`--phases workers\`): the database read once into the operating system's cache
-  (the phase compares cores, not disk reads); then WORKERS=1 and WORKERS=2 in \`--workers-rounds\` (3)
-  rounds, alternated (1, 2; 2, 1; 1, 2), each a fresh server with its result cache off
-  (SEARCH_CACHE_ENTRIES=0: every request searches; each worker would hold a cache of its own) given
-  the query set once at concurrency 8 (the first pass, timed request by request), then the query set
-  over and over on 8 connections from \`--workers-client\` (wrk, Debian's
-  package, where installed: one C thread, a fraction of autocannon's CPU per request, which would weigh
-  on two workers and not on one; else autocannon), first for \`--workers-warmup-seconds\` (10), the
-  warm-up, reported apart (in the first seconds of load after a start the engine optimizes the code
-  that answers a request on threads of its own, which with two workers take the cores from their main threads), then for
-  \`--workers-seconds\` (20): throughput = requests answered ÷ that time. The verdicts are on the medians over the rounds: of each round's ratio of the
-  two throughputs, and of the first-pass p99 with two workers. During each warm-up and timed run, where the CPU went
-  (Linux): each serving process's main thread's time on a core and time waiting for one
-  (\`/proc/<pid>/task/<tid>/schedstat\`), its other threads' time, and the whole machine's busy and stolen
-  time (\`/proc/stat\`), load generator and kernel included, and the requests answered per second of the
-  main threads' time on a core; the same for each first pass.
-- **9 serving with Redis** (\`--phases redis\`): GET /v1/transcript as in 5, the server counting its
-  rate limit in Redis (REDIS_URL, a key prefix of the run's own); skipped when Redis does not answer.
-- **10 dataset** (\`--phases dataset\`): \`npm run pipeline -- export\` as Parquet and as JSON Lines, and
-  \`build --input\` of the Parquet export into a scratch DATA_DIR, each a child process: wall time,
-  peak RSS (getrusage maxrss, worker threads included); the scratch folders are removed after.
-- **11 PostgreSQL peer** (\`--phases pg-peer\`): the transcripts (all, or \`--pg-max-docs\` most viewed)
-  in a scratch database, a stored \`tsvector\` (\`simple\` configuration, title weighted) with a GIN
-  index; per query \`websearch_to_tsquery\`, filters, \`ts_rank\` order, \`ts_headline\` for the page,
-  over one loopback connection, beside our catalog in-process; the database is dropped after.
+- **1 corpus+artifacts**: the seeded synthetic corpus (\`pipeline/corpus\`), then the pipeline's build and publish.
+- **2 server**: \`server/main.ts\` as a child process: spawn to the first 200 from /healthz, RSS; mixed load from 4 clients.
+- **3 search**: \`--queries\` (240) seeded queries of 1-4 words (some filtered, some deep pages), 10 results, to the last byte;
+  FIRST pass = a freshly started server, repeated pass = the same set again (cached ranked heads).
+- **4 quality**: known items, a transcript and a 2-4 word run no other transcript holds, sent unquoted; hit = top 10.
+- **5 serving**: autocannon, 64 connections, the server against a bare node:http serving the same bytes; mean req/s.
+- **6 peers**: in-process on the same database and queries: the server's catalog, plain FTS5, FlexSearch in memory.
+- **7 MCP vs REST** (\`--phases mcp\`): the queries as \`search_transcripts\` over POST /mcp and as GET /v1/search.
+- **8 workers** (\`--phases workers\`): WORKERS=1 and 2 in alternated rounds, result cache off: first pass, warm-up,
+  throughput over a timed run, where the CPU went.
+- **9 serving with Redis** (\`--phases redis\`): GET /v1/transcript as in 5, the rate limit counted in Redis.
+- **10 dataset** (\`--phases dataset\`): export as Parquet and JSON Lines, and \`build --input\` of the Parquet export.
+- **11 PostgreSQL peer** (\`--phases pg-peer\`): PostgreSQL's full-text search over the same transcripts and queries.
 
 `;
 

@@ -5,13 +5,13 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { buildArtifacts } from "../../pipeline/build.js";
+import { buildArtifacts } from "../../pipeline/build/build-artifacts.js";
 import { createSyntheticCorpus, type SyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
 import { writeCorpusJsonl } from "../../pipeline/corpus/write-jsonl.js";
 import { ARTIFACT_FILES } from "../../pipeline/artifact/contract.js";
 import { dataDirLayout } from "../../pipeline/artifact/layout.js";
-import { newBuildDir, publishBuild } from "../../pipeline/publish.js";
-import { readJsonlFiles } from "../../pipeline/read-jsonl.js";
+import { newBuildDir, publishBuild } from "../../pipeline/publish/publish.js";
+import { readJsonlFiles } from "../../pipeline/input/read-jsonl.js";
 import type { SoakOptions } from "./options.js";
 
 export interface SoakDataset {

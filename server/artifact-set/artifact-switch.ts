@@ -16,7 +16,7 @@
 import { realpathSync } from "node:fs";
 import { dataDirLayout } from "../../pipeline/artifact/layout.js";
 import { forgetVerified } from "../../pipeline/artifact/verified-sets.js";
-import type { ArtifactCatalog } from "../data/artifact-catalog.js";
+import type { ArtifactCatalog } from "./artifact-catalog.js";
 import type { Catalog } from "../data/catalog.js";
 import { errorFields, type Logger } from "../log.js";
 import type { ServiceState } from "../service-state.js";

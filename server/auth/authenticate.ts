@@ -7,8 +7,8 @@
  */
 import type { IncomingMessage } from "node:http";
 import type { Plan } from "../config.js";
-import { HttpError } from "../http/http-error.js";
-import type { DocumentedProblem } from "../http/route.js";
+import { HttpError } from "../problem/http-error.js";
+import type { DocumentedProblem } from "../problem/documented-problem.js";
 import type { KeyRecord } from "./key-record.js";
 import type { KeyStore } from "./key-store.js";
 

@@ -17,7 +17,7 @@
  * PostgreSQL in the background.
  */
 import pg from "pg";
-import { HttpError } from "../http/http-error.js";
+import { HttpError } from "../problem/http-error.js";
 import { errorFields, type Logger } from "../log.js";
 import { keyMatchesHash, parseKeyId } from "./api-key.js";
 import type { KeyRecord } from "./key-record.js";

@@ -7,7 +7,7 @@
  * workers waiting on them claim again.
  */
 import { NegativeCache } from "../live/negative-cache.js";
-import { shareYouTubeError, youTubeErrorFrom, type FetchOutcome } from "../coordination/fetch-coordination.js";
+import { shareYouTubeError, youTubeErrorFrom, type FetchOutcome } from "../live/fetch-coordination.js";
 import type { Answer, Ask } from "./messages.js";
 import { RateLeases, type LeaseHolder, type OrdinalRange } from "./rate-leases.js";
 

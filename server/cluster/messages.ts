@@ -6,7 +6,7 @@
  * rate answer may carry a lease of the key's count, which the primary may
  * recall and the worker then gives back (rate-leases.ts).
  */
-import type { FetchOutcome, SharedYouTubeError } from "../coordination/fetch-coordination.js";
+import type { FetchOutcome, SharedYouTubeError } from "../live/fetch-coordination.js";
 import type { RateGrant, OrdinalRange } from "./rate-leases.js";
 
 /** Marks this service's messages apart from node's own cluster traffic. */

@@ -13,15 +13,15 @@
 import cluster, { type Worker } from "node:cluster";
 import type net from "node:net";
 import { availableParallelism } from "node:os";
-import { demoKeyBanner, ensureServableSetOrExit, isDemoSet, issueDemoKey, revokeDemoKeys } from "../demo.js";
+import { demoKeyBanner, ensureServableSetOrExit, isDemoSet, issueDemoKey, revokeDemoKeys } from "../start/demo.js";
 import { openKeyStore } from "../auth/key-store.js";
 import { NO_USABLE_KEY } from "../auth/usable-keys.js";
 import type { Config } from "../config.js";
 import { errorFields, type Logger } from "../log.js";
 import { readManifest } from "../../pipeline/artifact/manifest.js";
 import { dataDirLayout } from "../../pipeline/artifact/layout.js";
-import { reservePortOrExit } from "../port-reservation.js";
-import { startedByNpmScript, whenParentGone } from "../parent-watch.js";
+import { reservePortOrExit } from "../start/port-reservation.js";
+import { startedByNpmScript, whenParentGone } from "../start/parent-watch.js";
 import { FrontDoor } from "./front-door.js";
 import { Hub, type Asker } from "./hub.js";
 import { CHANNEL, isServiceMessage, type PrimaryMessage, type WorkerMessage } from "./messages.js";

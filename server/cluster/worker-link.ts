@@ -9,14 +9,14 @@
  */
 import type http from "node:http";
 import type { Socket } from "node:net";
-import { HttpError } from "../http/http-error.js";
+import { HttpError } from "../problem/http-error.js";
 import {
   shareYouTubeError,
   youTubeErrorFrom,
   type Claim,
   type FetchCoordination,
   type FetchOutcome,
-} from "../coordination/fetch-coordination.js";
+} from "../live/fetch-coordination.js";
 import type { RateLimiter } from "../rate-limit/rate-limiter.js";
 import { createLeasedRateLimiter } from "./leased-rate-limiter.js";
 import { CHANNEL, isServiceMessage, type Answer, type Ask, type PrimaryMessage, type WorkerMessage } from "./messages.js";
@@ -29,7 +29,7 @@ export interface WorkerLink {
    * (balancer.ts) with `server`, and tells the primary it takes them and,
    * as each closes, that it has. Each is given to `server` as its
    * 'connection' event, so a graceful stop drains it like one the server
-   * accepted (shutdown.ts). Returns those open now.
+   * accepted (server/start/shutdown.ts). Returns those open now.
    */
   serve(server: http.Server, details: { dataset: string; builtAt: string; usableKeys: number }): ReadonlySet<Socket>;
   close(): void;

@@ -19,7 +19,7 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { Logger } from "../log.js";
-import type { Claim, FetchClaims, FetchOutcome } from "./fetch-coordination.js";
+import type { Claim, FetchClaims, FetchOutcome } from "../live/fetch-coordination.js";
 
 /** KEYS[1]: the claim; ARGV: token, ttl ms. Returns {1, token} when taken, else {0, holder's token}. */
 const TAKE = `

@@ -10,7 +10,7 @@ import type { Redis } from "ioredis";
 import { languageKey } from "../../pipeline/artifact/language.js";
 import { NEGATIVE_CODES, PER_LANGUAGE_CODES } from "../live/negative-cache.js";
 import type { Logger } from "../log.js";
-import { shareYouTubeError, youTubeErrorFrom, type SharedNegativeCache, type SharedYouTubeError } from "./fetch-coordination.js";
+import { shareYouTubeError, youTubeErrorFrom, type SharedNegativeCache, type SharedYouTubeError } from "../live/fetch-coordination.js";
 
 export interface RedisNegativeCacheOptions {
   redis: Redis;

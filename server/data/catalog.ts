@@ -1,12 +1,12 @@
 /**
- * What the routes ask of storage. `ArtifactCatalog` (server/data/artifact-catalog.ts)
+ * What the routes ask of storage. `ArtifactCatalog` (server/artifact-set/artifact-catalog.ts)
  * implements it over the published artifact set (and, later, the live store).
  * Routes depend on this interface only.
  */
 import type { ChapterRecord } from "../../pipeline/artifact/contract.js";
 import type { Sub } from "../../pipeline/artifact/segments.js";
 import type { TrackKind } from "../../pipeline/artifact/track-kind.js";
-import type { Moment } from "../search/snippet/moments.js";
+import type { SearchFilters } from "../schemas/search-filters.js";
 
 export interface VideoMeta {
   videoId: string;
@@ -80,13 +80,22 @@ export interface ChannelList {
   total: number;
 }
 
-export interface SearchParams {
+/** A search: the query, the page, and the filters (server/schemas/search-filters.ts). */
+export interface SearchParams extends SearchFilters {
   q: string;
   limit: number;
   offset: number;
-  /** Channel id (UC…). */
-  channel?: string | undefined;
-  minViews?: number | undefined;
+}
+
+/**
+ * A matching moment of a hit, as the API shows it. server/search/snippet/moments.ts
+ * makes them with this shape; the catalog states it itself so that what routes
+ * ask of storage imports nothing from search (search sits above data/).
+ */
+export interface Moment {
+  startSeconds: number;
+  /** The segment's text, HTML-escaped with its matches in <mark>, as a snippet. */
+  text: string;
 }
 
 export interface SearchHit {
@@ -98,7 +107,7 @@ export interface SearchHit {
   /** HTML-escaped excerpt with matches wrapped in <mark>…</mark> and … where cut. */
   snippet: string;
   wordCount: number;
-  /** Start of the segment where the snippet's first match begins (server/data/moments.ts). */
+  /** Start of the segment where the snippet's first match begins (server/search/snippet/moments.ts). */
   startSeconds: number;
   /** The video on YouTube at `startSeconds`. */
   url: string;

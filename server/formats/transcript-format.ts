@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type { StoredTranscript } from "../data/catalog.js";
 import { negotiate } from "../http/accept.js";
-import { HttpError } from "../http/http-error.js";
+import { HttpError } from "../problem/http-error.js";
 import { toSrt, toText, toVtt } from "./subtitles.js";
 
 export const TRANSCRIPT_FORMATS = ["json", "text", "srt", "vtt"] as const;

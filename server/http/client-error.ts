@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
-import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_PREFIX } from "./problem.js";
+import { PROBLEM_CONTENT_TYPE, PROBLEM_TYPE_PREFIX } from "../problem/problem.js";
 import { SECURITY_HEADERS } from "./security-headers.js";
 
 interface ClientErrorAnswer {

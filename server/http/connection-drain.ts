@@ -43,7 +43,7 @@ subscribe("http.server.request.start", (message) => {
   drains.get(server)?.begun(socket, response);
 });
 
-/** Tracks the connections of `server` from now on (once per server), for `closeGracefully` (shutdown.ts). */
+/** Tracks the connections of `server` from now on (once per server), for `closeGracefully` (server/start/shutdown.ts). */
 export function trackConnections(server: http.Server): ConnectionDrain {
   let drain = drains.get(server);
   if (drain === undefined) {

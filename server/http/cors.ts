@@ -7,7 +7,7 @@
  */
 import type { IncomingHttpHeaders } from "node:http";
 import type { RequestContext } from "./context.js";
-import { HttpError } from "./http-error.js";
+import { HttpError } from "../problem/http-error.js";
 import { sendJson } from "./respond.js";
 import type { Router } from "./router.js";
 

@@ -5,8 +5,8 @@
  * the next request.
  */
 import type { IncomingMessage } from "node:http";
-import { HttpError } from "./http-error.js";
-import type { DocumentedProblem } from "./route.js";
+import { HttpError } from "../problem/http-error.js";
+import type { DocumentedProblem } from "../problem/documented-problem.js";
 
 export interface ReadJsonOptions {
   maxBytes: number;

@@ -7,7 +7,7 @@
  * without a word, and the client would trust an answer to a question it did
  * not ask.
  */
-import { invalidParameters, type ParamError } from "./http-error.js";
+import { invalidParameters, type ParamError } from "../problem/http-error.js";
 import { redactKeys } from "./log-path.js";
 
 export function queryObject(query: URLSearchParams, known: readonly string[]): Record<string, string> {

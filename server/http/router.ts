@@ -3,24 +3,28 @@
  * another method yields the allowed methods (for 405 + Allow); HEAD is served
  * by the GET route.
  */
-import type { Route } from "./route.js";
+/** What the router needs of a route: its method and `/v1/transcript/:videoId` style path. */
+export interface Routable {
+  method: string;
+  path: string;
+}
 
-export type RouteMatch =
-  | { kind: "found"; route: Route; params: Record<string, string> }
+export type RouteMatch<R extends Routable> =
+  | { kind: "found"; route: R; params: Record<string, string> }
   | { kind: "wrong-method"; allow: string[]; /** The path template matched, e.g. `/v1/transcript/:videoId`. */ template: string }
   | { kind: "none" };
 
-interface CompiledRoute {
-  route: Route;
+interface CompiledRoute<R extends Routable> {
+  route: R;
   segments: string[];
 }
 
-export interface Router {
-  match(method: string, path: string): RouteMatch;
+export interface Router<R extends Routable = Routable> {
+  match(method: string, path: string): RouteMatch<R>;
 }
 
-export function createRouter(routes: readonly Route[]): Router {
-  const compiled: CompiledRoute[] = routes.map((route) => ({ route, segments: route.path.split("/").slice(1) }));
+export function createRouter<R extends Routable>(routes: readonly R[]): Router<R> {
+  const compiled: CompiledRoute<R>[] = routes.map((route) => ({ route, segments: route.path.split("/").slice(1) }));
 
   const matchPath = (segments: string[], path: string[]): Record<string, string> | undefined => {
     if (segments.length !== path.length) return undefined;

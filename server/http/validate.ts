@@ -4,7 +4,7 @@
  * from the input, so nothing the client sent is echoed back.
  */
 import type { z } from "zod";
-import { HttpError, invalidParameters, type ParamError } from "./http-error.js";
+import { HttpError, invalidParameters, type ParamError } from "../problem/http-error.js";
 import { nameToShow } from "./query.js";
 
 export interface ValidateOptions {

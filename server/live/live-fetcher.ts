@@ -30,8 +30,8 @@ import type { VideoRecord } from "../../pipeline/artifact/contract.js";
 import type { TranscriptLookup } from "../data/catalog.js";
 import { isDeadlineExceeded } from "../http/deadline.js";
 import type { Logger } from "../log.js";
-import type { LiveFetchEvent, TranscriptFetchOptions, TranscriptSource, TranscriptSourceResult } from "../transcript-source.js";
-import { localFetchCoordination, shareYouTubeError, youTubeErrorFrom, type Claim, type FetchCoordination } from "../coordination/fetch-coordination.js";
+import type { LiveFetchEvent, TranscriptFetchOptions, TranscriptSource, TranscriptSourceResult } from "./transcript-source.js";
+import { localFetchCoordination, shareYouTubeError, youTubeErrorFrom, type Claim, type FetchCoordination } from "./fetch-coordination.js";
 import { kindLanguage } from "./negative-cache.js";
 import { SingleFlight, type Run } from "./single-flight.js";
 import {

@@ -8,8 +8,8 @@
  * proxy hosts or carry YouTube's free text).
  */
 import type { YouTubeError, YouTubeErrorCode } from "../../pipeline/youtube/index.js";
-import { HttpError } from "../http/http-error.js";
-import type { DocumentedProblem } from "../http/route.js";
+import { HttpError } from "../problem/http-error.js";
+import type { DocumentedProblem } from "../problem/documented-problem.js";
 
 export interface UpstreamProblem {
   status: number;

@@ -12,10 +12,10 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import type { TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { HttpError } from "../http/http-error.js";
+import { HttpError } from "../problem/http-error.js";
 import { readJsonBody } from "../http/json-body.js";
 import { escapeJsonText, RawJson } from "../http/respond.js";
-import type { Route, RouteResult } from "../http/route.js";
+import type { Route, RouteResult } from "../routes/route.js";
 import type { RequestContext } from "../http/context.js";
 import { errorFields } from "../log.js";
 import { malformedCallAnswer } from "./call-params.js";
@@ -56,7 +56,7 @@ export const mcpRoute: Route = {
     summary: "Model Context Protocol endpoint (Streamable HTTP, stateless) for LLM agents",
     description:
       "One JSON-RPC 2.0 message per request (no batches), Accept: application/json, text/event-stream; answered with JSON. " +
-      "Tools: search_transcripts, get_transcript, get_transcripts, list_channels, list_channel_videos, get_stats (docs/api.md). " +
+      "Tools: search_transcripts, get_transcript, get_transcripts, list_channels, list_channel_videos, get_stats (docs/mcp.md). " +
       "The key may also be sent as Authorization: Bearer. A request with an Origin header not listed in CORS_ORIGINS gets 403. " +
       "Protocol errors (malformed JSON-RPC, 406/415 for Accept/Content-Type) are JSON-RPC error objects; a tool's failure is a result with isError.",
     body: JsonRpcMessageSchema,

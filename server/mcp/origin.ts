@@ -6,7 +6,7 @@
  * CORS_ORIGINS allowlist names that origin, or is `*`.
  */
 import type { Config } from "../config.js";
-import { HttpError } from "../http/http-error.js";
+import { HttpError } from "../problem/http-error.js";
 
 /** The browser origins allowed to call the API: CORS_ORIGINS (normalised origins, or `*` alone). */
 export function allowedOrigins(config: Config): readonly string[] {

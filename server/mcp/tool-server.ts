@@ -10,11 +10,11 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool as ListedTool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { problemBody, toHttpError } from "../http/problem.js";
+import { problemBody, toHttpError } from "../problem/problem.js";
 import { errorFields } from "../log.js";
 import type { Tool, ToolCall } from "./tool.js";
 
-/** The MCP server's name and version (the API's version; kept beside app.ts's API_VERSION, which this module cannot import without a cycle). */
+/** The MCP server's name and version (the API's version; kept beside server/app/app.ts's API_VERSION, which this module cannot import without a cycle). */
 export const SERVER_INFO = { name: "transcript-service", version: "1.0.0" };
 
 export const INSTRUCTIONS =

@@ -1,7 +1,7 @@
 /** What an MCP tool is here: its schemas and annotations for tools/list, and a run over the REST routes' own code. */
 import type { z } from "zod";
 import type { RequestContext } from "../http/context.js";
-import type { RouteDeps } from "../http/route.js";
+import type { RouteDeps } from "../routes/route.js";
 
 export interface ToolCall {
   /** The HTTP request carrying the call: its key, signal and deadline. */

@@ -20,14 +20,15 @@ import { videoIdOf, watchUrl } from "./video-ref.js";
 
 const AT = { rootName: "arguments" };
 
-const SearchArguments = z.strictObject(SearchQuery.shape);
+/** The REST query's schema, fields and rules across them alike, refusing unknown arguments. */
+const SearchArguments = SearchQuery.strict();
 
 export const searchTool: Tool = {
   name: "search_transcripts",
   description:
     "Full-text search over the stored transcripts. Words are ANDed; \"quoted words\" match as a phrase. Exact-phrase matches rank first, " +
     "then BM25 with title and channel-name boosts, ties by views. Each hit has a snippet (HTML-escaped, matches in <mark>). " +
-    "Page with limit and offset (pagination.hasMore); narrow with channel and minViews. Read a hit's transcript with get_transcript.",
+    "Page with limit and offset (pagination.hasMore); narrow with the filter arguments, each described in the input schema. Read a hit's transcript with get_transcript.",
   input: SearchArguments,
   output: SearchResponseSchema,
   annotations: { title: "Search transcripts", readOnlyHint: true, idempotentHint: true, openWorldHint: false },

@@ -9,7 +9,7 @@
  * refused rather than read at the wrong place.
  */
 import { createHash } from "node:crypto";
-import { HttpError } from "../http/http-error.js";
+import { HttpError } from "../problem/http-error.js";
 
 export interface Piece<T> {
   /** The piece: a slice of the text, or of the segments. */

@@ -5,9 +5,9 @@
  * `maxChars` characters that join exactly into the whole.
  */
 import { z } from "zod";
-import { HttpError } from "../http/http-error.js";
+import { HttpError } from "../problem/http-error.js";
 import { validate } from "../http/validate.js";
-import { resolveTranscript } from "../resolve-transcript.js";
+import { resolveTranscript } from "../live/resolve-transcript.js";
 import { SubSchema } from "../routes/transcript-body.js";
 import { langParam, trackParam, videoIdSchema } from "../schemas/params.js";
 import { clock, count } from "./readable.js";

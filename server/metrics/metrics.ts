@@ -8,7 +8,7 @@
  */
 import { basename } from "node:path";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { LiveFetchEvent } from "../transcript-source.js";
+import type { LiveFetchEvent } from "../live/transcript-source.js";
 
 /** What the metrics gauge reads of the served set. */
 export interface ServedSet {

@@ -4,7 +4,7 @@
  * document: it is for the operator's scraper, not for API clients.
  */
 import type { RequestContext } from "../http/context.js";
-import { HttpError } from "../http/http-error.js";
+import { HttpError } from "../problem/http-error.js";
 import { RawJson, sendJson } from "../http/respond.js";
 import type { Metrics } from "./metrics.js";
 

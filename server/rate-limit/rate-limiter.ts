@@ -2,8 +2,8 @@
  * The rate-limit contract. Kept to one method so a shared (Redis) limiter can
  * implement it later; the in-memory one is `memory-rate-limiter.ts`.
  */
-import { HttpError } from "../http/http-error.js";
-import type { DocumentedProblem } from "../http/route.js";
+import { HttpError } from "../problem/http-error.js";
+import type { DocumentedProblem } from "../problem/documented-problem.js";
 
 export interface RateLimitDecision {
   allowed: boolean;

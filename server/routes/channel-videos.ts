@@ -1,9 +1,9 @@
 /** GET /v1/channels/:channelId/videos: a channel's indexed videos, newest first. */
 import { z } from "zod";
 import type { Catalog } from "../data/catalog.js";
-import { HttpError } from "../http/http-error.js";
+import { HttpError } from "../problem/http-error.js";
 import { parseParams, parseQuery } from "../http/route-input.js";
-import type { Route } from "../http/route.js";
+import type { Route } from "./route.js";
 import { PaginationSchema } from "../schemas/pagination.js";
 import { channelIdSchema, limitParam, offsetParam } from "../schemas/params.js";
 import { apiSchemas } from "../schemas/registry.js";

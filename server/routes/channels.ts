@@ -2,7 +2,7 @@
 import { z } from "zod";
 import type { Catalog } from "../data/catalog.js";
 import { parseQuery } from "../http/route-input.js";
-import type { Route } from "../http/route.js";
+import type { Route } from "./route.js";
 import { PaginationSchema } from "../schemas/pagination.js";
 import { limitParam, offsetParam } from "../schemas/params.js";
 import { apiSchemas } from "../schemas/registry.js";

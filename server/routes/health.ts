@@ -3,7 +3,7 @@
  * served; GET /readyz: whether it should get traffic. No key needed for either.
  */
 import { z } from "zod";
-import type { Route } from "../http/route.js";
+import type { Route } from "./route.js";
 import { apiSchemas } from "../schemas/registry.js";
 
 const UnreachableSchema = z

@@ -1,6 +1,6 @@
 /** GET /v1/openapi.json: the OpenAPI 3.1 document. No key needed, so clients can discover the API. */
 import { z } from "zod";
-import type { Route } from "../http/route.js";
+import type { Route } from "./route.js";
 
 export const openapiRoute: Route = {
   method: "GET",

@@ -2,17 +2,17 @@
 import { z } from "zod";
 import type { Catalog, SearchParams } from "../data/catalog.js";
 import { parseQuery } from "../http/route-input.js";
-import type { Route } from "../http/route.js";
+import type { Route } from "./route.js";
 import { PaginationSchema } from "../schemas/pagination.js";
-import { channelIdSchema, limitParam, minViewsParam, offsetParam, queryTextParam } from "../schemas/params.js";
+import { limitParam, offsetParam, queryTextParam } from "../schemas/params.js";
 import { apiSchemas } from "../schemas/registry.js";
+import { SEARCH_FILTER_NAMES, withSearchFilters } from "../schemas/search-filters.js";
 
-export const SearchQuery = z.object({
+/** The query, the page and the filters (server/schemas/search-filters.ts). */
+export const SearchQuery = withSearchFilters({
   q: queryTextParam,
   limit: limitParam,
   offset: offsetParam,
-  channel: channelIdSchema.optional(),
-  minViews: minViewsParam,
 });
 
 export const MomentSchema = z
@@ -81,8 +81,9 @@ export const searchRoute: Route = {
 };
 
 /** The answer to a validated search: the REST body, which the MCP tool `search_transcripts` returns too. */
-export function searchBody(catalog: Pick<Catalog, "search">, { q, limit, offset, channel, minViews }: z.output<typeof SearchQuery>): z.output<typeof SearchResponseSchema> {
-  const page = catalog.search({ q, limit, offset, channel, minViews });
+export function searchBody(catalog: Pick<Catalog, "search">, params: z.output<typeof SearchQuery>): z.output<typeof SearchResponseSchema> {
+  const { q, limit, offset } = params;
+  const page = catalog.search(params);
   return {
     query: q,
     results: page.results.map((hit) => ({
@@ -104,7 +105,6 @@ export function searchBody(catalog: Pick<Catalog, "search">, { q, limit, offset,
 /** The path and query string of a request to this route for `params`. */
 export function searchRequestPath(params: SearchParams): string {
   const query = new URLSearchParams({ q: params.q, limit: String(params.limit), offset: String(params.offset) });
-  if (params.channel !== undefined) query.set("channel", params.channel);
-  if (params.minViews !== undefined) query.set("minViews", String(params.minViews));
+  for (const name of SEARCH_FILTER_NAMES) if (params[name] !== undefined) query.set(name, String(params[name]));
   return `/v1/search?${query.toString()}`;
 }

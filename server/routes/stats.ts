@@ -1,7 +1,7 @@
 /** GET /v1/stats: counts describing the database (computed at build time, so cheap). */
 import { z } from "zod";
 import type { Catalog } from "../data/catalog.js";
-import type { Route } from "../http/route.js";
+import type { Route } from "./route.js";
 import { apiSchemas } from "../schemas/registry.js";
 
 export const StatsSchema = z

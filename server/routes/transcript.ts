@@ -8,15 +8,15 @@ import { matchingSegments } from "../search/snippet/moments.js";
 import { indexFromSubs } from "../search/snippet/segment-index.js";
 import { chooseFormat, formatParam, renderTranscript, type TranscriptFormat } from "../formats/transcript-format.js";
 import { ifNoneMatchHits, weakEtag } from "../http/etag.js";
-import { HttpError } from "../http/http-error.js";
+import { HttpError } from "../problem/http-error.js";
 import { RawBody, safeJson } from "../http/respond.js";
 import { parseParams, parseQuery } from "../http/route-input.js";
 import { elapsedMs } from "../http/timing.js";
-import type { Route, RouteResult } from "../http/route.js";
+import type { Route, RouteResult } from "./route.js";
 import type { RequestContext } from "../http/context.js";
 import type { StoredTranscript } from "../data/catalog.js";
 import { booleanFlagParam, langParam, queryTextParam, trackParam, videoIdSchema } from "../schemas/params.js";
-import { resolveTranscript } from "../resolve-transcript.js";
+import { resolveTranscript } from "../live/resolve-transcript.js";
 import { representationKey, withFields, type CachedRepresentation } from "./representation-cache.js";
 import { VideoSchema, videoBody } from "./transcript-body.js";
 

@@ -1,6 +1,6 @@
 /**
  * POST /v1/transcripts/bulk: up to 100 transcripts in one request, each
- * resolved as a single request resolves it (server/resolve-transcript.ts):
+ * resolved as a single request resolves it (server/live/resolve-transcript.ts):
  * every stored lookup first, then the misses (unless fetchMissing is false)
  * a few at a time: at most BULK_FETCH_CONCURRENCY, and at most half
  * of the live-fetch slots, behind single requests. At the request's deadline
@@ -14,9 +14,9 @@ import type { TrackKind } from "../../pipeline/artifact/track-kind.js";
 import type { Config } from "../config.js";
 import type { StoredTranscript } from "../data/catalog.js";
 import { isDeadlineExceeded, untilDeadline } from "../http/deadline.js";
-import { HttpError } from "../http/http-error.js";
+import { HttpError } from "../problem/http-error.js";
 import { assertJsonContentType, readJsonBody } from "../http/json-body.js";
-import type { Route, RouteDeps } from "../http/route.js";
+import type { Route, RouteDeps } from "./route.js";
 import type { RequestContext } from "../http/context.js";
 import { RawJson, safeJson } from "../http/respond.js";
 import { elapsedMs } from "../http/timing.js";
@@ -25,8 +25,8 @@ import { errorFields, type Logger } from "../log.js";
 import { langParam, trackParam, videoIdSchema } from "../schemas/params.js";
 import { apiSchemas } from "../schemas/registry.js";
 import { upstreamBusyError } from "../live/upstream-problem.js";
-import { fetchLive, lookupStored, type LiveFetch } from "../resolve-transcript.js";
-import type { TranscriptSource } from "../transcript-source.js";
+import { fetchLive, lookupStored, type LiveFetch } from "../live/resolve-transcript.js";
+import type { TranscriptSource } from "../live/transcript-source.js";
 import { representationKey, type RepresentationCache } from "./representation-cache.js";
 
 export const MAX_BULK_IDS = 100;

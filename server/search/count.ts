@@ -28,7 +28,7 @@ export function estimateTotal(query: ShardQuery, cap: number, df: (term: string)
   const rarest = Math.min(...dfs);
   let estimate = Math.min(Math.max(dfs.reduce((acc, d) => acc * (d / n), n), rarest * 0.5), rarest);
   if (query.channelTranscripts !== undefined) estimate = Math.min(estimate * (query.channelTranscripts / n) * 4, query.channelTranscripts);
-  estimate *= Math.min(1, query.maxRank / n);
+  estimate *= Math.min(1, query.bounds.maxRank / n) * query.bounds.rowsShare;
   const magnitude = 10 ** Math.max(0, Math.floor(Math.log10(Math.max(1, estimate))) - 1);
   return Math.max(cap + 1, Math.round(estimate / magnitude) * magnitude);
 }

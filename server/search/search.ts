@@ -188,7 +188,7 @@ export class TranscriptSearch {
   }
 
   #count(source: Source): ShardCount {
-    const key = `${source.index}\u0000${source.shard.generation()}\u0000count\u0000${source.query.countExpression}\u0000${source.query.maxRank}\u0000${source.query.minViews}`;
+    const key = `${source.index}\u0000${source.shard.generation()}\u0000count\u0000${source.query.countExpression}\u0000${source.query.filtersKey}`;
     let count = this.#counts.get(key);
     if (!count) {
       count = source.shard.search.count(source.query);

@@ -117,7 +117,7 @@ export class ShardSearch {
     this.#titles = new TitleBoosts(titles, options, options.popularityOrdered);
     this.#indexCounts = new IndexTermCounts(index);
     // The artifact set's content never changes: its last rank is read once. Without popularity order,
-    // minViews is a join filter and the rowid bound is the table's end.
+    // every filter on the video row is a join filter and the rowid bound is the table's end (filters.ts).
     const lastRank = options.popularityOrdered ? this.#planner.lastRank() : 0;
     const matches = options.popularityOrdered ? rankOrderedMatches(index, "transcript_fts", lastRank) : joinedMatches(index);
     const pairs = options.phrasePairs && options.popularityOrdered ? rankOrderedMatches(index, "phrase_pairs", lastRank) : undefined;

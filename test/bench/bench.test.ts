@@ -86,6 +86,13 @@ describe("BENCHMARKS.md as the bench writes it", () => {
     expect(once.match(/^## .*$/gm)).toEqual(["## 2,000 videos, full pipeline", "## 20,000 videos, direct build", "## 500,000 videos, full pipeline"]);
     expect(reportText(once)).toBe(once);
   });
+
+  it("the repository's BENCHMARKS.md is in that form: the header, then the bench's sections, which a rewrite keeps as they are", () => {
+    const file = readFileSync(join(import.meta.dirname, "../../BENCHMARKS.md"), "utf8");
+    expect(file.startsWith(REPORT_HEADER)).toBe(true);
+    expect(file.match(/^## [\d,]+ videos, /gm)?.length).toBeGreaterThan(0);
+    expect(reportText(file)).toBe(file);
+  });
 });
 
 describe("the page-cache helpers", () => {

@@ -529,6 +529,10 @@ export interface operations {
                 channel?: string;
                 /** @description Only videos with at least this many views. */
                 minViews?: number;
+                /** @description Only videos published at or after this: a date (YYYY-MM-DD, from the start of that day, UTC) or an RFC 3339 date-time (2024-05-01T12:00:00Z, 2024-05-01T14:00:00+02:00). Inclusive. Videos whose date is unknown are left out. */
+                publishedAfter?: string;
+                /** @description Only videos published at or before this: a date (YYYY-MM-DD, to the end of that day, UTC) or an RFC 3339 date-time. Inclusive. Videos whose date is unknown are left out. */
+                publishedBefore?: string;
             };
             header?: never;
             path?: never;

@@ -386,6 +386,9 @@ describe("the typed client", () => {
     const auth = { headers: { "X-API-Key": keys.main.pro } };
     const search = await main.GET("/v1/search", { params: { query: { q: "river", limit: 2 } }, ...auth });
     expect(search.data?.results.length).toBe(2);
+    // The date filters, as a date and as a date-time: the fixtures' river videos of 2021-01-12 to 2021-01-14.
+    const dated = await main.GET("/v1/search", { params: { query: { q: "river", publishedAfter: "2021-01-12", publishedBefore: "2021-01-14T23:59:59Z" } }, ...auth });
+    expect(dated.data?.results.length).toBe(3);
     const transcript = await main.GET("/v1/transcript/{videoId}", { params: { path: { videoId: STORED.videoId }, query: { includeMetadata: "true" } }, ...auth });
     expect(typeof transcript.data === "object" && transcript.data.transcript.subs.length).toBeGreaterThan(0);
     const generated = await main.GET("/v1/transcript/{videoId}", { params: { path: { videoId: IDS.chapters }, query: { track: "generated" } }, ...auth });

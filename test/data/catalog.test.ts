@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openCatalog, type ArtifactCatalog } from "../../server/data/artifact-catalog.js";
+import { openCatalog, type ArtifactCatalog } from "../../server/artifact-set/artifact-catalog.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
 import { CHANNEL_A, CHANNEL_B, sampleRecords, videoId } from "../helpers/records.js";
 
@@ -75,7 +75,7 @@ describe("opening an artifact set", () => {
     const { mkdtempSync, readFileSync, writeFileSync, copyFileSync, rmSync } = await import("node:fs");
     const { join } = await import("node:path");
     const { tmpdir } = await import("node:os");
-    const { ArtifactError } = await import("../../server/data/artifact-catalog.js");
+    const { ArtifactError } = await import("../../server/artifact-set/artifact-catalog.js");
     const set = await buildTempArtifacts(sampleRecords());
     const copy = mkdtempSync(join(tmpdir(), "ts-refuse-"));
     for (const name of ["transcripts.db", "titles.flexsearch.json", "manifest.json"]) copyFileSync(join(set.dir, name), join(copy, name));

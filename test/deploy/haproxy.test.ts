@@ -54,11 +54,11 @@ describe("deploy/haproxy", () => {
     expect(maxconn).toBeLessThanOrEqual(settingDefault("MAX_CONNECTIONS_PER_CLIENT"));
   });
 
-  it("answers with error codes docs/api.md lists", () => {
+  it("answers with error codes docs/errors.md lists", () => {
     const codes = [...shipped.matchAll(/"code":"([a-z_]+)"/g)].map((m) => m[1]!);
     expect(codes).toEqual(["request_timeout", "replica_failed", "no_replica_ready", "replica_timeout"]);
-    const api = readFileSync(path.join(REPO_ROOT, "docs/api.md"), "utf8");
-    for (const code of codes) expect(api).toContain(`\`${code}\``);
+    const errors = readFileSync(path.join(REPO_ROOT, "docs/errors.md"), "utf8");
+    for (const code of codes) expect(errors).toContain(`\`${code}\``);
   });
 
   it("is rendered for a test by changing its addresses only", () => {

@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildArtifacts } from "../../pipeline/build.js";
+import { buildArtifacts } from "../../pipeline/build/build-artifacts.js";
 import { writeManifest } from "../../pipeline/artifact/manifest.js";
 import { ARTIFACT_FILES, type Manifest, type VideoRecord } from "../../pipeline/artifact/contract.js";
 

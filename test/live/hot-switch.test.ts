@@ -7,10 +7,10 @@
 import { readdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { buildArtifacts } from "../../pipeline/build.js";
+import { buildArtifacts } from "../../pipeline/build/build-artifacts.js";
 import type { VideoRecord } from "../../pipeline/artifact/contract.js";
-import { newBuildDir, pointCurrentAt, publishBuild } from "../../pipeline/publish.js";
-import { reloadOnSighup } from "../../server/runtime.js";
+import { newBuildDir, pointCurrentAt, publishBuild } from "../../pipeline/publish/publish.js";
+import { reloadOnSighup } from "../../server/start/runtime.js";
 import { call } from "../server/helpers/http.js";
 import { makeVideo, transcript } from "../youtube/helpers/records.js";
 import { artifactRecords, fresh, STORED } from "./helpers/live-corpus.js";

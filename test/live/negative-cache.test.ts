@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { YouTubeError } from "../../pipeline/youtube/index.js";
-import { negativeCacheOver, type SharedNegativeCache } from "../../server/coordination/fetch-coordination.js";
+import { negativeCacheOver, type SharedNegativeCache } from "../../server/live/fetch-coordination.js";
 import { createRedisNegativeCache } from "../../server/coordination/redis-negative-cache.js";
 import { kindLanguage, NegativeCache } from "../../server/live/negative-cache.js";
 import { REDIS_URL, redisAvailable } from "../helpers/services.js";

@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, test } from "vitest";
 import { createRedisFetchClaims } from "../../server/coordination/redis-fetch-claims.js";
-import type { Claim, FetchOutcome } from "../../server/coordination/fetch-coordination.js";
+import type { Claim, FetchOutcome } from "../../server/live/fetch-coordination.js";
 import { REDIS_URL, redisAvailable } from "../helpers/services.js";
 
 const available = await redisAvailable("live-fetch claims in Redis");

@@ -10,9 +10,9 @@
 import { copyFileSync, existsSync, readFileSync, realpathSync, renameSync, unlinkSync, utimesSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildArtifacts } from "../../pipeline/build.js";
+import { buildArtifacts } from "../../pipeline/build/build-artifacts.js";
 import { ARTIFACT_FILES, type VideoRecord } from "../../pipeline/artifact/contract.js";
-import { newBuildDir, pointCurrentAt, publishBuild } from "../../pipeline/publish.js";
+import { newBuildDir, pointCurrentAt, publishBuild } from "../../pipeline/publish/publish.js";
 import { corruptDatabase, corruptTable, padDatabase, restampManifest } from "../helpers/artifacts.js";
 import { startChild, TEST_SERVER_ENV } from "../reliability/helpers/child.js";
 import { call } from "../server/helpers/http.js";

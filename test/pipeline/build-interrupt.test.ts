@@ -9,10 +9,10 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { buildArtifacts, BuildInterrupted } from "../../pipeline/build.js";
+import { buildArtifacts, BuildInterrupted } from "../../pipeline/build/build-artifacts.js";
 import { mergeInSteps, prepareBulkLoad } from "../../pipeline/build/fts-bulk-load.js";
 import { ARTIFACT_FILES, type VideoRecord } from "../../pipeline/artifact/contract.js";
-import { partialOwner, removeAbandonedPartials } from "../../pipeline/publish.js";
+import { partialOwner, removeAbandonedPartials } from "../../pipeline/publish/publish.js";
 import { makeVideo } from "../helpers/records.js";
 
 const WORDS = "river mill light leaf energy chapter lecture planet ocean forest mountain valley signal engine".split(" ");

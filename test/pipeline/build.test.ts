@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildArtifacts } from "../../pipeline/build.js";
+import { buildArtifacts } from "../../pipeline/build/build-artifacts.js";
 import { ARTIFACT_PAGE_SIZE, buildDatabase } from "../../pipeline/build/build-database.js";
 import { BULK_LOAD_HASH_BYTES } from "../../pipeline/build/fts-bulk-load.js";
 import { stageRecords } from "../../pipeline/build/stage-records.js";
@@ -12,7 +12,7 @@ import { ArtifactError, readManifest, verifyChecksums } from "../../pipeline/art
 import { ARTIFACT_FILES, INDEX_OPTIONS, OPTIONS_HASH, optionsHash, SCHEMA_VERSION, type VideoRecord } from "../../pipeline/artifact/contract.js";
 import { pairText, PHRASE_PAIRS_DDL, PHRASE_PAIRS_VERSION } from "../../pipeline/artifact/phrase-pairs.js";
 import { WORD_BITMAPS_VERSION } from "../../pipeline/artifact/word-bitmaps.js";
-import { newBuildDir, publishBuild } from "../../pipeline/publish.js";
+import { newBuildDir, publishBuild } from "../../pipeline/publish/publish.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
 import { makeVideo, sampleRecords, segmentsOf, videoId } from "../helpers/records.js";
 import { dataDirLayout } from "../../pipeline/artifact/layout.js";

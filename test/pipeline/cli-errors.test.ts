@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { EXPORT_USAGE } from "../../pipeline/export/usage.js";
-import { EXIT } from "../../pipeline/run/exit-codes.js";
+import { EXIT } from "../../pipeline/command/exit-codes.js";
 import { makeVideo } from "../youtube/helpers/records.js";
 
 const REPO = join(import.meta.dirname, "..", "..");

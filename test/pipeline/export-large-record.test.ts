@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ARTIFACT_FILES } from "../../pipeline/artifact/contract.js";
 import { dataDirLayout } from "../../pipeline/artifact/layout.js";
-import { EXIT } from "../../pipeline/run/exit-codes.js";
+import { EXIT } from "../../pipeline/command/exit-codes.js";
 import { makeVideo } from "../helpers/records.js";
 import { REPO_ROOT } from "../reliability/helpers/child.js";
 

@@ -14,9 +14,9 @@ import { createDemoCorpus } from "../../pipeline/corpus/demo.js";
 import { COLUMNS, TABLES, type ExportFormat, type ExportManifest } from "../../pipeline/export/dataset-schema.js";
 import { exportDataset } from "../../pipeline/export/export-dataset.js";
 import { readExportManifest } from "../../pipeline/export/read-export.js";
-import { EXIT } from "../../pipeline/run/exit-codes.js";
-import { importAndPublish, inputOf } from "../../pipeline/run/import-and-publish.js";
-import { PipelineState } from "../../pipeline/run/open-state.js";
+import { EXIT } from "../../pipeline/command/exit-codes.js";
+import { importAndPublish, inputOf } from "../../pipeline/import/import-and-publish.js";
+import { PipelineState } from "../../pipeline/state/open-state.js";
 
 const REPO = join(import.meta.dirname, "..", "..");
 const V1 = join(REPO, "test", "fixtures", "export-v1");

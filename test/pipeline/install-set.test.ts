@@ -15,7 +15,7 @@ import { describe, expect, it } from "vitest";
 import { ARTIFACT_FILES, type VideoRecord } from "../../pipeline/artifact/contract.js";
 import { dataDirLayout } from "../../pipeline/artifact/layout.js";
 import { readManifest } from "../../pipeline/artifact/manifest.js";
-import { EXIT } from "../../pipeline/run/exit-codes.js";
+import { EXIT } from "../../pipeline/command/exit-codes.js";
 import { padDatabase, restampManifest } from "../helpers/artifacts.js";
 import { startChild, until } from "../reliability/helpers/child.js";
 import { call } from "../server/helpers/http.js";

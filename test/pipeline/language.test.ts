@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildArtifacts } from "../../pipeline/build.js";
+import { buildArtifacts } from "../../pipeline/build/build-artifacts.js";
 import { ARTIFACT_FILES } from "../../pipeline/artifact/contract.js";
 import { languageKey, sameLanguage } from "../../pipeline/artifact/language.js";
 import { chooseTrack } from "../../pipeline/youtube/track-choice.js";

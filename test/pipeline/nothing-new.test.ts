@@ -9,8 +9,8 @@ import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dataDirLayout } from "../../pipeline/artifact/layout.js";
 import { readManifest } from "../../pipeline/artifact/manifest.js";
-import { EXIT } from "../../pipeline/run/exit-codes.js";
-import { LiveStore } from "../../server/data/live-store.js";
+import { EXIT } from "../../pipeline/command/exit-codes.js";
+import { LiveStore } from "../../server/live-store/live-store.js";
 import { makeVideo } from "../helpers/records.js";
 import { bufferedProgress, run, tempDataDir } from "./helpers/run-harness.js";
 import { startSyntheticStandin, writeChannelList, type SyntheticStandin } from "./helpers/synthetic-standin.js";
@@ -103,7 +103,7 @@ describe("a run with nothing new", () => {
   it("builds when `current` is not the set this state published (pointed elsewhere by hand)", async () => {
     const builtSets = builds().sort();
     const older = join(dataDirLayout(data.dir).builds, builtSets[0]!);
-    const { pointCurrentAt } = await import("../../pipeline/publish.js");
+    const { pointCurrentAt } = await import("../../pipeline/publish/publish.js");
     await pointCurrentAt(data.dir, older);
     expect(current()).toBe(realpathSync(older));
     const rebuilt = await runAgain();

@@ -15,8 +15,8 @@ import { pairTextBatches } from "../../pipeline/build/pair-texts.js";
 import { hasPhrasePairs, pairText, pairToken, phrasePairs } from "../../pipeline/artifact/phrase-pairs.js";
 import { buildPhrasePairs } from "../../pipeline/build/build-phrase-pairs.js";
 import { tokenize } from "../../pipeline/artifact/text.js";
-import { openCatalog } from "../../server/data/artifact-catalog.js";
-import { LiveStore } from "../../server/data/live-store.js";
+import { openCatalog } from "../../server/artifact-set/artifact-catalog.js";
+import { LiveStore } from "../../server/live-store/live-store.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
 import { makeVideo } from "../helpers/records.js";
 

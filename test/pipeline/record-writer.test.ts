@@ -1,8 +1,8 @@
 /** The state writer thread: group commits, each operation on its own, every promise only after its commit. */
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { PipelineState, type CrawledVideo } from "../../pipeline/run/open-state.js";
-import { RecordWriter } from "../../pipeline/run/record-writer.js";
+import { PipelineState, type CrawledVideo } from "../../pipeline/state/open-state.js";
+import { RecordWriter } from "../../pipeline/state/record-writer.js";
 import { makeVideo } from "../helpers/records.js";
 import { stateRows, tempDataDir } from "./helpers/run-harness.js";
 

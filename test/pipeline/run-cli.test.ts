@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EXIT } from "../../pipeline/run/exit-codes.js";
+import { EXIT } from "../../pipeline/command/exit-codes.js";
 import { readManifest } from "../../pipeline/artifact/manifest.js";
 import { stateRows, tempDataDir } from "./helpers/run-harness.js";
 import { startSyntheticStandin, writeChannelList, type SyntheticStandin } from "./helpers/synthetic-standin.js";

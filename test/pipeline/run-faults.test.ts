@@ -6,9 +6,9 @@
 import { existsSync, lstatSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { UsageError } from "../../pipeline/run/exit-codes.js";
-import { MAX_PROBLEMS_SHOWN, readChannelList } from "../../pipeline/run/read-channel-list.js";
-import { EXIT } from "../../pipeline/run/exit-codes.js";
+import { UsageError } from "../../pipeline/command/exit-codes.js";
+import { MAX_PROBLEMS_SHOWN, readChannelList } from "../../pipeline/crawl/read-channel-list.js";
+import { EXIT } from "../../pipeline/command/exit-codes.js";
 import { bufferedProgress, run, tempDataDir } from "./helpers/run-harness.js";
 import { startSyntheticStandin, writeChannelList, type SyntheticStandin } from "./helpers/synthetic-standin.js";
 import { DATA_DIR_NAMES } from "../../pipeline/artifact/layout.js";

@@ -8,11 +8,11 @@
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildArtifacts } from "../../pipeline/build.js";
-import { EXIT } from "../../pipeline/run/exit-codes.js";
-import { PipelineState } from "../../pipeline/run/open-state.js";
-import { RecordWriter } from "../../pipeline/run/record-writer.js";
-import { currentBuildName, newBuildDir, publishBuild } from "../../pipeline/publish.js";
+import { buildArtifacts } from "../../pipeline/build/build-artifacts.js";
+import { EXIT } from "../../pipeline/command/exit-codes.js";
+import { PipelineState } from "../../pipeline/state/open-state.js";
+import { RecordWriter } from "../../pipeline/state/record-writer.js";
+import { currentBuildName, newBuildDir, publishBuild } from "../../pipeline/publish/publish.js";
 import { makeVideo } from "../helpers/records.js";
 import { startChild, until } from "../reliability/helpers/child.js";
 import { tempDataDir } from "./helpers/run-harness.js";

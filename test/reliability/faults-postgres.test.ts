@@ -31,7 +31,7 @@ const bed = replicaTestBed(available);
 
 /** A key made with `npm run keys` straight in PostgreSQL (not through the proxy). */
 async function makeKey(name: string): Promise<string> {
-  const child = startChild("scripts/keys.ts", ["create", "--plan", "pro", "--name", name], { DATABASE_URL: bed.database.url });
+  const child = startChild("cli/keys.ts", ["create", "--plan", "pro", "--name", name], { DATABASE_URL: bed.database.url });
   const { code } = await child.exited;
   expect(code).toBe(0);
   return child.stdout().trim().split("\n").at(-1) as string;

@@ -6,8 +6,8 @@
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
-import { openCatalog } from "../../server/data/artifact-catalog.js";
-import { catalogSettings } from "../../server/runtime.js";
+import { openCatalog } from "../../server/artifact-set/artifact-catalog.js";
+import { catalogSettings } from "../../server/start/runtime.js";
 import { MEMORY_HELPERS, memoryOptions, READ_THREADS } from "../../server/search/memory/budget.js";
 import { loadSettings } from "../../settings/settings.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";

@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SegmentRecord } from "../../pipeline/artifact/contract.js";
 import { encodeSegments } from "../../pipeline/artifact/segments.js";
-import { openCatalog, type ArtifactCatalog } from "../../server/data/artifact-catalog.js";
+import { openCatalog, type ArtifactCatalog } from "../../server/artifact-set/artifact-catalog.js";
 import type { SearchHit } from "../../server/data/catalog.js";
 import { compactTimings, indexFromCompact, indexFromTimings, segmentAt } from "../../server/search/snippet/segment-index.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { FTS_TOKENIZER } from "../../pipeline/artifact/contract.js";
 import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
 import { foldTerm, tokenize } from "../../pipeline/artifact/text.js";
-import { openCatalog, type ArtifactCatalog } from "../../server/data/artifact-catalog.js";
+import { openCatalog, type ArtifactCatalog } from "../../server/artifact-set/artifact-catalog.js";
 import { containsPhrase } from "../../server/search/match/phrase.js";
 import type { SearchOptions } from "../../server/search/search.js";
 import { SCAN_BYTES } from "../../server/search/rank/term-counts.js";

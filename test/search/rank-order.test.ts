@@ -36,7 +36,7 @@ describe("matches in popularity order below a rank", () => {
         for (const bound of [0, 1, 17, 150, lastRank - 1, lastRank, lastRank + 5]) {
           for (const [limit, offset] of [[0, 0], [1, 0], [10, 0], [10, 5], [1001, 0], [20, 95], [5, 10_000]] as const) {
             const expected = reference.all(expression, bound, limit, offset) as number[];
-            expect(matches(expression, bound, 0, limit, offset), `${expression} ≤ ${bound} ${limit}+${offset}`).toEqual(expected);
+            expect(matches(expression, { maxRank: bound, where: "", params: [], rowsShare: 1 }, limit, offset), `${expression} ≤ ${bound} ${limit}+${offset}`).toEqual(expected);
             rows += expected.length;
             const all = reference.all(expression, lastRank, 1e9, 0) as number[];
             if (bound < lastRank && all.some((id) => id > bound) && expected.length < limit) cut++;

@@ -2,9 +2,10 @@
  * The result cache never changes an answer: a query's results, snippets and
  * moments are the same whether the cache is cold, warm from the same query,
  * or warm from any other query, including the query's own quoted and
- * unquoted forms, in the artifact set and in the live store, and the same
- * as with the cache off.
+ * unquoted forms or with other filters, in the artifact set and in the
+ * live store, and the same as with the cache off.
  */
+import Database from "better-sqlite3";
 import fc from "fast-check";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,9 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ARTIFACT_FILES, type SegmentRecord } from "../../pipeline/artifact/contract.js";
 import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
 import { buildQuerySet, type BenchQuery } from "../../scripts/bench/query-set.js";
-import { openCatalog, type ArtifactCatalog } from "../../server/data/artifact-catalog.js";
+import { openCatalog, type ArtifactCatalog } from "../../server/artifact-set/artifact-catalog.js";
 import type { SearchPage, SearchParams } from "../../server/data/catalog.js";
-import { LiveStore } from "../../server/data/live-store.js";
+import { LiveStore } from "../../server/live-store/live-store.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
 import { makeVideo, videoId } from "../helpers/records.js";
 
@@ -97,6 +98,8 @@ describe("the result cache over the bench's query kinds", () => {
   let cached: ArtifactCatalog;
   let uncached: ArtifactCatalog;
   let queries: BenchQuery[];
+  /** Date filters to ask with (the first none): a narrow range (a row bitmap), wide ones (the video row joined), open at either end. */
+  let dateFilters: Pick<SearchParams, "publishedAfter" | "publishedBefore">[];
 
   beforeAll(async () => {
     const corpus = createSyntheticCorpus({ seed: 53, videos: 400, channels: 6, meanTranscriptWords: 300 });
@@ -109,6 +112,20 @@ describe("the result cache over the bench's query kinds", () => {
     for (let i = 0; i < later.videoCount; i++) cached.storeLive(later.videoAt(i));
     uncached = openCatalog({ dir: set.dir, live, search: { cacheSize: 0 } });
     queries = buildQuerySet(join(set.dir, ARTIFACT_FILES.database), 96, 7);
+    const dates = [...new Set(live.db.prepare("SELECT published_at FROM videos").pluck().all() as string[])];
+    const artifactDb = new Database(join(set.dir, ARTIFACT_FILES.database), { readonly: true });
+    dates.push(...(artifactDb.prepare("SELECT published_at FROM videos").pluck().all() as string[]));
+    artifactDb.close();
+    dates.sort();
+    const at = (share: number) => dates[Math.floor(share * (dates.length - 1))]!;
+    // Bounds as the schema passes them on (inclusive instants), some of them a stored date exactly.
+    dateFilters = [
+      {},
+      { publishedAfter: at(0.4), publishedBefore: at(0.45) },
+      { publishedAfter: at(0.3) },
+      { publishedBefore: `${at(0.7).slice(0, 10)}T23:59:59.999Z` },
+      { publishedAfter: at(0.1), publishedBefore: at(0.8) },
+    ];
   });
   afterAll(() => {
     cached?.close();
@@ -118,8 +135,8 @@ describe("the result cache over the bench's query kinds", () => {
     if (liveDir) rmSync(liveDir, { recursive: true, force: true });
   });
 
-  const params = (query: BenchQuery, form: number): SearchParams => {
-    const p: SearchParams = { q: FORMS[form]!(query.q), limit: query.limit, offset: query.offset };
+  const params = (query: BenchQuery, form: number, dates = 0): SearchParams => {
+    const p: SearchParams = { q: FORMS[form]!(query.q), limit: query.limit, offset: query.offset, ...dateFilters[dates] };
     if (query.channel !== undefined) p.channel = query.channel;
     if (query.minViews !== undefined) p.minViews = query.minViews;
     return p;
@@ -137,16 +154,20 @@ describe("the result cache over the bench's query kinds", () => {
   it("answers the same cold, warm from itself, warm from any other query and its other forms, and with the cache off", () => {
     const query = () => fc.nat(queries.length - 1);
     const form = () => fc.nat(FORMS.length - 1);
+    const dates = () => fc.nat(dateFilters.length - 1);
     fc.assert(
-      fc.property(query(), form(), query(), form(), form(), (b, bForm, a, aForm, ownForm) => {
-        const asked = params(queries[b]!, bForm);
+      fc.property(query(), form(), dates(), query(), form(), dates(), form(), (b, bForm, bDates, a, aForm, aDates, ownForm) => {
+        const asked = params(queries[b]!, bForm, bDates);
         const reference = cold(uncached, asked);
         expect(cold(cached, asked), "cold").toEqual(reference);
         expect(cached.search(asked), "warm from itself").toEqual(reference);
-        cold(cached, params(queries[a]!, aForm));
-        expect(cached.search(asked), `warm from ${JSON.stringify(params(queries[a]!, aForm))}`).toEqual(reference);
+        cold(cached, params(queries[a]!, aForm, aDates));
+        expect(cached.search(asked), `warm from ${JSON.stringify(params(queries[a]!, aForm, aDates))}`).toEqual(reference);
         cold(cached, params(queries[b]!, ownForm));
         expect(cached.search(asked), `warm from its form ${JSON.stringify(params(queries[b]!, ownForm))}`).toEqual(reference);
+        // The same query with other dates or none, then this one: the filters are part of every key.
+        cold(cached, params(queries[b]!, bForm, (bDates + 1) % dateFilters.length));
+        expect(cached.search(asked), "warm from its other dates").toEqual(reference);
       }),
       { numRuns: 300, seed: 53 },
     );

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
 import { ARTIFACT_FILES } from "../../pipeline/artifact/contract.js";
-import { openCatalog } from "../../server/data/artifact-catalog.js";
+import { openCatalog } from "../../server/artifact-set/artifact-catalog.js";
 import type { SearchParams } from "../../server/data/catalog.js";
 import { HotTranscripts } from "../../server/search/memory/hot-transcripts.js";
 import { openIndexConnection, warmIndex } from "../../server/search/memory/index-memory.js";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
-import { openCatalog } from "../../server/data/artifact-catalog.js";
+import { openCatalog } from "../../server/artifact-set/artifact-catalog.js";
 import type { SearchParams } from "../../server/data/catalog.js";
 import { TranscriptSearch } from "../../server/search/search.js";
 import { PRACTICE_SEARCHES, practiceQueries, warmUpQueries } from "../../server/search/memory/search-warmup.js";

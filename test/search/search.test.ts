@@ -5,7 +5,7 @@ import { ARTIFACT_FILES } from "../../pipeline/artifact/contract.js";
 import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
 import { importTitleIndex } from "../../pipeline/artifact/title-index.js";
 import { tokenize } from "../../pipeline/artifact/text.js";
-import { openCatalog, type ArtifactCatalog } from "../../server/data/artifact-catalog.js";
+import { openCatalog, type ArtifactCatalog } from "../../server/artifact-set/artifact-catalog.js";
 import type { SearchOptions } from "../../server/search/search.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
 import { CHANNEL_A, CHANNEL_B, makeVideo, sampleRecords, videoId } from "../helpers/records.js";

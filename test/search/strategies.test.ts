@@ -66,7 +66,7 @@ describe("match strategies", () => {
     expect(planner.plan(parseSearchQuery("river")!, { q: "river", limit: 10, offset: 0, channel: "UCnone" })).toEqual([]);
     // A popularity bound becomes a rank bound below the last rank.
     const views = db.prepare("SELECT view_count FROM videos WHERE id = 100").pluck().get() as number;
-    expect(tiers("river", views)[0]!.maxRank).toBeLessThan(planner.lastRank());
+    expect(tiers("river", views)[0]!.bounds.maxRank).toBeLessThan(planner.lastRank());
   });
 
   it("each phrase strategy lists the phrase's matches as FTS5's phrase query does, wherever it answers", () => {
@@ -79,7 +79,7 @@ describe("match strategies", () => {
         const phraseTier = tiers(q, minViews)[0]!;
         if (phraseTier.tier !== 0) continue;
         for (const limit of [1, 10, 100]) {
-          const expected = words(phraseTier.expression, phraseTier.maxRank, 0, limit, 0);
+          const expected = words(phraseTier.expression, phraseTier.bounds, limit, 0);
           for (const strategy of strategies) {
             const got = ids(strategy.find(request(phraseTier, limit)));
             if (got === undefined) continue;
@@ -128,7 +128,7 @@ describe("match strategies", () => {
         const query = tiers(q, minViews).at(-1)!;
         for (const limit of [1, 10, 1001]) {
           const expected = fts.find(request(query, limit));
-          expect(expected).toEqual(words(query.countExpression, query.maxRank, 0, limit, 0));
+          expect(expected).toEqual(words(query.countExpression, query.bounds, limit, 0));
           const got = viaBitmaps.find(request(query, limit));
           if (got === undefined) continue;
           answered++;
@@ -151,8 +151,8 @@ describe("match strategies", () => {
     search: for (const term of drivers) {
       for (const common of withBitmaps) {
         const query = tiers(`${term} ${common}`).at(-1)!;
-        const all = words(query.countExpression, query.maxRank, 0, 1001, 0);
-        const driver = slice.all(`script : ("${term}")`, 0, query.maxRank, 1_000_000) as number[];
+        const all = words(query.countExpression, query.bounds, 1001, 0);
+        const driver = slice.all(`script : ("${term}")`, 0, query.bounds.maxRank, 1_000_000) as number[];
         if (all.length >= 3 && all.length * 2 <= driver.length && driver.indexOf(all[2]!) < driver.length - 1) {
           mixed = { term, common, query, all, driver };
           break search;

@@ -11,9 +11,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ARTIFACT_FILES } from "../../pipeline/artifact/contract.js";
 import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
 import { hasWordBitmaps, WORD_BITMAP_MIN_SHARE, wordExpression } from "../../pipeline/artifact/word-bitmaps.js";
-import { openCatalog } from "../../server/data/artifact-catalog.js";
+import { openCatalog } from "../../server/artifact-set/artifact-catalog.js";
 import type { SearchParams } from "../../server/data/catalog.js";
-import { LiveStore } from "../../server/data/live-store.js";
+import { LiveStore } from "../../server/live-store/live-store.js";
 import { andOfSets, filterBySets, WordBitmaps } from "../../server/search/match/word-bitmaps.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
 

@@ -114,12 +114,12 @@ describe("CORS with an allowlist", () => {
     }
   });
 
-  test("allows exactly the request headers docs/operations.md lists, Authorization (a Bearer key) among them", async () => {
+  test("allows exactly the request headers docs/deploy.md lists, Authorization (a Bearer key) among them", async () => {
     const res = await request(listed.baseUrl, "OPTIONS", "/mcp", preflight(APP, "POST", "authorization, content-type, accept, mcp-protocol-version"));
     expect(res.status).toBe(204);
     const served = String(res.headers["access-control-allow-headers"]);
-    const operations = readFileSync(new URL("../../docs/operations.md", import.meta.url), "utf8");
-    const documented = /`Access-Control-Allow-Headers: ([^`]+)`/.exec(operations.replace(/\n\s*/g, " "))?.[1];
+    const deploy = readFileSync(new URL("../../docs/deploy.md", import.meta.url), "utf8");
+    const documented = /`Access-Control-Allow-Headers: ([^`]+)`/.exec(deploy.replace(/\n\s*/g, " "))?.[1];
     expect(documented).toBe(served);
     expect(served.split(", ")).toEqual(expect.arrayContaining(["Authorization", "Accept", "Mcp-Protocol-Version"]));
   });

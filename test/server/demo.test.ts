@@ -9,12 +9,12 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { buildArtifacts } from "../../pipeline/build.js";
-import { newBuildDir, publishBuild } from "../../pipeline/publish.js";
+import { buildArtifacts } from "../../pipeline/build/build-artifacts.js";
+import { newBuildDir, publishBuild } from "../../pipeline/publish/publish.js";
 import { DEMO_KEY_NAME, openKeyStore } from "../../server/auth/key-store.js";
 import { readManifest } from "../../pipeline/artifact/manifest.js";
 import { dataDirLayout } from "../../pipeline/artifact/layout.js";
-import { ensureServableSet, NoArtifactSetError, servableSet } from "../../server/demo.js";
+import { ensureServableSet, NoArtifactSetError, servableSet } from "../../server/start/demo.js";
 import { createLogger } from "../../server/log.js";
 import { fixtureRecords } from "./helpers/fixture-records.js";
 

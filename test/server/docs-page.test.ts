@@ -8,7 +8,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { DOCS_CONTENT_SECURITY_POLICY } from "../../server/docs-page.js";
+import { DOCS_CONTENT_SECURITY_POLICY } from "../../server/app/docs-page.js";
 import { SECURITY_HEADERS } from "../../server/http/security-headers.js";
 import { call } from "./helpers/http.js";
 import { buildFixtureArtifacts, startTestServer, type Artifacts, type TestServer } from "./helpers/test-server.js";

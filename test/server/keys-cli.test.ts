@@ -1,17 +1,17 @@
-/** `scripts/keys.ts` end to end in a temp DATA_DIR: create prints the key last, the key works, revoke stops it. */
+/** `cli/keys.ts` end to end in a temp DATA_DIR: create prints the key last, the key works, revoke stops it. */
 import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createApp } from "../../server/app.js";
+import { createApp } from "../../server/app/app.js";
 import { openKeyStore, type KeyStore } from "../../server/auth/key-store.js";
 import { loadConfig } from "../../server/config.js";
-import { openCatalog, type ArtifactCatalog } from "../../server/data/artifact-catalog.js";
+import { openCatalog, type ArtifactCatalog } from "../../server/artifact-set/artifact-catalog.js";
 import { createLogger } from "../../server/log.js";
 import { createMemoryRateLimiter } from "../../server/rate-limit/memory-rate-limiter.js";
-import { runKeysCli } from "../../scripts/keys.js";
+import { runKeysCli } from "../../cli/keys.js";
 import { call, expectProblem } from "./helpers/http.js";
 import { buildFixtureArtifacts, type Artifacts } from "./helpers/test-server.js";
 import type { Server } from "node:http";
@@ -28,7 +28,7 @@ let baseUrl: string;
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
 /**
- * Runs the CLI as `npx tsx scripts/keys.ts …` (what `npm run keys` does); `direct` skips npx's own
+ * Runs the CLI as `npx tsx cli/keys.ts …` (what `npm run keys` does); `direct` skips npx's own
  * start-up (seconds on a busy machine) by calling the project's tsx binary, for the many argument checks.
  */
 async function keys(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
@@ -41,7 +41,7 @@ async function keysDirect(...args: string[]): Promise<{ stdout: string; stderr: 
 async function runKeys(command: string[], args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
   const [bin, ...pre] = command as [string, ...string[]];
   try {
-    const { stdout, stderr } = await run(bin, [...pre, "scripts/keys.ts", ...args], {
+    const { stdout, stderr } = await run(bin, [...pre, "cli/keys.ts", ...args], {
       cwd: ROOT,
       env: { ...process.env, DATA_DIR: dataDir },
     });

@@ -10,10 +10,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { buildArtifacts } from "../../pipeline/build.js";
-import { DEMO_DATASET } from "../../pipeline/demo.js";
-import { newBuildDir, publishBuild } from "../../pipeline/publish.js";
-import { runKeysCli } from "../../scripts/keys.js";
+import { buildArtifacts } from "../../pipeline/build/build-artifacts.js";
+import { DEMO_DATASET } from "../../pipeline/corpus/demo-set.js";
+import { newBuildDir, publishBuild } from "../../pipeline/publish/publish.js";
+import { runKeysCli } from "../../cli/keys.js";
 import { openKeyStore } from "../../server/auth/key-store.js";
 import { startChild, until, type Child } from "../reliability/helpers/child.js";
 import { fixtureRecords } from "./helpers/fixture-records.js";

@@ -109,12 +109,12 @@ describe("get_transcript with startSeconds past the end", () => {
 });
 
 describe("the formats of get_transcript, as documented", () => {
-  it("docs/api.md and the tool's own description name every format the tool accepts", async () => {
+  it("docs/mcp.md and the tool's own description name every format the tool accepts", async () => {
     const { tools } = await client.listTools();
     const format = (tools.find((t) => t.name === "get_transcript")!.inputSchema.properties as Record<string, { enum: string[]; description: string }>).format!;
     expect(format.enum).toEqual(expect.arrayContaining(["text", "json", "srt", "vtt"]));
-    const api = readFileSync(new URL("../../docs/api.md", import.meta.url), "utf8");
-    const row = api.split("\n").find((line) => line.startsWith("| `get_transcript` |"));
+    const mcp = readFileSync(new URL("../../docs/mcp.md", import.meta.url), "utf8");
+    const row = mcp.split("\n").find((line) => line.startsWith("| `get_transcript` |"));
     expect(row).toBeDefined();
     for (const name of format.enum) {
       expect(row, name).toContain(`\`${name}\``);

@@ -13,7 +13,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildArtifacts } from "../../pipeline/build.js";
+import { buildArtifacts } from "../../pipeline/build/build-artifacts.js";
 import type { VideoRecord } from "../../pipeline/artifact/contract.js";
 import { count, plainSnippet } from "../../server/mcp/readable.js";
 import { CHANNEL_A, CHANNEL_UNKNOWN, IDS, fixtureRecords } from "./helpers/fixture-records.js";

@@ -1,7 +1,7 @@
 /** The OpenAPI document is served without a key, is plausible OpenAPI 3.1, and lists every route with its schemas. */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { liveFetchProblems } from "../../server/live/upstream-problem.js";
-import { ROUTES } from "../../server/routes/route-table.js";
+import { ROUTES } from "../../server/app/route-table.js";
 import { call } from "./helpers/http.js";
 import { buildFixtureArtifacts, startTestServer, type Artifacts, type TestServer } from "./helpers/test-server.js";
 
@@ -52,7 +52,7 @@ describe("GET /v1/openapi.json", () => {
     const listed = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
       Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`),
     );
-    // /mcp speaks JSON-RPC and is described in docs/api.md, not here.
+    // /mcp speaks JSON-RPC and is described in docs/mcp.md, not here.
     const expected = ROUTES.filter((r) => r.ownProtocol !== true).map((r) => `${r.method} ${r.path.replace(/:([A-Za-z]+)/g, "{$1}")}`);
     expect(listed.sort()).toEqual(expected.sort());
     expect(listed).toEqual(
@@ -84,7 +84,10 @@ describe("GET /v1/openapi.json", () => {
   test("documents query parameters with their rules, generated from the validating schemas", () => {
     const params = doc.paths["/v1/search"].get.parameters as { name: string; in: string; required: boolean; schema: any }[];
     const byName = Object.fromEntries(params.map((p) => [p.name, p]));
-    expect(Object.keys(byName).sort()).toEqual(["channel", "limit", "minViews", "offset", "q"]);
+    expect(Object.keys(byName).sort()).toEqual(["channel", "limit", "minViews", "offset", "publishedAfter", "publishedBefore", "q"]);
+    // A date or a date-time, either documented with its format.
+    expect(byName.publishedAfter).toMatchObject({ required: false, schema: { anyOf: [{ type: "string", format: "date" }, { type: "string", format: "date-time" }] } });
+    expect((byName.publishedBefore as { description?: string } | undefined)?.description).toMatch(/inclusive/i);
     expect(byName.q).toMatchObject({ in: "query", required: true, schema: { type: "string", minLength: 1, maxLength: 500 } });
     expect(byName.limit).toMatchObject({ required: false, schema: { type: "integer", minimum: 1, default: 20 } });
     expect(byName.offset).toMatchObject({ schema: { type: "integer", minimum: 0, maximum: 10000, default: 0 } });

@@ -1,7 +1,7 @@
 /** The request target's path and query: the plain fast path agrees with WHATWG URL parsing. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { splitTarget } from "../../server/app.js";
+import { splitTarget } from "../../server/app/app.js";
 
 /** What WHATWG URL parsing makes of a target; one it rejects (e.g. `//`) counts as `/`. */
 function viaUrl(target: string): { path: string; query: [string, string][] } {

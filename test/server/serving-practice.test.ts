@@ -1,15 +1,15 @@
 /**
- * Practice requests before a process listens (server/serving-practice.ts):
+ * Practice requests before a process listens (server/start/serving-practice.ts):
  * real searches over a real loopback server of their own, answered 200, its
  * port closed afterwards, and nothing of them left in the catalog's result cache.
  */
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { loadConfig } from "../../server/config.js";
-import { openCatalog, type ArtifactCatalog } from "../../server/data/artifact-catalog.js";
+import { openCatalog, type ArtifactCatalog } from "../../server/artifact-set/artifact-catalog.js";
 import { createLogger } from "../../server/log.js";
 import { searchRequestPath } from "../../server/routes/search.js";
-import { practiceServing } from "../../server/serving-practice.js";
+import { practiceServing } from "../../server/start/serving-practice.js";
 import { buildFixtureArtifacts, type Artifacts } from "./helpers/test-server.js";
 
 let artifacts: Artifacts;

@@ -1,7 +1,7 @@
 /**
  * The one table from a live fetch's outcome to the API's answer
  * (server/live/upstream-problem.ts): every client error code has a row, the
- * status class follows the outcome's kind, and docs/api.md's table of live
+ * status class follows the outcome's kind, and docs/errors.md's table of live
  * fetch errors says what the server answers.
  */
 import { readFileSync } from "node:fs";
@@ -12,9 +12,9 @@ import { deadlineExceededError, shuttingDownError, upstreamBusyError, upstreamHt
 
 const CODES = Object.keys(YOUTUBE_ERROR_KINDS) as YouTubeErrorCode[];
 
-/** Rows of docs/api.md's "Errors of a live fetch" table: code → [status, Retry-After]. */
+/** Rows of docs/errors.md's "Errors of a live fetch" table: code → [status, Retry-After]. */
 function readmeErrorTable(): Map<string, [number, string]> {
-  const doc = readFileSync(path.resolve(import.meta.dirname, "../../docs/api.md"), "utf8");
+  const doc = readFileSync(path.resolve(import.meta.dirname, "../../docs/errors.md"), "utf8");
   const section = doc.slice(doc.indexOf("## Errors of a live fetch"));
   const rows = new Map<string, [number, string]>();
   for (const match of section.matchAll(/^\| `([a-z_]+)` \| (\d{3}) \|([^|]*)\|/gm)) {
@@ -37,7 +37,7 @@ describe("the upstream outcome table", () => {
     expect(upstreamProblem("upstream_timeout").status).toBe(504);
   });
 
-  it("is what docs/api.md's table of live fetch errors says, row for row", () => {
+  it("is what docs/errors.md's table of live fetch errors says, row for row", () => {
     const documented = readmeErrorTable();
     const channelOnly = new Set<YouTubeErrorCode>(["invalid_channel", "channel_not_found"]);
     for (const code of CODES.filter((c) => !channelOnly.has(c))) {

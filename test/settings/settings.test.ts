@@ -1,4 +1,4 @@
-/** The settings rows: every default parses, each command validates only the rows it reads, and the documented table (docs/operations.md) is the rows' table. */
+/** The settings rows: every default parses, each command validates only the rows it reads, and the documented table (docs/settings.md) is the rows' table. */
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
@@ -49,7 +49,7 @@ describe("each command reads its own rows", () => {
   });
 });
 
-describe("the documented settings table (docs/operations.md)", () => {
+describe("the documented settings table (docs/settings.md)", () => {
   test("is the table made from the rows (npx tsx scripts/settings-table.ts --write), with a read-by column", () => {
     const doc = readFileSync(path.resolve(import.meta.dirname, "../..", SETTINGS_TABLE_FILE), "utf8");
     const table = settingsTable();

@@ -49,7 +49,14 @@ export function bitmapAllWords(bitmaps: Pick<WordBitmaps, "size" | "get" | "shar
         } else rest.push(group);
       }
       if (sets.length === 0) return undefined;
-      if (rest.length === 0 && !query.channel) return andOfSets(sets, query.maxRank, limit);
+      // A condition on the video row takes part through its row bitmap; without one, FTS5 joins the row.
+      const { bounds } = query;
+      if (bounds.where !== "") {
+        if (!bounds.rows) return undefined;
+        sets.push(bounds.rows);
+        share *= bounds.rowsShare;
+      }
+      if (rest.length === 0 && !query.channel) return andOfSets(sets, bounds.maxRank, limit);
       // A group's matches are at most its rarest word's.
       const driverDf = Math.min(
         query.channelTranscripts ?? Number.POSITIVE_INFINITY,
@@ -62,8 +69,8 @@ export function bitmapAllWords(bitmaps: Pick<WordBitmaps, "size" | "get" | "shar
       while (found.length < limit) {
         const wanted = limit - found.length;
         const slice = Math.max(minSlice, Math.ceil((wanted / Math.max(share, 1e-6)) * 1.25));
-        const ids = listFrom(expression, after, query.maxRank, slice);
-        for (const id of filterBySets(ids, sets, query.maxRank, wanted)) found.push(id);
+        const ids = listFrom(expression, after, bounds.maxRank, slice);
+        for (const id of filterBySets(ids, sets, bounds.maxRank, wanted)) found.push(id);
         if (ids.length < slice) break;
         after = ids[ids.length - 1]!;
       }
@@ -76,7 +83,7 @@ export function bitmapAllWords(bitmaps: Pick<WordBitmaps, "size" | "get" | "shar
 export function ftsAllWords(matches: MatchList): MatchStrategy {
   return {
     name: "fts",
-    find: ({ query, limit }) => matches(query.countExpression, query.maxRank, query.minViews, limit, 0),
+    find: ({ query, limit }) => matches(query.countExpression, query.bounds, limit, 0),
   };
 }
 
@@ -118,12 +125,12 @@ export class WordMatches {
    * asks for it from its head and from its count.
    */
   all(query: ShardQuery): number[] {
-    const key = `${query.countExpression}\u0000${query.maxRank}\u0000${query.minViews}`;
+    const key = `${query.countExpression}\u0000${query.filtersKey}`;
     if (this.#lastAll?.key === key) return this.#lastAll.rows;
     const limit = this.#options.exactCountCap + 1;
     // The strategies here answer lists (none confirms in the text); FTS5's AND is the way of last resort.
     const answered = firstAnswer(this.#strategies, { query, limit, df: this.#df, documents: () => 0 })?.matches as number[] | undefined;
-    const rows = answered ?? this.#matches(query.countExpression, query.maxRank, query.minViews, limit, 0);
+    const rows = answered ?? this.#matches(query.countExpression, query.bounds, limit, 0);
     if (this.#options.popularityOrdered) this.#lastAll = { key, rows };
     return rows;
   }
@@ -149,7 +156,7 @@ export class WordMatches {
     // One search reads its second tier for the head and again for each page streamed past it.
     if (this.#lastSecond?.key === query.key) return this.#lastSecond.tier;
     const last = all[all.length - 1]!;
-    const inPhrase = new Set(this.#pairs!(pairsExpression(query), last, query.minViews, all.length, 0));
+    const inPhrase = new Set(this.#pairs!(pairsExpression(query), { ...query.bounds, maxRank: last }, all.length, 0));
     const tier = { rows: all.filter((id) => !inPhrase.has(id)), complete };
     this.#lastSecond = { key: query.key, tier };
     return tier;
@@ -160,11 +167,11 @@ export class WordMatches {
     if (count <= 0) return [];
     // The pair index lists the phrase's matches, in the same order.
     if (query.tier === 0 && this.#pairs) {
-      return this.#pairs(pairsExpression(query), query.maxRank, query.minViews, count, from);
+      return this.#pairs(pairsExpression(query), query.bounds, count, from);
     }
     const listed = query.tier === 1 ? this.#secondTier(query) : undefined;
     if (listed && (listed.complete || from + count <= listed.rows.length)) return listed.rows.slice(from, from + count);
-    return this.#matches(query.expression, query.maxRank, query.minViews, count, from);
+    return this.#matches(query.expression, query.bounds, count, from);
   }
 
   /** Drops the kept lists. */

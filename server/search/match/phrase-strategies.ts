@@ -95,11 +95,11 @@ export function pairIndexPhrase(pairs: MatchList, texts: ShardTexts, nearTermMax
       const ranked = rankedTerms(request);
       if (!ranked) return undefined;
       const { query, limit: k } = request;
-      const exact = () => pairs(pairsExpression(query), query.maxRank, query.minViews, k, 0);
+      const exact = () => pairs(pairsExpression(query), query.bounds, k, 0);
       const near = pairsWithoutCommonPair(request, nearTermMaxShare);
       if (near === undefined) return exact();
       const failuresAllowed = maxFailures(k);
-      const candidates = pairs(near, query.maxRank, query.minViews, k + failuresAllowed + 1, 0);
+      const candidates = pairs(near, query.bounds, k + failuresAllowed + 1, 0);
       return confirmPhrase(texts, candidates, query.parsed.phraseTerms!, ranked[0]!.position, k, failuresAllowed) ?? exact();
     },
   };
@@ -121,7 +121,7 @@ export function nearPhrase(matches: MatchList, texts: ShardTexts, nearTermMaxSha
       // NEAR is unordered and allows up to the distance: often, but not always, its candidates are the phrase.
       // Running out of these before k are confirmed means more than maxFailures failed, so this many always suffice.
       const failuresAllowed = maxFailures(k);
-      const candidates = matches(near, query.maxRank, query.minViews, k + failuresAllowed + 1, 0);
+      const candidates = matches(near, query.bounds, k + failuresAllowed + 1, 0);
       return confirmPhrase(texts, candidates, query.parsed.phraseTerms!, rarest.position, k, failuresAllowed);
     },
   };

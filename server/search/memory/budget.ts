@@ -1,7 +1,7 @@
 /**
  * One memory budget for search, and the helpers that spend it or speed up
  * reading, each of which can be switched off on its own for measurement
- * (docs/search.md, "Memory budget").
+ * (docs/search-memory.md, "The memory budget").
  */
 
 /**
@@ -32,7 +32,7 @@ const SHARE_PARTS = SHARES.index + SHARES.pairs + SHARES.texts + SHARES.terms + 
 /** Worker threads of `prefetch`: the reads are I/O-bound, so more than the cores. */
 export const READ_THREADS = 4;
 
-/** What the catalog is given (server/data/artifact-catalog.ts, CatalogOptions). */
+/** What the catalog is given (server/artifact-set/artifact-catalog.ts, CatalogOptions). */
 export interface MemoryOptions {
   indexBytes: number;
   pairBytes: number;

@@ -4,7 +4,7 @@
  *
  * Search ranks the first matches of a query in popularity order, so the
  * transcripts it reads to count terms and cut snippets are mostly the most
- * viewed ones (docs/search.md has the shares measured). Read from the
+ * viewed ones (docs/search-memory.md has the shares measured). Read from the
  * database, each is a page (or, in a set built with small pages, a chain of
  * them) that SQLite reads from the operating system's page cache; where that
  * cache is reclaimed from under an idle process, those reads go to disk.

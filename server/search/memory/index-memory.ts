@@ -6,7 +6,7 @@
  * Why a page cache and not the operating system's: on a machine that
  * reclaims unmapped file pages it has not seen used for a while (such as
  * DAMON-based reclaim), an index left to the page cache is read back from
- * disk query after query (docs/search.md). SQLite's own cache is
+ * disk query after query (docs/search-memory.md). SQLite's own cache is
  * process memory, which that reclaim leaves alone. The connection is not
  * memory-mapped, so every page it reads lands in that cache; it runs only
  * full-text queries, so transcript text read for ranking and snippets (on

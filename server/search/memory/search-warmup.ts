@@ -3,7 +3,7 @@
  * process has compiled each path a search can take and prepared its
  * statements before the first user's search. Without them the first
  * searches after a start each pay for a path seen for the first time, many
- * times what the same search costs afterwards (docs/search.md).
+ * times what the same search costs afterwards (docs/search-memory.md).
  *
  * The queries are words of the set's own most viewed transcripts, one of
  * each kind of work: a word in most transcripts, one counted in the
@@ -20,6 +20,7 @@
 import type Database from "better-sqlite3";
 import type { SearchParams } from "../../data/catalog.js";
 import { tokenize } from "../../../pipeline/artifact/text.js";
+import { filtersKey } from "../filters.js";
 import type { HotTranscripts } from "./hot-transcripts.js";
 
 export interface WarmUpOptions {
@@ -60,7 +61,7 @@ export function practiceQueries(text: string, count: number, minViews: number): 
     const at = (i * 7919) % (words.length - length + 1);
     const q = words.slice(at, at + length).join(" ");
     const query: SearchParams = { q, limit: 10, offset: i % 9 === 8 ? 100 : 0, ...(i % 5 === 4 ? { minViews } : {}) };
-    const key = `${q}|${query.offset}|${query.minViews ?? 0}`;
+    const key = `${q}|${query.offset}|${filtersKey(query)}`;
     if (seen.has(key)) continue;
     seen.add(key);
     queries.push(query);
@@ -123,7 +124,7 @@ export async function runWarmUpSearches(
   return run;
 }
 
-/** The ranks whose words make the practice requests over HTTP (serving-practice.ts): the practice searches' and fifty more, so a small set has some. */
+/** The ranks whose words make the practice requests over HTTP (server/start/serving-practice.ts): the practice searches' and fifty more, so a small set has some. */
 const REQUESTS_FROM = 1;
 const REQUESTS_TO = PRACTICE_TO + 50;
 

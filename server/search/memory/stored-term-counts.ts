@@ -8,6 +8,7 @@
 import type Database from "better-sqlite3";
 import { decodeCounts, TERM_COUNTS_VERSION } from "../../../pipeline/artifact/term-counts.js";
 import { scanScale } from "../../../pipeline/artifact/term-vectors.js";
+import { VarintReader, writeVarint } from "../../../pipeline/artifact/varint.js";
 
 export interface StoredCountsWarmth {
   /** Transcripts whose counts are held. */
@@ -137,24 +138,16 @@ export class StoredTermCounts {
     const base = rank * BLOCKS;
     const blockSize = this.#blockSize;
     const begin = at;
-    const length = counts.length;
-    let read = 0;
+    const pairs = new VarintReader(counts);
     let id = -1;
     let previous = -1;
     let block = 0;
     // Block ends as ids: the next block starts at `boundary`.
     let boundary = 0;
-    while (read < length) {
-      let gap = 0;
-      let shift = 0;
-      let b: number;
-      do {
-        b = counts[read++]!;
-        gap |= (b & 0x7f) << shift;
-        shift += 7;
-      } while (b & 0x80);
-      const countStart = read;
-      while (counts[read++]! & 0x80);
+    while (pairs.more) {
+      const gap = pairs.read();
+      const countStart = pairs.at;
+      pairs.skip();
       id += gap;
       if (id >= boundary) {
         // Blocks up to this pair's (those before it with none of its pairs) start here.
@@ -165,14 +158,9 @@ export class StoredTermCounts {
           boundary = block * blockSize;
         }
       }
-      let value = id - previous;
-      while (value >= 0x80) {
-        out[at++] = (value & 0x7f) | 0x80;
-        value >>>= 7;
-      }
-      out[at++] = value;
+      at = writeVarint(out, at, id - previous);
       // The count's bytes as stored.
-      for (let k = countStart; k < read; k++) out[at++] = counts[k]!;
+      for (let k = countStart; k < pairs.at; k++) out[at++] = counts[k]!;
       previous = id;
     }
     for (; block < BLOCKS; block++) blocks[base + block] = at - begin;

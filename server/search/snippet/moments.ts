@@ -26,7 +26,7 @@ export interface Moment {
   text: string;
 }
 
-/** What a hit shows of its transcript: kept per query with the ranked head (server/data/shard.ts). */
+/** What a hit shows of its transcript: kept per query with the ranked head (server/search/shard.ts). */
 export interface HitText {
   snippet: string;
   /** Start of the segment where the snippet's first match begins. */

@@ -6,6 +6,7 @@
  * segment, and the timings give its start time.
  */
 import type { Sub } from "../../../pipeline/artifact/segments.js";
+import { VarintReader, writeVarint } from "../../../pipeline/artifact/varint.js";
 
 export interface SegmentIndex {
   /** Offset of each segment's first character in the text, in UTF-16 code units. */
@@ -39,7 +40,7 @@ let scratch = Buffer.allocUnsafe(64 * 1024);
  * The part of a timings blob a segment index needs (each segment's start and
  * text length), in a quarter or less of its size, for transcripts held in
  * memory: the count, then per segment the start's change from the one
- * before (zigzag) and the length, as LEB128 varints.
+ * before (zigzag) and the length, as LEB128 varints (pipeline/artifact/varint.ts).
  */
 export function compactTimings(timings: Uint8Array): Buffer {
   const count = Math.floor(timings.byteLength / 12);
@@ -49,18 +50,13 @@ export function compactTimings(timings: Uint8Array): Buffer {
   const most = 5 + count * 10;
   if (scratch.byteLength < most) scratch = Buffer.allocUnsafe(Math.max(most, scratch.byteLength * 2));
   const out = scratch;
-  let at = 0;
-  const push = (value: number) => {
-    for (; value >= 0x80; value = Math.floor(value / 0x80)) out[at++] = (value % 0x80) | 0x80;
-    out[at++] = value;
-  };
-  push(count);
+  let at = writeVarint(out, 0, count);
   let previous = 0;
   for (let i = 0; i < count; i++) {
     const start = view.getInt32(i * 12, true);
     const delta = start - previous;
-    push(delta >= 0 ? delta * 2 : -delta * 2 - 1);
-    push(Math.max(0, view.getInt32(i * 12 + 8, true)));
+    at = writeVarint(out, at, delta >= 0 ? delta * 2 : -delta * 2 - 1);
+    at = writeVarint(out, at, Math.max(0, view.getInt32(i * 12 + 8, true)));
     previous = start;
   }
   return Buffer.from(out.subarray(0, at));
@@ -68,17 +64,8 @@ export function compactTimings(timings: Uint8Array): Buffer {
 
 /** From compactTimings' form: the same index as indexFromTimings on the blob it was made from. */
 export function indexFromCompact(compact: Uint8Array): SegmentIndex {
-  let at = 0;
-  const next = () => {
-    let value = 0;
-    let scale = 1;
-    for (;;) {
-      const byte = compact[at++]!;
-      value += (byte & 0x7f) * scale;
-      if (byte < 0x80) return value;
-      scale *= 0x80;
-    }
-  };
+  const varints = new VarintReader(compact);
+  const next = () => varints.read();
   const count = compact.byteLength === 0 ? 0 : next();
   const index = emptyIndex(count);
   let position = 0;

@@ -7,16 +7,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { buildArtifacts } from "../../../pipeline/build.js";
+import { buildArtifacts } from "../../../pipeline/build/build-artifacts.js";
 import type { VideoRecord } from "../../../pipeline/artifact/contract.js";
-import { newBuildDir, publishBuild } from "../../../pipeline/publish.js";
+import { newBuildDir, publishBuild } from "../../../pipeline/publish/publish.js";
 import { startStandin, type Standin } from "../../../scripts/youtube-standin/server.js";
-import { createApp } from "../../../server/app.js";
+import { createApp } from "../../../server/app/app.js";
 import { openKeyStore } from "../../../server/auth/key-store.js";
 import { loadConfig, type Config } from "../../../server/config.js";
 import { createLogger } from "../../../server/log.js";
 import { createMemoryRateLimiter } from "../../../server/rate-limit/memory-rate-limiter.js";
-import { openRuntime, type Runtime, type RuntimeOptions } from "../../../server/runtime.js";
+import { openRuntime, type Runtime, type RuntimeOptions } from "../../../server/start/runtime.js";
 import { artifactRecords, upstreamCorpus } from "./live-corpus.js";
 
 export interface LiveServer {

@@ -81,7 +81,7 @@ export interface CliResult {
 
 /** `npm run keys -- <args>` with DATABASE_URL, as an operator runs it. */
 export async function keysCli(databaseUrl: string, args: string[]): Promise<CliResult> {
-  const child = startChild("scripts/keys.ts", args, { DATABASE_URL: databaseUrl });
+  const child = startChild("cli/keys.ts", args, { DATABASE_URL: databaseUrl });
   const { code } = await child.exited;
   return { code, stdout: child.stdout(), stderr: child.stderr() };
 }

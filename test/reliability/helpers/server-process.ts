@@ -6,8 +6,8 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { buildArtifacts } from "../../../pipeline/build.js";
-import { newBuildDir, publishBuild } from "../../../pipeline/publish.js";
+import { buildArtifacts } from "../../../pipeline/build/build-artifacts.js";
+import { newBuildDir, publishBuild } from "../../../pipeline/publish/publish.js";
 import { openKeyStore } from "../../../server/auth/key-store.js";
 import { fixtureRecords } from "../../server/helpers/fixture-records.js";
 import { startChild, TEST_SERVER_ENV, until, type Child } from "./child.js";

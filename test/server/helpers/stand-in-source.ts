@@ -5,8 +5,8 @@
  * `upstream…` → a 502 problem; `boom…` → any other error (a bug); `slow…` → a transcript after `delayMs`.
  */
 import type { StoredTranscript } from "../../../server/data/catalog.js";
-import { HttpError } from "../../../server/http/http-error.js";
-import type { TranscriptFetchOptions, TranscriptSource, TranscriptSourceResult } from "../../../server/transcript-source.js";
+import { HttpError } from "../../../server/problem/http-error.js";
+import type { TranscriptFetchOptions, TranscriptSource, TranscriptSourceResult } from "../../../server/live/transcript-source.js";
 
 export interface StandInSource extends TranscriptSource {
   calls: string[];

@@ -6,16 +6,17 @@ import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { buildArtifacts } from "../../../pipeline/build.js";
+import { buildArtifacts } from "../../../pipeline/build/build-artifacts.js";
 import type { Manifest } from "../../../pipeline/artifact/contract.js";
-import { createApp } from "../../../server/app.js";
+import { createApp } from "../../../server/app/app.js";
 import { openKeyStore, type KeyStore } from "../../../server/auth/key-store.js";
 import { loadConfig, type Config } from "../../../server/config.js";
-import { openCatalog, type ArtifactCatalog } from "../../../server/data/artifact-catalog.js";
+import { openCatalog, type ArtifactCatalog } from "../../../server/artifact-set/artifact-catalog.js";
+import { LiveStore } from "../../../server/live-store/live-store.js";
 import { createLogger } from "../../../server/log.js";
 import { createMemoryRateLimiter } from "../../../server/rate-limit/memory-rate-limiter.js";
 import type { RateLimiter } from "../../../server/rate-limit/rate-limiter.js";
-import type { TranscriptSource } from "../../../server/transcript-source.js";
+import type { TranscriptSource } from "../../../server/live/transcript-source.js";
 import { fixtureRecords } from "./fixture-records.js";
 
 export interface Artifacts {
@@ -57,6 +58,8 @@ export interface StartOptions {
   transcriptSource?: TranscriptSource;
   /** Settings beyond what the environment sets (e.g. one another branch adds). */
   configure?: (config: Config) => Config;
+  /** A live store in the data directory, searched beside the set (`catalog.storeLive` fills it). */
+  live?: boolean;
 }
 
 export async function startTestServer(options: StartOptions): Promise<TestServer> {
@@ -64,7 +67,8 @@ export async function startTestServer(options: StartOptions): Promise<TestServer
   const loaded = loadConfig({ DATA_DIR: dataDir, ACCESS_LOG: "off", LOG_LEVEL: "debug", ...options.env });
   const config = options.configure?.(loaded) ?? loaded;
   const keyStore = openKeyStore({ dataDir });
-  const catalog = openCatalog({ dir: options.artifacts.dir });
+  const live = options.live ? LiveStore.open(path.join(dataDir, "live.db")) : undefined;
+  const catalog = openCatalog({ dir: options.artifacts.dir, ...(live ? { live } : {}) });
   const keys: TestKeys = {
     pro: keyStore.create({ plan: "pro", name: "pro" }).key,
     free: keyStore.create({ plan: "free", name: "free" }).key,
@@ -99,6 +103,7 @@ export async function startTestServer(options: StartOptions): Promise<TestServer
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       catalog.close();
+      live?.close();
       keyStore.close();
       rmSync(dataDir, { recursive: true, force: true });
     },

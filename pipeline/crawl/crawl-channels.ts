@@ -1,0 +1,158 @@
+/**
+ * The crawl stage: every channel of the list resolved to its id, its whole
+ * Videos tab read through the continuations, and each page written to the
+ * state in one transaction (new videos added, known ones get their view
+ * counts refreshed). The channel feed gives exact dates for the newest 15
+ * uploads; the others get a date from their relative age, marked approximate
+ * until the fetch reads the watch page.
+ */
+import PQueue from "p-queue";
+import { isYouTubeError, type FeedEntry, type YouTubeClient } from "../youtube/index.js";
+import { approximatePublishedAt } from "./approximate-date.js";
+import type { CrawledVideo, PipelineState } from "../state/open-state.js";
+import type { CrawlWrites } from "../state/record-writer.js";
+import type { ChannelListEntry } from "./read-channel-list.js";
+
+export interface CrawlOptions {
+  client: YouTubeClient;
+  /** Read: when channels were crawled; in a dry run, which videos are known. */
+  state: PipelineState | undefined;
+  /** Where the crawl's pages go; undefined for a dry run (then nothing is written and "new" is judged against `state`). */
+  writes: CrawlWrites | undefined;
+  channels: readonly ChannelListEntry[];
+  /** Channels crawled at once. */
+  concurrency: number;
+  /** Channels whose last complete crawl is younger than this are skipped, in ms (0: crawl all). */
+  recrawlAfterMs: number;
+  signal: AbortSignal;
+  now: () => Date;
+  onChannel?: (done: number, total: number, videosSeen: number) => void;
+  /** After each page of videos is written to the state (`fresh` of them new). */
+  onVideos?: (fresh: number) => void;
+  log: (message: string) => void;
+}
+
+export interface ChannelFailure {
+  input: string;
+  code: string;
+  message: string;
+}
+
+export interface CrawlResult {
+  channelsListed: number;
+  channelsCrawled: number;
+  channelsSkipped: number;
+  channelFailures: ChannelFailure[];
+  videosSeen: number;
+  videosNew: number;
+}
+
+const PAGE = 30;
+
+export async function crawlChannels(options: CrawlOptions): Promise<CrawlResult> {
+  const result: CrawlResult = {
+    channelsListed: options.channels.length,
+    channelsCrawled: 0,
+    channelsSkipped: 0,
+    channelFailures: [],
+    videosSeen: 0,
+    videosNew: 0,
+  };
+  const queue = new PQueue({ concurrency: options.concurrency });
+  let done = 0;
+  /** Not YouTube's doing (a bug, the state database): stops the crawl and is thrown at the end. */
+  let fatal: unknown;
+  for (const entry of options.channels) {
+    void queue.add(async () => {
+      if (options.signal.aborted || fatal !== undefined) return;
+      try {
+        const crawled = await crawlOne(entry, options, result);
+        if (crawled) result.channelsCrawled++;
+        else result.channelsSkipped++;
+      } catch (error) {
+        if (options.signal.aborted) return;
+        if (!isYouTubeError(error)) {
+          fatal ??= error;
+          return;
+        }
+        result.channelFailures.push({ input: entry.input, code: error.code, message: error.message });
+        options.log(`channel ${entry.input} (line ${entry.line}): ${error.code}: ${error.message}`);
+        // Noting the failure in the state can fail too (the writer thread); that is fatal, like any other write.
+        if (entry.channelId) await options.writes?.saveChannelFailed(entry.channelId, error.code).catch((writeError: unknown) => (fatal ??= writeError));
+      } finally {
+        options.onChannel?.(++done, options.channels.length, result.videosSeen);
+      }
+    });
+  }
+  await queue.onIdle();
+  if (fatal !== undefined) throw fatal;
+  return result;
+}
+
+async function crawlOne(entry: ChannelListEntry, options: CrawlOptions, result: CrawlResult): Promise<boolean> {
+  const { client, signal, state } = options;
+  let channelId = entry.channelId;
+  let title: string | undefined;
+  let handle: string | undefined;
+  if (!channelId) {
+    const resolved = await client.resolveChannel(entry.input, { signal });
+    ({ channelId, title, handle } = resolved);
+  }
+  if (options.recrawlAfterMs > 0) {
+    const last = state?.channelCrawledAt(channelId);
+    if (last && options.now().getTime() - Date.parse(last) < options.recrawlAfterMs) return false;
+  }
+
+  let feed = new Map<string, FeedEntry>();
+  try {
+    feed = new Map((await client.channelFeed(channelId, { signal })).map((e) => [e.videoId, e]));
+  } catch (error) {
+    // The feed only sharpens dates of recent uploads; without it they stay approximate.
+    if (!isYouTubeError(error)) throw error;
+    options.log(`channel ${channelId}: feed unavailable (${error.code}); dates of recent uploads stay approximate`);
+  }
+
+  const stream = client.listChannelVideos(channelId, { signal });
+  let batch: CrawledVideo[] = [];
+  let count = 0;
+  let channelSaved = false;
+  const { writes } = options;
+  const flush = async (): Promise<void> => {
+    if (!channelSaved) {
+      const metadata = stream.metadata;
+      handle ??= /\/(@[^/?#]+)/.exec(metadata?.vanityChannelUrl ?? "")?.[1];
+      title ??= metadata?.title;
+      await writes?.saveChannel({ channelId: channelId!, input: entry.input, ...(title ? { title } : {}), ...(handle ? { handle } : {}) }, options.now());
+      channelSaved = true;
+    }
+    if (batch.length === 0) return;
+    const page = batch;
+    batch = [];
+    result.videosSeen += page.length;
+    if (writes === undefined) {
+      result.videosNew += page.filter((v) => !state?.isKnownVideo(v.videoId)).length;
+    } else {
+      const fresh = await writes.saveVideos(page, options.now());
+      result.videosNew += fresh;
+      options.onVideos?.(fresh);
+    }
+  };
+  const nowMs = options.now().getTime();
+  for await (const item of stream) {
+    const exact = feed.get(item.videoId);
+    const publishedAt = exact?.publishedAt ?? approximatePublishedAt(item.publishedText, nowMs);
+    batch.push({
+      videoId: item.videoId,
+      channelId,
+      title: item.title,
+      viewCount: exact?.viewCount ?? item.viewCount,
+      publishedAt,
+      approximate: exact === undefined,
+    });
+    count++;
+    if (batch.length >= PAGE) await flush();
+  }
+  await flush();
+  await writes?.saveChannelCrawled(channelId, count, options.now());
+  return true;
+}

@@ -1,0 +1,262 @@
+/**
+ * What a running server holds besides its HTTP listener: the live store, the
+ * served artifact set (swappable), the YouTube client and live fetcher, and
+ * the watcher that switches sets when a new one is published. `main.ts` and
+ * the tests open it the same way.
+ *
+ * At start the published set is verified against its manifest (set-verifier.ts)
+ * unless this machine already did and it has not changed. A set that fails is
+ * not served: the newest earlier build that verifies is (health degraded), and
+ * with none the start is refused.
+ */
+import { realpathSync } from "node:fs";
+import { join } from "node:path";
+import { dataDirLayout } from "../../pipeline/artifact/layout.js";
+import { trimmableThrough } from "../../pipeline/artifact/live-store/live-records.js";
+import { readManifest } from "../../pipeline/artifact/manifest.js";
+import { createYouTubeClient, type YouTubeClient, type YouTubeClientOptions } from "../../pipeline/youtube/index.js";
+import { ArtifactSwitch, type SwitchOutcome, type SwitchTrigger } from "../artifact-set/artifact-switch.js";
+import { CatalogHolder } from "../artifact-set/catalog-holder.js";
+import { CurrentWatcher } from "../artifact-set/current-watcher.js";
+import { previousVerifiedSet, verifySet } from "../artifact-set/set-verifier.js";
+import type { Config } from "../config.js";
+import type { Catalog } from "../data/catalog.js";
+import { openCatalog, type ArtifactCatalog, type CatalogOptions } from "../artifact-set/artifact-catalog.js";
+import { LiveStore } from "../live-store/live-store.js";
+import { memoryOptions } from "../search/memory/budget.js";
+import { createLiveFetcher, type LiveFetcher } from "../live/live-fetcher.js";
+import type { FetchCoordination } from "../live/fetch-coordination.js";
+import type { SharedLiveStore } from "../live-store/pg-live-store.js";
+import { errorFields, type Logger } from "../log.js";
+import { ServiceState } from "../service-state.js";
+
+
+export interface RuntimeOptions {
+  log: Logger;
+  /** Milliseconds since the epoch. Default Date.now. */
+  clock?: () => number;
+  /** Extra client options (tests inject short backoffs); config wins for what it sets. */
+  client?: Omit<YouTubeClientOptions, "origin" | "proxyUrls" | "timeoutMs" | "maxBlockedRetries">;
+  /** Watch DATA_DIR for a new `current`. Default true. */
+  watch?: boolean;
+  /** Poll interval of `current`'s target in ms; 0 disables. Default 2000. */
+  pollMs?: number;
+  /** Called right after a switch to a newly published set, with that set; it must not throw. */
+  onSwitched?: (catalog: ArtifactCatalog) => void;
+  /** Live-fetch claims and negative cache shared with other processes (WORKERS > 1); default: this process's own. */
+  coordination?: FetchCoordination;
+  /** Other processes write the live store too: look for their commits this often, in ms (0: never, the default). */
+  liveSyncMs?: number;
+  /** The live store shared by every replica (DATABASE_URL): this one's `live.db` becomes its mirror; closed with the runtime. */
+  sharedLive?: SharedLiveStore;
+  /** The health state to report into (main.ts makes it first, so shared services can report before the runtime opens); default a new one. */
+  state?: ServiceState;
+}
+
+export interface Runtime {
+  live: LiveStore;
+  catalogs: CatalogHolder<ArtifactCatalog>;
+  /** undefined when LIVE_FETCH is off. */
+  fetcher: LiveFetcher | undefined;
+  /** Health and readiness for /healthz and /readyz (main.ts marks it loaded once the first set is warm). */
+  state: ServiceState;
+  /** Re-reads `current` and switches if it changed (SIGHUP forces a retry of a set that failed before). */
+  reload(trigger: SwitchTrigger, force?: boolean): Promise<SwitchOutcome>;
+  /** A request found the database of `catalog` damaged (`code`): unhealthy, then back to an earlier verified set. */
+  databaseFault(code: string, catalog: Catalog): Promise<SwitchOutcome>;
+  close(): Promise<void>;
+}
+
+export async function openRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
+  const { log } = options;
+  const state = options.state ?? new ServiceState();
+  // Before the live store is opened: a set is verified before anything is reconciled with it.
+  const { servedDir, failedDir } = await chooseStartSet(config.dataDir, state, log);
+  const live = LiveStore.open(dataDirLayout(config.dataDir).liveStore);
+  const shared = options.sharedLive;
+  try {
+    // Before the set is opened: it is reconciled (trimmed) against the shared store's id and numbers.
+    await shared?.adopt(live);
+    const open = (dir: string): ArtifactCatalog =>
+      openCatalog({ dir, live, liveTrimThrough: trimmableThrough(config.dataDir, live.storeId, [readManifest(dir)]), ...catalogSettings(config) });
+    // A set switched to while serving warms its index in the background; the first one is warmed before listening (main.ts).
+    const openAndWarm = (dir: string): ArtifactCatalog => {
+      const catalog = open(dir);
+      void warmLogged(catalog, log);
+      return catalog;
+    };
+    // Opened by its resolved path: the set stays the same files whatever `current` does next.
+    const catalogs = new CatalogHolder(open(servedDir), {
+      onClosed: (catalog) => log.info("old artifact set released", { builtAt: catalog.manifest.builtAt }),
+    });
+    const artifactSwitch = new ArtifactSwitch({
+      dataDir: config.dataDir,
+      holder: catalogs,
+      open: openAndWarm,
+      servedDir,
+      ...(failedDir === undefined ? {} : { failedDir }),
+      ...(options.onSwitched ? { onSwitched: options.onSwitched } : {}),
+      state,
+      log,
+    });
+    const watcher = new CurrentWatcher({
+      dataDir: config.dataDir,
+      onChange: (trigger) => {
+        artifactSwitch.check(trigger).catch((error: unknown) => log.error("artifact set check failed", { trigger, ...errorFields(error) }));
+      },
+      log,
+      ...(options.watch === undefined ? {} : { watch: options.watch }),
+      ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+    });
+    const { client, fetcher } = openLiveFetch({ config, options, catalogs });
+    const liveSync = options.liveSyncMs !== undefined && options.liveSyncMs > 0 ? syncLive({ catalogs, everyMs: options.liveSyncMs, log }) : undefined;
+    shared?.mirror(catalogs, live);
+    return {
+      live,
+      catalogs,
+      fetcher,
+      state,
+      reload: (trigger, force = false) => artifactSwitch.check(trigger, force),
+      databaseFault: (code, catalog) => artifactSwitch.fallBack(catalog, code),
+      async close() {
+        clearInterval(liveSync);
+        watcher.close();
+        artifactSwitch.close();
+        await fetcher?.close();
+        await client?.close();
+        await shared?.close();
+        catalogs.close();
+        live.close();
+      },
+    };
+  } catch (error) {
+    live.close();
+    await shared?.close();
+    throw error;
+  }
+}
+
+/** The YouTube client and the live fetcher over the served sets (LIVE_FETCH); both undefined when it is off. */
+function openLiveFetch(parts: { config: Config; options: RuntimeOptions; catalogs: CatalogHolder<ArtifactCatalog> }): {
+  client: YouTubeClient | undefined;
+  fetcher: LiveFetcher | undefined;
+} {
+  const { config, options, catalogs } = parts;
+  if (!config.liveFetch) return { client: undefined, fetcher: undefined };
+  const client = createYouTubeClient({
+    ...options.client,
+    origin: config.youtubeOrigin,
+    proxyUrls: [...config.youtubeProxyUrls],
+    timeoutMs: config.youtubeTimeoutMs,
+    maxBlockedRetries: config.youtubeMaxBlockedRetries,
+  });
+  const fetcher = createLiveFetcher({
+    client,
+    catalogs,
+    concurrency: config.liveFetchConcurrency,
+    maxQueue: config.liveFetchQueue,
+    negativeCacheMs: config.negativeCacheSeconds * 1000,
+    negativeCacheSize: config.negativeCacheSize,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.coordination ? { coordination: options.coordination } : {}),
+    ...(options.sharedLive ? { shared: options.sharedLive } : {}),
+    log: options.log,
+  });
+  return { client, fetcher };
+}
+
+/** Looks for live records other processes stored, every `everyMs`: one pragma per tick when nothing changed; a record another worker stored is then served and searched here too. */
+function syncLive(options: { catalogs: CatalogHolder<ArtifactCatalog>; everyMs: number; log: Logger }): NodeJS.Timeout {
+  const { catalogs, log } = options;
+  const timer = setInterval(() => {
+    try {
+      catalogs.current.refreshLive();
+    } catch (error) {
+      log.warn("live store refresh failed", errorFields(error));
+    }
+  }, options.everyMs);
+  timer.unref();
+  return timer;
+}
+
+/**
+ * The resolved directory of the set to serve at start: the published one if
+ * it verifies, else the newest earlier build that does (logged as an error,
+ * health degraded, the published one returned as `failedDir`). Throws when
+ * none does.
+ */
+async function chooseStartSet(dataDir: string, state: ServiceState, log: Logger): Promise<{ servedDir: string; failedDir?: string }> {
+  const published = realpathSync(dataDirLayout(dataDir).current);
+  try {
+    await verifySet(dataDir, published, log);
+    return { servedDir: published };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    const previous = await previousVerifiedSet(dataDir, published, new Set(), log);
+    if (previous === undefined) {
+      throw new Error(
+        `The published artifact set ${published} failed verification and no earlier build in ${dataDirLayout(dataDir).builds} verifies, so nothing is served: ${reason}. ` +
+          "Publish a good set (npm run pipeline -- run) and start again.",
+        { cause: error },
+      );
+    }
+    log.error("published artifact set failed verification; serving the newest earlier build that verifies", { published, served: previous, reason });
+    state.degraded(`the published set ${published} failed verification (${reason}); serving ${previous}`);
+    return { servedDir: previous, failedDir: published };
+  }
+}
+
+/** The memory (one budget, split by search/memory/budget.ts), phrase-pair and word-bitmap settings of an artifact set's catalog, as the server opens it. */
+export function catalogSettings(
+  config: Config,
+): Pick<CatalogOptions, "cacheBytes" | "indexBytes" | "pairBytes" | "hotTextBytes" | "termVectorBytes" | "termCountBytes" | "readThreads" | "touchVideos" | "warmSearches" | "search" | "wordBitmaps"> {
+  return {
+    search: { phrasePairs: config.searchPhrasePairs, cacheSize: config.searchCacheEntries },
+    wordBitmaps: config.searchWordBitmaps,
+    cacheBytes: config.dbCacheMb * 2 ** 20,
+    ...memoryOptions(config.searchMemoryMb * 2 ** 20, config.searchMemoryHelpers),
+  };
+}
+
+/** Warms a catalog's search memory (word bitmaps, index, the phrase-pair index's longest lists, the build's term counts, then the most viewed transcripts' text and term counts) and logs how it went; never rejects. */
+export async function warmLogged(catalog: ArtifactCatalog, log: Logger): Promise<void> {
+  try {
+    const { bitmaps, index, pairs, counts, texts, searches, searchesMs } = await catalog.warm();
+    const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
+    const builtAt = catalog.manifest.builtAt;
+    if (bitmaps && bitmaps.words > 0) log.info("word bitmaps in memory", { builtAt, words: bitmaps.words, mb: mb(bitmaps.bytes), ms: Math.round(bitmaps.ms) });
+    if (index?.outcome === "complete") log.info("search index in memory", { builtAt, mb: mb(index.bytes), ms: Math.round(index.ms) });
+    else if (index?.outcome === "budget") {
+      log.warn("search index larger than its share of SEARCH_MEMORY_MB; the rest is read from storage as needed", { builtAt, mb: mb(index.bytes), ms: Math.round(index.ms) });
+    }
+    if (pairs !== undefined && pairs.outcome !== "closed") {
+      log.info("phrase-pair lists in memory", { builtAt, lists: pairs.lists, mb: mb(pairs.bytes), ms: Math.round(pairs.ms), outcome: pairs.outcome });
+    }
+    if (counts !== undefined && counts.outcome !== "closed" && counts.outcome !== "absent") {
+      log.info("term counts in memory", { builtAt, transcripts: counts.transcripts, mb: mb(counts.bytes), ms: Math.round(counts.ms), outcome: counts.outcome });
+    }
+    if (texts !== undefined && texts.outcome !== "closed") {
+      log.info("most viewed transcripts in memory", {
+        builtAt,
+        transcripts: texts.transcripts,
+        mb: mb(texts.bytes),
+        timingsMb: mb(texts.timingsBytes),
+        termCounts: texts.vectors,
+        termCountsMb: mb(texts.vectorBytes),
+        ms: Math.round(texts.ms),
+      });
+    }
+    if (searches > 0) log.info("search paths warmed", { builtAt, searches, ms: Math.round(searchesMs) });
+  } catch (error) {
+    log.error("search memory could not be filled", errorFields(error));
+  }
+}
+
+/** SIGHUP makes the server look at `current` now (and retry a set that failed to open). Returns the remover. */
+export function reloadOnSighup(runtime: Pick<Runtime, "reload">): () => void {
+  const onHup = (): void => {
+    void runtime.reload("sighup", true);
+  };
+  process.on("SIGHUP", onHup);
+  return () => process.off("SIGHUP", onHup);
+}
