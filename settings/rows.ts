@@ -281,7 +281,7 @@ export const ROWS = {
     kind: wholeNumber(1, 86_400),
     default: "600",
     readBy: ["pipeline"],
-    help: "With DATABASE_URL: how long a worker holds a fetch job of the shared queue (1 to 86400). A worker killed mid-job frees it after this long, and another worker fetches the video; it must exceed the longest fetch, waits for a free exit included.",
+    help: "With DATABASE_URL: how long the worker that took a fetch job of the shared queue holds it (1 to 86400; `run` sets it on the jobs it queues). A worker killed mid-job frees its jobs after this long, and another worker fetches them after FETCH_RETRY_DELAY_SECONDS; it must exceed the longest fetch, waits for a free exit included.",
   }),
   fetchWorkerConcurrency: setting({
     name: "FETCH_WORKER_CONCURRENCY",
@@ -295,14 +295,14 @@ export const ROWS = {
     kind: wholeNumber(0, 100),
     default: "5",
     readBy: ["pipeline"],
-    help: "With DATABASE_URL: how often a fetch job that failed for a passing reason (blocked by YouTube, a timeout, a lease that ran out) is tried again in the same run (0 to 100); after that the video waits for the next run, never counted as a permanent failure.",
+    help: "With DATABASE_URL: how often a fetch job that failed for a passing reason (blocked by YouTube, a timeout, a lease that ran out) is tried again in the same run (0 to 100; `run` sets it on the jobs it queues); after that the video waits for the next run, never counted as a permanent failure.",
   }),
   fetchRetryDelaySeconds: setting({
     name: "FETCH_RETRY_DELAY_SECONDS",
     kind: wholeNumber(1, 3_600),
     default: "30",
     readBy: ["pipeline"],
-    help: "With DATABASE_URL: the first wait before a failed fetch job is tried again (1 to 3600), doubling with each further try, with jitter.",
+    help: "With DATABASE_URL: the first wait before a failed fetch job is tried again (1 to 3600; `run` sets it on the jobs it queues), doubling with each further try, with jitter.",
   }),
   liveFetch: setting({
     name: "LIVE_FETCH",
