@@ -9,7 +9,10 @@
  */
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { saveFetchResult } from "../../pipeline/fetch-queue/fetch-results.js";
 import { FetchQueue } from "../../pipeline/fetch-queue/fetch-queue.js";
+import { startFetchWorker } from "../../pipeline/fetch-queue/fetch-worker.js";
+import { createYouTubeClient } from "../../pipeline/youtube/index.js";
 import { freshDatabase, postgresAvailable } from "../helpers/services.js";
 import { startChild, until, type Child } from "../reliability/helpers/child.js";
 import { startSyntheticStandin, type SyntheticStandin } from "./helpers/synthetic-standin.js";
@@ -42,8 +45,8 @@ async function database(): Promise<string> {
   return fresh.url;
 }
 
-async function openQueue(url: string, leaseSeconds: number): Promise<FetchQueue> {
-  const queue = await FetchQueue.open({ url, leaseSeconds, retryLimit: 3, retryDelaySeconds: 1, connections: 4, log: () => undefined });
+async function openQueue(url: string, leaseSeconds: number, retryLimit = 3): Promise<FetchQueue> {
+  const queue = await FetchQueue.open({ url, leaseSeconds, retryLimit, retryDelaySeconds: 1, connections: 4, log: () => undefined });
   queues.push(queue);
   return queue;
 }
@@ -162,6 +165,63 @@ describe.skipIf(!available)("the shared fetch queue with worker processes", () =
     expect(await jobStates(url)).toEqual({ completed: VIDEOS });
     expect(survivor.stdout()).toMatch(/worker stopped: \d+ fetched/);
   }, 180_000);
+
+  test("a worker that stored a result and died before ending its job: the next worker ends the job without fetching again", async () => {
+    const url = await database();
+    const queue = await openQueue(url, 1);
+    const [stored, other] = videoIds().filter(hasTranscript);
+    await queue.enqueue(
+      [stored!, other!].map((videoId) => ({ videoId, attempts: 0 })),
+      { languages: ["en"], anyLanguage: true },
+    );
+    // What the dead worker did: leased the job, stored the outcome, and no more.
+    const taken = await queue.take();
+    const job = taken!.videoId === stored ? taken! : (await queue.take())!;
+    expect(job.videoId).toBe(stored);
+    await saveFetchResult(queue.pool, { videoId: stored!, jobId: job.id, outcome: "fetched", record: world!.corpus.video(stored!)!, worker: "gone:1", finishedAt: new Date() });
+
+    const client = createYouTubeClient({ origin: world!.standin.origin });
+    try {
+      const counts = await startFetchWorker({ queue, client, concurrency: 2, untilEmpty: true, pollMs: 100, log: () => undefined }).done;
+      expect(counts).toMatchObject({ resumed: 1, fetched: 1, errors: 0 });
+    } finally {
+      await client.close();
+    }
+    expect(downloads(stored!)).toBe(0);
+    expect(downloads(other!)).toBe(1);
+    const outcomes = await storedOutcomes(url);
+    expect([...outcomes.keys()].sort()).toEqual([stored, other].sort());
+    expect(await jobStates(url)).toEqual({ completed: 2 });
+  }, 60_000);
+
+  test("a video YouTube blocks goes back to the queue and is fetched later; blocked on every try, it is stored as failed, never permanent", async () => {
+    const url = await database();
+    const [later, never] = videoIds().filter(hasTranscript);
+    // The client's own retries are off: every block reaches the queue.
+    const client = createYouTubeClient({ origin: world!.standin.origin, maxBlockedRetries: 0 });
+    try {
+      const queue = await openQueue(url, 30, 3);
+      await queue.enqueue([{ videoId: later!, attempts: 0 }], { languages: ["en"], anyLanguage: true });
+      world!.standin.setFault({ kind: "rate-limit", endpoint: "player", times: 2 });
+      const outcomes: string[] = [];
+      const counts = await startFetchWorker({ queue, client, concurrency: 1, untilEmpty: true, pollMs: 100, log: () => undefined, onOutcome: (o) => outcomes.push(o.kind) }).done;
+      expect(outcomes).toEqual(["requeued", "requeued", "fetched"]);
+      expect(counts).toMatchObject({ fetched: 1, requeued: 2, permanent: 0, failed: 0 });
+      expect((await storedOutcomes(url)).get(later!)).toBe("fetched");
+
+      // One retry allowed, blocked both times: stored as failed (the next run wants it again).
+      const strict = await openQueue(url, 30, 1);
+      await strict.enqueue([{ videoId: never!, attempts: 0 }], { languages: ["en"], anyLanguage: true });
+      world!.standin.setFault({ kind: "rate-limit", endpoint: "player" });
+      const blocked = await startFetchWorker({ queue: strict, client, concurrency: 1, untilEmpty: true, pollMs: 100, log: () => undefined }).done;
+      expect(blocked).toMatchObject({ fetched: 0, requeued: 1, failed: 1, permanent: 0 });
+      const rows = await query<{ outcome: string; code: string }>(url, `SELECT outcome, code FROM fetch_results WHERE video_id = '${never!}'`);
+      expect(rows).toEqual([{ outcome: "failed", code: "rate_limited" }]);
+      expect(await jobStates(url)).toEqual({ completed: 1, failed: 1 });
+    } finally {
+      await client.close();
+    }
+  }, 90_000);
 
   test("worker without DATABASE_URL, or with a bad --concurrency: exit 2 with one line saying why", async () => {
     const noDatabase = startChild("pipeline/cli.ts", ["worker"], { DATABASE_URL: "" });
