@@ -158,7 +158,7 @@ async function fetchOne(candidate: FetchCandidate, options: FetchOptions, result
 }
 
 /** The video's best other track when it has none in the wanted languages (manual before generated). */
-function fallbackLanguage(error: YouTubeError, tried: string[], anyLanguage: boolean): string | undefined {
+export function fallbackLanguage(error: YouTubeError, tried: string[], anyLanguage: boolean): string | undefined {
   if (!anyLanguage || error.code !== "language_not_available") return undefined;
   const available = error.availableLanguages ?? [];
   const best = available.find((l) => !l.isGenerated) ?? available[0];

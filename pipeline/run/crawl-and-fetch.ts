@@ -87,7 +87,7 @@ export async function crawlAndFetch(
 }
 
 /** The crawl's side of `CrawlFeed`: wakes the fetch when it writes videos and when it ends. */
-class CrawlProgress implements CrawlFeed {
+export class CrawlProgress implements CrawlFeed {
   #finished = false;
   #waiting: { promise: Promise<void>; wake: () => void } | undefined;
 

@@ -40,6 +40,7 @@ export async function runCommand(argv: string[], config: Settings<"pipeline">): 
     summary = await runPipeline({
       dataDir: config.dataDir,
       ...(config.databaseUrl !== undefined ? { databaseUrl: config.databaseUrl } : {}),
+      fetchQueue: { leaseSeconds: config.fetchLeaseSeconds, retryLimit: config.fetchRetryLimit, retryDelaySeconds: config.fetchRetryDelaySeconds },
       channelsFile: args.channelsFile,
       dryRun: args.dryRun,
       ...(args.limit !== undefined ? { limit: args.limit } : {}),

@@ -22,13 +22,21 @@ import { readChannelList } from "../crawl/read-channel-list.js";
 import { settleImport } from "../import/import-and-publish.js";
 import { RecordWriter } from "../state/record-writer.js";
 import { formatDuration, type Progress } from "./report-progress.js";
+import { crawlAndQueue } from "./crawl-and-queue.js";
+import { FetchQueue } from "../fetch-queue/fetch-queue.js";
+import { ROWS } from "../../settings/rows.js";
 
 
 export interface RunOptions {
   /** DATA_DIR: state in `<dataDir>/pipeline/`, artifacts in `<dataDir>/builds/` and `current`. */
   dataDir: string;
-  /** DATABASE_URL: one run at a time across every machine sharing it (shared-lock.ts). Default: this DATA_DIR's lock only. */
+  /**
+   * DATABASE_URL: one run at a time across every machine sharing it (shared-lock.ts), and the fetches go
+   * through the shared fetch queue, worked by this run and any `worker` (fetch-queue/). Default: this DATA_DIR's lock only, fetched here.
+   */
   databaseUrl?: string;
+  /** With `databaseUrl`: the jobs' lease, retries and first retry delay. Default: the FETCH_* settings' defaults. */
+  fetchQueue?: { leaseSeconds: number; retryLimit: number; retryDelaySeconds: number };
   channelsFile: string;
   /** Crawl and count, write nothing, fetch and build nothing. Default false. */
   dryRun?: boolean;
@@ -205,7 +213,14 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
       summary.transcripts.wanted = (counted?.candidates ?? 0) + crawl.videosNew;
     } else if (state) {
       const fetchStarted = performance.now();
-      const { crawl, fetched } = await crawlAndFetch(state, crawlOptions, fetchOptions, signal, progress);
+      const { crawl, fetched } =
+        options.databaseUrl === undefined
+          ? await crawlAndFetch(state, crawlOptions, fetchOptions, signal, progress)
+          : await withFetchQueue(options.databaseUrl, options.fetchQueue, concurrency, log, (queue) => {
+              const { limit, languages, anyLanguage, retryPermanentBefore } = fetchOptions;
+              const queueOptions = { queue, client, concurrency, limit, languages, anyLanguage, retryPermanentBefore, log };
+              return crawlAndQueue(state!, crawlOptions, queueOptions, signal, progress);
+            });
       const seconds = (performance.now() - fetchStarted) / 1000;
       summary.channels = { listed: channels.length, crawled: crawl.channelsCrawled, skipped: crawl.channelsSkipped, failed: crawl.channelFailures };
       summary.videos = { seen: crawl.videosSeen, new: crawl.videosNew };
@@ -284,6 +299,29 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
     }
   }
   return summary;
+}
+
+/** Runs `work` on the shared fetch queue, closed after it. */
+async function withFetchQueue<T>(
+  url: string,
+  settings: RunOptions["fetchQueue"],
+  concurrency: number,
+  log: (message: string) => void,
+  work: (queue: FetchQueue) => Promise<T>,
+): Promise<T> {
+  const queue = await FetchQueue.open({
+    url,
+    leaseSeconds: settings?.leaseSeconds ?? Number(ROWS.fetchLeaseSeconds.default),
+    retryLimit: settings?.retryLimit ?? Number(ROWS.fetchRetryLimit.default),
+    retryDelaySeconds: settings?.retryDelaySeconds ?? Number(ROWS.fetchRetryDelaySeconds.default),
+    connections: Math.min(concurrency, 16) + 2,
+    log,
+  });
+  try {
+    return await work(queue);
+  } finally {
+    await queue.close();
+  }
 }
 
 /** Written to a temporary file and renamed, so a reader never sees half of it. */

@@ -10,6 +10,7 @@ import { ChannelVideoStream, type ListChannelVideosOptions } from "./channel-vid
 import type { ClientContext } from "./client-context.js";
 import { fetchTranscript, type FetchTranscriptOptions, type FetchTranscriptResult } from "./fetch-transcript.js";
 import { HttpTransport } from "./http-transport.js";
+import { PlaylistVideoStream } from "./playlist-videos.js";
 
 export interface YouTubeClientOptions {
   /** Scheme and host of YouTube. Default `https://www.youtube.com`. Caption URLs from the player are moved onto it too. */
@@ -41,6 +42,8 @@ export interface YouTubeClient {
   /** Async iterable over the whole Videos tab; its `metadata` is set once the first page has arrived. */
   listChannelVideos(channelId: string, options?: ListChannelVideosOptions): ChannelVideoStream;
   channelFeed(channelId: string, options?: { signal?: AbortSignal }): Promise<FeedEntry[]>;
+  /** Async iterable over a playlist's videos, each with its uploader's channel id; its `title` is set once the first page has arrived. */
+  listPlaylistVideos(playlistId: string, options?: { signal?: AbortSignal }): PlaylistVideoStream;
   /** Closes idle keep-alive connections (there are some only without proxies). */
   close(): Promise<void>;
 }
@@ -78,6 +81,7 @@ export function createYouTubeClient(options: YouTubeClientOptions = {}): YouTube
     resolveChannel: (input, callOptions) => resolveChannel(ctx, input, callOptions?.signal),
     listChannelVideos: (channelId, listOptions) => new ChannelVideoStream(ctx, channelId, listOptions),
     channelFeed: (channelId, callOptions) => channelFeed(ctx, channelId, callOptions?.signal),
+    listPlaylistVideos: (playlistId, listOptions) => new PlaylistVideoStream(ctx, playlistId, listOptions),
     close: () => transport.close(),
   };
 }

@@ -11,6 +11,8 @@ export {
 export type { FetchTranscriptOptions, FetchTranscriptResult } from "./fetch-transcript.js";
 export type { ResolvedChannel } from "./channel-resolve.js";
 export type { ChannelVideoStream } from "./channel-videos.js";
+export { playlistIdOf, PLAYLIST_ID_PATTERN, type PlaylistVideoStream } from "./playlist-videos.js";
+export type { PlaylistVideo } from "./playlist-page.js";
 export type { ChannelMetadata, ChannelVideo } from "./browse-page.js";
 export type { FeedEntry } from "./channel-feed.js";
 export { parseViewCount } from "./view-count.js";

@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import type { StandinCorpus } from "./corpus.js";
 import { ENDPOINTS, FaultState, type Endpoint, type Fault } from "./faults.js";
 import { FixtureFiles, OWN_FIXTURES, recordedFixtures, recordingsProblem, resolveFromRepo } from "./fixtures.js";
+import type { StandinPlaylist } from "./render-playlist.js";
 import { endpointOf, json, route, type Reply } from "./routes.js";
 import { DEFAULT_VIDEO_CACHE_SIZE, withVideoCache } from "./video-cache.js";
 
@@ -18,6 +19,8 @@ export interface StandinOptions {
   /** Interface to listen on. Default 127.0.0.1. */
   host?: string;
   corpus: StandinCorpus;
+  /** Playlists served beside the corpus's channels (browse id `VL` + the id). Default none. */
+  playlists?: readonly StandinPlaylist[];
   /** Videos kept in an LRU in front of `corpus` (generated corpora rebuild a video on every look-up); 0 turns it off. Default 256. */
   videoCacheSize?: number;
   /**
@@ -63,6 +66,7 @@ export async function startStandin(options: StandinOptions): Promise<Standin> {
   const faults = new FaultState();
   const stats = createStats();
   const corpus = withVideoCache(options.corpus, options.videoCacheSize ?? DEFAULT_VIDEO_CACHE_SIZE);
+  const playlists = new Map((options.playlists ?? []).map((playlist) => [playlist.playlistId, playlist]));
   let origin = "";
 
   const server = createServer((req, res) => {
@@ -102,7 +106,7 @@ export async function startStandin(options: StandinOptions): Promise<Standin> {
     if (early) return send(res, early, origin);
     if (fault?.kind === "huge-body") return streamHugeBody(res, fault.bytes ?? HUGE_BODY_BYTES, stats);
 
-    const reply = route({ corpus, files, origin, nowMs: now() }, { endpoint, url, json: parsed, ...(videoId ? { videoId } : {}) });
+    const reply = route({ corpus, playlists, files, origin, nowMs: now() }, { endpoint, url, json: parsed, ...(videoId ? { videoId } : {}) });
     if (fault?.kind === "malformed-json" || fault?.kind === "truncated-xml") {
       // Cut mid-document but with a truthful Content-Length: the bytes arrive, the document is broken.
       reply.body = reply.body.slice(0, Math.max(1, Math.floor(reply.body.length / 2)));

@@ -27,7 +27,16 @@ describe("the rows", () => {
 describe("each command reads its own rows", () => {
   test("the pipeline reads DATA_DIR and the upstream settings, not PORT: PORT=not-a-port does not stop it", () => {
     const settings = loadSettings("pipeline", { PORT: "not-a-port", DATA_DIR: "/tmp/x", YOUTUBE_ORIGIN: "http://127.0.0.1:4001/" });
-    expect(settings).toEqual({ dataDir: "/tmp/x", youtubeOrigin: "http://127.0.0.1:4001", youtubeProxyUrls: [], youtubeMaxBlockedRetries: 2 });
+    expect(settings).toEqual({
+      dataDir: "/tmp/x",
+      youtubeOrigin: "http://127.0.0.1:4001",
+      youtubeProxyUrls: [],
+      youtubeMaxBlockedRetries: 2,
+      fetchLeaseSeconds: 600,
+      fetchWorkerConcurrency: 8,
+      fetchRetryLimit: 5,
+      fetchRetryDelaySeconds: 30,
+    });
     expect(() => loadSettings("server", { PORT: "not-a-port" })).toThrow("PORT: must be a whole number");
   });
 
