@@ -28,16 +28,16 @@ export function settleOn(record: ExitRecord, sentAt: number, now: number, outcom
     case "answered":
       record.failuresInRow = 0;
       if (record.dead) reviveOn(record);
-      // A request sent before the latest block says nothing about whether the block is over.
-      if (sentAt >= record.lastBlockedAt) record.blocksInRow = 0;
+      // A request sent before the latest block was known says nothing about whether the block is over.
+      if (sentAt > record.lastBlockedAt) record.blocksInRow = 0;
       return;
     case "blocked": {
       record.blocked++;
       record.failuresInRow = 0;
       if (record.dead) reviveOn(record);
-      // Requests sent before a block that then come back blocked too are the same block, not one more in a row.
-      if (sentAt >= record.lastBlockedAt) record.blocksInRow++;
-      record.lastBlockedAt = Math.max(record.lastBlockedAt, sentAt);
+      // Requests sent before a block was known that then come back blocked too are the same block, not one more in a row.
+      if (sentAt > record.lastBlockedAt) record.blocksInRow++;
+      record.lastBlockedAt = now;
       const rest = outcome.retryAfterMs ?? coolDownDelay(record.blocksInRow, policy, random);
       record.coolingUntil = Math.max(record.coolingUntil, now + rest);
       return;

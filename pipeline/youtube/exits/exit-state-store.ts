@@ -26,7 +26,7 @@ export interface ExitRecord {
   probing: boolean;
   /** Start of the exit's latest request (pacing). */
   lastSentAt: number;
-  /** Start of the latest blocked request. */
+  /** When the latest block was known (its answer arrived). */
   lastBlockedAt: number;
 }
 
