@@ -56,8 +56,25 @@ export class HttpTransport {
     await this.#direct?.close();
   }
 
-  /** Sends one request; blocks (429 among them) and 5xx become errors, other statuses are the caller's to judge. */
+  /**
+   * Sends one request; blocks (429 among them) and 5xx become errors, other
+   * statuses are the caller's to judge. A request that got no answer because
+   * its exit failed (refused, reset before any answer) goes out once more
+   * through another exit, at most twice: a dead proxy costs a retry, not the call.
+   */
   async send(upstream: UpstreamRequest): Promise<UpstreamResponse> {
+    const others = Math.min(2, this.#options.exits.exits.length - 1);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#sendOnce(upstream);
+      } catch (error) {
+        const refused = error instanceof YouTubeError && error.code === "connection_failed" && exitFailures.has(error);
+        if (!refused || attempt >= others || upstream.signal?.aborted) throw error;
+      }
+    }
+  }
+
+  async #sendOnce(upstream: UpstreamRequest): Promise<UpstreamResponse> {
     const lease = await this.#options.exits.acquire({
       ...(upstream.signal ? { signal: upstream.signal } : {}),
       ...(this.#options.maxExitWaitMs === undefined ? {} : { maxWaitMs: this.#options.maxExitWaitMs }),
@@ -70,7 +87,10 @@ export class HttpTransport {
       return response;
     } catch (error) {
       if (error instanceof YouTubeError && error.kind === "blocked") outcome = { kind: "blocked", ...(error.retryAfterSeconds === undefined ? {} : { retryAfterMs: error.retryAfterSeconds * 1000 }) };
-      else if (isExitFailure(error, seen.headers)) outcome = { kind: "failed" };
+      else if (isExitFailure(error, seen.headers)) {
+        outcome = { kind: "failed" };
+        exitFailures.add(error as YouTubeError);
+      }
       else if (error instanceof YouTubeError) outcome = { kind: "answered" };
       throw error;
     } finally {
@@ -191,6 +211,9 @@ function throwOnStatus(response: UpstreamResponse): void {
     throw new YouTubeError("upstream_status", `YouTube answered HTTP ${status}`, { status, usedProxy });
   }
 }
+
+/** Errors of requests whose exit failed before any answer (so another exit may be tried). */
+const exitFailures = new WeakSet<YouTubeError>();
 
 /** No answer through the exit: it failed to connect, or timed out (a cut connection or a huge body says nothing about the exit). */
 function isExitFailure(error: unknown, headersArrived: boolean): boolean {
