@@ -58,6 +58,8 @@ export interface RunOptions {
   anyLanguage?: boolean;
   /** In-run retries of a transient failure. Default 2. */
   retries?: number;
+  /** Times a fetch YouTube blocked goes back within the run before it is left (pending) for the next. Default 10. */
+  blockedRounds?: number;
   /** First retry delay, ms. Default 1000. */
   retryBaseMs?: number;
   /** Permanent failures are tried again once older than this, ms. Default 30 days. */
@@ -190,6 +192,7 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
       languages: options.languages ?? ["en"],
       anyLanguage: options.anyLanguage ?? true,
       retries: options.retries ?? 2,
+      ...(options.blockedRounds === undefined ? {} : { blockedRounds: options.blockedRounds }),
       retryBaseMs: options.retryBaseMs ?? 1000,
       retryMaxMs: 30_000,
       retryPermanentBefore: new Date(now().getTime() - retryPermanentAfterMs),

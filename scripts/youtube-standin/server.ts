@@ -10,7 +10,7 @@ import type { StandinCorpus } from "./corpus.js";
 import { blockReply } from "./block-answers.js";
 import { ENDPOINTS, FaultState, type Endpoint, type Fault } from "./faults.js";
 import { FixtureFiles, OWN_FIXTURES, recordedFixtures, recordingsProblem, resolveFromRepo } from "./fixtures.js";
-import { clientAddress, LimitsState, type LimitsConfig, type LimitsReport } from "./limits.js";
+import { clientAddress, LimitsState, type AddressRecord, type LimitsConfig, type LimitsReport } from "./limits.js";
 import { endpointOf, json, route, type Reply } from "./routes.js";
 import { DEFAULT_VIDEO_CACHE_SIZE, withVideoCache } from "./video-cache.js";
 
@@ -60,6 +60,8 @@ export interface Standin {
   setLimits(limits: LimitsConfig | null): void;
   /** Per client address: every request time and every block announced; also served as JSON at `GET /__standin/limits`. */
   limitsReport(): LimitsReport;
+  /** Every request time and block of one client address, in order (undefined for an address never seen). */
+  limitsRecord(address: string): AddressRecord | undefined;
   /** Forgets the limits' record (and every address's budget and cool-down). */
   resetLimits(): void;
   close(): Promise<void>;
@@ -148,6 +150,7 @@ export async function startStandin(options: StandinOptions): Promise<Standin> {
     setFault: (fault) => faults.set(fault),
     setLimits: (config) => limits.set(config),
     limitsReport: () => limits.report(),
+    limitsRecord: (address) => limits.record(address),
     resetLimits: () => limits.reset(),
     close: () =>
       new Promise<void>((resolve) => {
