@@ -149,6 +149,6 @@ export async function crawlAndQueue(
   const folded = await foldFetchResults({ state, db: queue.pool });
   return {
     crawl,
-    fetched: { candidates, attempted: folded.rows, fetched: folded.fetched, permanent: folded.permanent, failed: folded.failed },
+    fetched: { candidates, attempted: folded.rows, fetched: folded.fetched, permanent: folded.permanent, failed: folded.failed, requeued: counts.requeued },
   };
 }
