@@ -19,6 +19,10 @@
  *   run --channels FILE [--dry-run] [--limit N] [--concurrency N] [--rate N/s] [--no-build] …
  *       The scheduled ingestion run: crawl the channels, fetch missing
  *       transcripts, build and publish (see pipeline/README.md and RUN_USAGE).
+ *       With DATABASE_URL the fetches go through the shared fetch queue.
+ *   worker [--until-empty] [--concurrency N]
+ *       Works the shared fetch queue's jobs (DATABASE_URL) on this host
+ *       (fetch-queue/worker-command.ts).
  *
  * Exit codes: 0 done, 1 failed, 2 bad usage, 3 (another run holds the lock),
  * 5 (the new set would drop most of the served one: see --force), 130
@@ -49,11 +53,13 @@ import { PipelineState } from "./state/open-state.js";
 import { PublishRefused } from "./publish/publish-guard.js";
 import { RUN_USAGE } from "./run/parse-run-args.js";
 import { runCommand } from "./run/run-command.js";
+import { WORKER_USAGE, workerCommand } from "./fetch-queue/worker-command.js";
 
 const USAGE = `usage: npm run pipeline -- <command> [options]
 
 commands:
   run --channels FILE [options]   crawl the channels, fetch the transcripts not stored, build and publish
+  worker [--until-empty]          work the shared fetch queue's jobs (DATABASE_URL) until SIGTERM or empty
   build [--input FILE.jsonl|DIR …]  add VideoRecords (JSON Lines, or an export folder) to the pipeline state, build and publish
   export --format parquet|jsonl --out DIR | --verify DIR
                                   write the published set as Parquet or JSON Lines with a dataset card; or check such a folder
@@ -144,7 +150,7 @@ async function main(argv: string[]): Promise<number> {
     return command === undefined ? EXIT.usage : EXIT.ok;
   }
   // Before the settings are read: help works whatever the environment holds.
-  const help = { build: BUILD_USAGE, demo: DEMO_USAGE, run: RUN_USAGE, export: EXPORT_HELP, "install-set": INSTALL_SET_USAGE }[command];
+  const help = { build: BUILD_USAGE, demo: DEMO_USAGE, run: RUN_USAGE, worker: WORKER_USAGE, export: EXPORT_HELP, "install-set": INSTALL_SET_USAGE }[command];
   if (help !== undefined && wantsHelp(rest)) {
     console.log(help);
     return EXIT.ok;
@@ -152,6 +158,7 @@ async function main(argv: string[]): Promise<number> {
   // Only the pipeline's own settings: a bad server setting such as PORT does not stop it.
   const config = loadSettings("pipeline");
   if (command === "run") return runCommand(rest, config);
+  if (command === "worker") return workerCommand(rest, config);
   // Loaded on use: the export's Parquet writer is a native library the other commands do not need.
   if (command === "export") return (await import("./export/export-command.js")).exportCommand(rest, config.dataDir);
   if (command === "build") {

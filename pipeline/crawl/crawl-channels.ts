@@ -4,7 +4,9 @@
  * state in one transaction (new videos added, known ones get their view
  * counts refreshed). The channel feed gives exact dates for the newest 15
  * uploads; the others get a date from their relative age, marked approximate
- * until the fetch reads the watch page.
+ * until the fetch reads the watch page. A playlist of the list is crawled
+ * the same way, its videos each under its uploader's channel; the state's
+ * `channels` table keeps it under its playlist id, for its crawl time.
  */
 import PQueue from "p-queue";
 import { isYouTubeError, type FeedEntry, type YouTubeClient } from "../youtube/index.js";
@@ -78,7 +80,8 @@ export async function crawlChannels(options: CrawlOptions): Promise<CrawlResult>
         result.channelFailures.push({ input: entry.input, code: error.code, message: error.message });
         options.log(`channel ${entry.input} (line ${entry.line}): ${error.code}: ${error.message}`);
         // Noting the failure in the state can fail too (the writer thread); that is fatal, like any other write.
-        if (entry.channelId) await options.writes?.saveChannelFailed(entry.channelId, error.code).catch((writeError: unknown) => (fatal ??= writeError));
+        const listed = entry.channelId ?? entry.playlistId;
+        if (listed) await options.writes?.saveChannelFailed(listed, error.code).catch((writeError: unknown) => (fatal ??= writeError));
       } finally {
         options.onChannel?.(++done, options.channels.length, result.videosSeen);
       }
@@ -90,6 +93,7 @@ export async function crawlChannels(options: CrawlOptions): Promise<CrawlResult>
 }
 
 async function crawlOne(entry: ChannelListEntry, options: CrawlOptions, result: CrawlResult): Promise<boolean> {
+  if (entry.playlistId !== undefined) return crawlPlaylist(entry, entry.playlistId, options, result);
   const { client, signal, state } = options;
   let channelId = entry.channelId;
   let title: string | undefined;
@@ -128,14 +132,7 @@ async function crawlOne(entry: ChannelListEntry, options: CrawlOptions, result: 
     if (batch.length === 0) return;
     const page = batch;
     batch = [];
-    result.videosSeen += page.length;
-    if (writes === undefined) {
-      result.videosNew += page.filter((v) => !state?.isKnownVideo(v.videoId)).length;
-    } else {
-      const fresh = await writes.saveVideos(page, options.now());
-      result.videosNew += fresh;
-      options.onVideos?.(fresh);
-    }
+    await writePage(page, options, result);
   };
   const nowMs = options.now().getTime();
   for await (const item of stream) {
@@ -154,5 +151,51 @@ async function crawlOne(entry: ChannelListEntry, options: CrawlOptions, result: 
   }
   await flush();
   await writes?.saveChannelCrawled(channelId, count, options.now());
+  return true;
+}
+
+/** A crawled page of videos written to the state (counted as new against it in a dry run). */
+async function writePage(page: CrawledVideo[], options: CrawlOptions, result: CrawlResult): Promise<void> {
+  result.videosSeen += page.length;
+  if (options.writes === undefined) {
+    result.videosNew += page.filter((v) => !options.state?.isKnownVideo(v.videoId)).length;
+  } else {
+    const fresh = await options.writes.saveVideos(page, options.now());
+    result.videosNew += fresh;
+    options.onVideos?.(fresh);
+  }
+}
+
+/** A playlist's videos, each under its uploader's channel; dates approximate until the fetch reads the watch page (playlists have no feed here). */
+async function crawlPlaylist(entry: ChannelListEntry, playlistId: string, options: CrawlOptions, result: CrawlResult): Promise<boolean> {
+  const { client, signal, state, writes } = options;
+  if (options.recrawlAfterMs > 0) {
+    const last = state?.channelCrawledAt(playlistId);
+    if (last && options.now().getTime() - Date.parse(last) < options.recrawlAfterMs) return false;
+  }
+  const stream = client.listPlaylistVideos(playlistId, { signal });
+  let batch: CrawledVideo[] = [];
+  let count = 0;
+  let saved = false;
+  const flush = async (): Promise<void> => {
+    if (!saved) {
+      await writes?.saveChannel({ channelId: playlistId, input: entry.input, ...(stream.title ? { title: stream.title } : {}) }, options.now());
+      saved = true;
+    }
+    if (batch.length === 0) return;
+    const page = batch;
+    batch = [];
+    await writePage(page, options, result);
+  };
+  const nowMs = options.now().getTime();
+  for await (const item of stream) {
+    const publishedAt = approximatePublishedAt(item.publishedText, nowMs);
+    batch.push({ videoId: item.videoId, channelId: item.channelId, title: item.title, viewCount: item.viewCount, publishedAt, approximate: true });
+    count++;
+    if (batch.length >= PAGE) await flush();
+  }
+  await flush();
+  if (stream.unavailable > 0) options.log(`playlist ${playlistId}: ${stream.unavailable} private or deleted videos skipped`);
+  await writes?.saveChannelCrawled(playlistId, count, options.now());
   return true;
 }

@@ -1,11 +1,13 @@
 /**
  * The channel list file: one channel a line, as a channel id (`UC…`), an
- * `@handle` or a channel URL. `#` starts a comment (whole line or trailing);
+ * `@handle` or a channel URL, or a playlist, as its id (`PL…`) or a URL
+ * with `list=`; its videos are crawled like a channel's. `#` starts a comment (whole line or trailing);
  * blank lines are ignored. Lines are checked here, without any request, so a
  * typo fails the run before it starts.
  */
 import { readFile } from "node:fs/promises";
 import { channelPathOf } from "../youtube/channel-resolve.js";
+import { playlistIdOf } from "../youtube/index.js";
 import { UsageError } from "../command/exit-codes.js";
 
 export interface ChannelListEntry {
@@ -15,6 +17,8 @@ export interface ChannelListEntry {
   line: number;
   /** Known without a request when the line is an id or a /channel/ URL. */
   channelId?: string;
+  /** The line names a playlist: its id. */
+  playlistId?: string;
 }
 
 /** Bad lines listed in the error; a list of thousands of bad lines is named by a count after these. */
@@ -39,11 +43,18 @@ export function parseChannelList(text: string, name = "channel list"): ChannelLi
     const input = raw.replace(/(^|\s)#.*$/, "").trim();
     if (input === "") return;
     const line = index + 1;
+    const playlistId = playlistIdOf(input);
+    if (playlistId !== undefined) {
+      if (seen.has(playlistId)) return;
+      seen.add(playlistId);
+      entries.push({ input, line, playlistId });
+      return;
+    }
     let target: ReturnType<typeof channelPathOf>;
     try {
       target = channelPathOf(input);
     } catch {
-      problems.push(`${name}:${line}: not a channel id (UC…), @handle or channel URL`);
+      problems.push(`${name}:${line}: not a channel id (UC…), @handle, channel URL or playlist (PL…, a URL with list=)`);
       return;
     }
     const key = "channelId" in target ? target.channelId : target.path.toLowerCase();

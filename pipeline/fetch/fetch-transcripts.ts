@@ -2,7 +2,10 @@
  * The fetch stage: a transcript for every video that has none yet (and for
  * permanent failures old enough to try again), through the shared YouTube
  * client, `concurrency` at a time and at most `rate` started per interval.
- * Transient failures are retried with backoff; whatever the outcome, it is
+ * Transient failures are retried with backoff; a fetch YouTube blocked goes
+ * back to be fetched again through the exits (which wait out their
+ * cool-downs) without using up those retries, and is never recorded as
+ * permanent. Whatever the outcome, it is
  * written to the state as soon as it is known (the writer thread commits it,
  * with whatever else has arrived, before the video counts as done), so a
  * killed run repeats none of the finished work.
@@ -35,8 +38,10 @@ export interface FetchOptions {
   languages: string[];
   /** When the video has none of `languages`, take its first track instead of recording `language_not_available`. */
   anyLanguage: boolean;
-  /** Retries of a transient or blocked failure within this run (after the client's own blocked retries). */
+  /** Retries of a transient failure within this run. */
   retries: number;
+  /** Times a fetch YouTube blocked (after the client's own blocked retries) goes back within this run before it is left for the next run. Default 10. */
+  blockedRounds?: number;
   /** First retry delay in ms, doubled each time, up to `retryMaxMs`. */
   retryBaseMs: number;
   retryMaxMs: number;
@@ -55,6 +60,8 @@ export interface FetchOptions {
 
 export type FetchOutcome =
   | { videoId: string; kind: "fetched" }
+  /** Blocked: it goes back and is fetched again (not an end). */
+  | { videoId: string; kind: "requeued"; code: string }
   | { videoId: string; kind: "permanent" | "failed"; code: string };
 
 /** How a crawl running beside the fetch says that it wrote more videos, or finished. */
@@ -73,14 +80,17 @@ export interface FetchResult {
   permanent: Record<string, number>;
   /** Failed after all retries; the next run tries again: code → count. */
   failed: Record<string, number>;
+  /** Fetches YouTube blocked that went back to be fetched again. */
+  requeued: number;
 }
 
 const PAGE = 500;
+const DEFAULT_BLOCKED_ROUNDS = 10;
 
 export async function fetchTranscripts(options: FetchOptions): Promise<FetchResult> {
   const { state } = options;
   const retryBefore = options.retryPermanentBefore;
-  const result: FetchResult = { candidates: state.countCandidates(retryBefore), attempted: 0, fetched: 0, permanent: {}, failed: {} };
+  const result: FetchResult = { candidates: state.countCandidates(retryBefore), attempted: 0, fetched: 0, permanent: {}, failed: {}, requeued: 0 };
   const limit = options.limit ?? Infinity;
   options.onStart?.(Math.min(result.candidates, limit));
   if (options.dryRun) return result;
@@ -128,6 +138,7 @@ async function fetchOne(candidate: FetchCandidate, options: FetchOptions, result
   const { videoId } = candidate;
   const sleep = options.sleep ?? realSleep;
   let languages = options.languages;
+  let blockedRounds = 0;
   for (let attempt = 0; ; attempt++) {
     try {
       const { record } = await options.client.fetchTranscript(videoId, { languages, signal: options.signal });
@@ -141,6 +152,14 @@ async function fetchOne(candidate: FetchCandidate, options: FetchOptions, result
       if (fallback) {
         languages = [fallback];
         attempt--;
+        continue;
+      }
+      if (error.kind === "blocked" && blockedRounds < (options.blockedRounds ?? DEFAULT_BLOCKED_ROUNDS)) {
+        // Not the video's fault: the exits rest (the next call waits in the pool until one may send), then it goes again.
+        blockedRounds++;
+        attempt--;
+        result.requeued++;
+        options.onOutcome?.({ videoId, kind: "requeued", code: error.code });
         continue;
       }
       if (error.kind !== "permanent" && attempt < options.retries) {
@@ -158,7 +177,7 @@ async function fetchOne(candidate: FetchCandidate, options: FetchOptions, result
 }
 
 /** The video's best other track when it has none in the wanted languages (manual before generated). */
-function fallbackLanguage(error: YouTubeError, tried: string[], anyLanguage: boolean): string | undefined {
+export function fallbackLanguage(error: YouTubeError, tried: string[], anyLanguage: boolean): string | undefined {
   if (!anyLanguage || error.code !== "language_not_available") return undefined;
   const available = error.availableLanguages ?? [];
   const best = available.find((l) => !l.isGenerated) ?? available[0];

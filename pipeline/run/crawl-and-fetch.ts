@@ -7,6 +7,7 @@ import { crawlChannels, type CrawlOptions, type CrawlResult } from "../crawl/cra
 import { fetchTranscripts, type CrawlFeed, type FetchOptions, type FetchResult } from "../fetch/fetch-transcripts.js";
 import type { PipelineState } from "../state/open-state.js";
 import { formatDuration, type Progress } from "./report-progress.js";
+import { describeExits } from "../youtube/index.js";
 /**
  * The crawl and the fetch side by side: the fetch takes videos in discovery
  * order as soon as the crawl has written them, so it is not idle while the
@@ -26,11 +27,18 @@ export async function crawlAndFetch(
   // past Node's default of 10 that is the configured concurrency, not a leak.
   setMaxListeners(crawlOptions.concurrency + fetchOptions.concurrency, both);
   const feed = new CrawlProgress();
-  const counts = { ok: 0, permanent: 0, failed: 0 };
+  const counts = { ok: 0, permanent: 0, failed: 0, requeued: 0 };
   let channelsDone = 0;
   let known = 0;
+  const exits = fetchOptions.client.exits;
   const show = (): void =>
-    progress.update({ done: counts.ok + counts.permanent + counts.failed, total: known, detail: { ...(feed.finished ? {} : { channels: channelsDone }), ...counts } });
+    progress.update({
+      done: counts.ok + counts.permanent + counts.failed,
+      total: known,
+      detail: { ...(feed.finished ? {} : { channels: channelsDone }), ...counts },
+      note: describeExits(exits.snapshot()),
+    });
+  let ticker: NodeJS.Timeout | undefined;
   const crawlStarted = performance.now();
   const crawling = crawlChannels({
     ...crawlOptions,
@@ -66,6 +74,9 @@ export async function crawlAndFetch(
     onStart: (total) => {
       known = total;
       progress.stage("fetch", total, "transcripts");
+      // Redrawn while nothing finishes too, so a wait for resting exits is said as it happens.
+      ticker = setInterval(show, 1000);
+      ticker.unref();
     },
     onOutcome: (outcome) => {
       if (outcome.kind === "fetched") counts.ok++;
@@ -82,12 +93,13 @@ export async function crawlAndFetch(
   } finally {
     // Both have settled or been stopped before the stage's last line.
     await Promise.allSettled([crawling, fetching]);
+    clearInterval(ticker);
     progress.end();
   }
 }
 
 /** The crawl's side of `CrawlFeed`: wakes the fetch when it writes videos and when it ends. */
-class CrawlProgress implements CrawlFeed {
+export class CrawlProgress implements CrawlFeed {
   #finished = false;
   #waiting: { promise: Promise<void>; wake: () => void } | undefined;
 

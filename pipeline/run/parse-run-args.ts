@@ -4,7 +4,7 @@ import { UsageError } from "../command/exit-codes.js";
 
 export const RUN_USAGE = `usage: npm run pipeline -- run --channels FILE [options]
 
-  --channels FILE         channel list: one UC… id, @handle or channel URL a line; # comments
+  --channels FILE         channel list: one UC… id, @handle, channel URL or playlist (PL…, list=) a line; # comments
   --dry-run               crawl and report what would be fetched; write, fetch and build nothing
   --limit N               fetch at most N transcripts this run
   --concurrency N         transcript fetches at once (default 8; channels: up to 4 at once)

@@ -20,6 +20,8 @@ export interface StageCounts {
   total?: number;
   /** Extra counts shown after the rate, e.g. { ok: 10, failed: 1 }. */
   detail?: Record<string, number>;
+  /** A few words after the counts, e.g. "waiting: all 4 exits cooling, next in 7 s"; empty: none. */
+  note?: string;
 }
 
 export interface Progress {
@@ -65,6 +67,7 @@ export function createProgress(options: ProgressOptions): Progress {
     if (final) parts.push(`in ${formatDuration((now() - started) / 1000)}`);
     else if (total > 0 && r > 0) parts.push(`ETA ${formatDuration((total - counts.done) / r)}`);
     for (const [key, value] of Object.entries(counts.detail ?? {})) parts.push(`${key} ${value}`);
+    if (counts.note) parts.push(counts.note);
     return parts.join("  ");
   };
 

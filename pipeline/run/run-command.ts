@@ -10,6 +10,7 @@ import { EXIT, UsageError } from "../command/exit-codes.js";
 import { parseRunArgs, RUN_USAGE, type RunArgs } from "./parse-run-args.js";
 import { createProgress, formatDuration } from "./report-progress.js";
 import { runPipeline, type RunSummary } from "./run-pipeline.js";
+import { exitPolicyFromSettings } from "../youtube/index.js";
 
 export async function runCommand(argv: string[], config: Settings<"pipeline">): Promise<number> {
   if (argv.includes("--help") || argv.includes("-h")) {
@@ -40,6 +41,7 @@ export async function runCommand(argv: string[], config: Settings<"pipeline">): 
     summary = await runPipeline({
       dataDir: config.dataDir,
       ...(config.databaseUrl !== undefined ? { databaseUrl: config.databaseUrl } : {}),
+      fetchQueue: { leaseSeconds: config.fetchLeaseSeconds, retryLimit: config.fetchRetryLimit, retryDelaySeconds: config.fetchRetryDelaySeconds },
       channelsFile: args.channelsFile,
       dryRun: args.dryRun,
       ...(args.limit !== undefined ? { limit: args.limit } : {}),
@@ -49,6 +51,7 @@ export async function runCommand(argv: string[], config: Settings<"pipeline">): 
       force: args.force,
       origin,
       proxyUrls: config.youtubeProxyUrls,
+      exitPolicy: exitPolicyFromSettings(config, origin),
       maxBlockedRetries: config.youtubeMaxBlockedRetries,
       timeoutMs: args.timeoutMs,
       languages: args.languages,
@@ -91,6 +94,8 @@ export function formatSummary(s: RunSummary): string {
       : [
           `               permanent (recorded, not retried soon): ${reasons(s.transcripts.permanent)}`,
           `               failed (next run retries): ${reasons(s.transcripts.failed)}`,
+          `               blocked and fetched again: ${s.transcripts.requeued}`,
+          ...exitLines(s),
         ]),
     s.build
       ? `  published:   ${s.build.dir} (${s.build.counts.videos} videos, ${s.build.counts.transcripts} transcripts, liveSeq ${s.build.liveSeq})`
@@ -100,4 +105,16 @@ export function formatSummary(s: RunSummary): string {
     ...(s.error ? [`  error:       ${s.error}`] : []),
   ];
   return `${lines.join("\n")}\n`;
+}
+
+/** One line for the exits, and one per exit that blocked, failed or is resting at the end. */
+function exitLines(s: RunSummary): string[] {
+  if (s.exits.length === 0) return [];
+  const total = (key: "sent" | "blocked" | "failed"): number => s.exits.reduce((sum, e) => sum + e[key], 0);
+  const resting = s.exits.filter((e) => e.condition === "cooling" || e.condition === "dead").length;
+  const lines = [`  exits:       ${s.exits.length}: ${total("sent")} requests, ${total("blocked")} blocked, ${total("failed")} failed; ${resting} cooling or out at the end`];
+  if (s.exits.length > 1 || resting > 0) {
+    for (const e of s.exits) if (e.blocked > 0 || e.failed > 0 || e.condition === "cooling" || e.condition === "dead") lines.push(`               ${e.label}: ${e.sent} requests, ${e.blocked} blocked, ${e.failed} failed${e.condition === "dead" ? ", out" : e.condition === "cooling" ? ", cooling" : ""}`);
+  }
+  return lines;
 }

@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { createYouTubeClient, type YouTubeClient } from "../youtube/index.js";
+import { createYouTubeClient, ExitPool, type ExitPolicy, type ExitView, type YouTubeClient } from "../youtube/index.js";
 import { acquireLock, type RunLock } from "../state/acquire-lock.js";
 import { acquireSharedLock, type SharedLock } from "../state/shared-lock.js";
 import { buildAndPublish, sharedRecordsPending, unchangedPublishedSet, type PublishedBuild } from "../build/build-and-publish.js";
@@ -22,13 +22,21 @@ import { readChannelList } from "../crawl/read-channel-list.js";
 import { settleImport } from "../import/import-and-publish.js";
 import { RecordWriter } from "../state/record-writer.js";
 import { formatDuration, type Progress } from "./report-progress.js";
+import { crawlAndQueue } from "./crawl-and-queue.js";
+import { FetchQueue } from "../fetch-queue/fetch-queue.js";
+import { ROWS } from "../../settings/rows.js";
 
 
 export interface RunOptions {
   /** DATA_DIR: state in `<dataDir>/pipeline/`, artifacts in `<dataDir>/builds/` and `current`. */
   dataDir: string;
-  /** DATABASE_URL: one run at a time across every machine sharing it (shared-lock.ts). Default: this DATA_DIR's lock only. */
+  /**
+   * DATABASE_URL: one run at a time across every machine sharing it (shared-lock.ts), and the fetches go
+   * through the shared fetch queue, worked by this run and any `worker` (fetch-queue/). Default: this DATA_DIR's lock only, fetched here.
+   */
   databaseUrl?: string;
+  /** With `databaseUrl`: the jobs' lease, retries and first retry delay. Default: the FETCH_* settings' defaults. */
+  fetchQueue?: { leaseSeconds: number; retryLimit: number; retryDelaySeconds: number };
   channelsFile: string;
   /** Crawl and count, write nothing, fetch and build nothing. Default false. */
   dryRun?: boolean;
@@ -44,8 +52,10 @@ export interface RunOptions {
   force?: boolean;
   /** YouTube (or the stand-in). Default https://www.youtube.com. */
   origin?: string;
-  /** Proxies, one per request, round-robin. Default none. */
+  /** Proxies, each an exit of its own. Default none (the direct route is the one exit). */
   proxyUrls?: string[];
+  /** Pacing, cool-down and liveness of each exit (YOUTUBE_EXIT_*). Default: the library's (unpaced, cool-down from 1 s). */
+  exitPolicy?: Partial<ExitPolicy>;
   /** Retries of a call YouTube blocked, each through the next proxy (the client's own). Default 2. */
   maxBlockedRetries?: number;
   /** Per upstream call, ms. Default 15000. */
@@ -56,6 +66,8 @@ export interface RunOptions {
   anyLanguage?: boolean;
   /** In-run retries of a transient failure. Default 2. */
   retries?: number;
+  /** Times a fetch YouTube blocked goes back within the run before it is left (pending) for the next. Default 10. */
+  blockedRounds?: number;
   /** First retry delay, ms. Default 1000. */
   retryBaseMs?: number;
   /** Permanent failures are tried again once older than this, ms. Default 30 days. */
@@ -88,8 +100,12 @@ export interface RunSummary {
     permanent: Record<string, number>;
     /** Failed after retries; the next run tries again. */
     failed: Record<string, number>;
+    /** Fetches YouTube blocked that went back and were fetched again (or left for the next run). */
+    requeued: number;
     perSecond: number;
   };
+  /** Each exit at the end of the fetch: requests sent, blocked and failed, and whether it is cooling or out. */
+  exits: ExitView[];
   build: (Omit<PublishedBuild, "seconds"> & { seconds: number }) | null;
   /** Nothing new since this published set (its build id): build and publish were skipped. */
   unchangedSince?: string;
@@ -116,7 +132,8 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
     durationSeconds: 0,
     channels: { listed: 0, crawled: 0, skipped: 0, failed: [] },
     videos: { seen: 0, new: 0 },
-    transcripts: { wanted: 0, attempted: 0, fetched: 0, permanent: {}, failed: {}, perSecond: 0 },
+    transcripts: { wanted: 0, attempted: 0, fetched: 0, permanent: {}, failed: {}, requeued: 0, perSecond: 0 },
+    exits: [],
     build: null,
   };
 
@@ -153,7 +170,7 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
       ? undefined
       : createYouTubeClient({
           ...(options.origin ? { origin: options.origin } : {}),
-          proxyUrls: options.proxyUrls ?? [],
+          exitPool: new ExitPool({ proxyUrls: options.proxyUrls ?? [], ...(options.exitPolicy ? { policy: options.exitPolicy } : {}) }),
           timeoutMs: options.timeoutMs ?? 15_000,
           ...(options.maxBlockedRetries !== undefined ? { maxBlockedRetries: options.maxBlockedRetries } : {}),
         });
@@ -183,6 +200,7 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
       languages: options.languages ?? ["en"],
       anyLanguage: options.anyLanguage ?? true,
       retries: options.retries ?? 2,
+      ...(options.blockedRounds === undefined ? {} : { blockedRounds: options.blockedRounds }),
       retryBaseMs: options.retryBaseMs ?? 1000,
       retryMaxMs: 30_000,
       retryPermanentBefore: new Date(now().getTime() - retryPermanentAfterMs),
@@ -205,7 +223,15 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
       summary.transcripts.wanted = (counted?.candidates ?? 0) + crawl.videosNew;
     } else if (state) {
       const fetchStarted = performance.now();
-      const { crawl, fetched } = await crawlAndFetch(state, crawlOptions, fetchOptions, signal, progress);
+      const { crawl, fetched } =
+        options.databaseUrl === undefined
+          ? await crawlAndFetch(state, crawlOptions, fetchOptions, signal, progress)
+          : await withFetchQueue(options.databaseUrl, options.fetchQueue, concurrency, log, (queue) => {
+              const { limit, languages, anyLanguage, retryPermanentBefore } = fetchOptions;
+              const queueOptions = { queue, client, concurrency, limit, languages, anyLanguage, retryPermanentBefore, log };
+              return crawlAndQueue(state!, crawlOptions, queueOptions, signal, progress);
+            });
+      summary.exits = client.exits.snapshot().exits;
       const seconds = (performance.now() - fetchStarted) / 1000;
       summary.channels = { listed: channels.length, crawled: crawl.channelsCrawled, skipped: crawl.channelsSkipped, failed: crawl.channelFailures };
       summary.videos = { seen: crawl.videosSeen, new: crawl.videosNew };
@@ -215,6 +241,7 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
         fetched: fetched.fetched,
         permanent: fetched.permanent,
         failed: fetched.failed,
+        requeued: fetched.requeued,
         perSecond: seconds > 0 ? Math.round((fetched.fetched / seconds) * 10) / 10 : 0,
       };
     }
@@ -284,6 +311,29 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
     }
   }
   return summary;
+}
+
+/** Runs `work` on the shared fetch queue, closed after it. */
+async function withFetchQueue<T>(
+  url: string,
+  settings: RunOptions["fetchQueue"],
+  concurrency: number,
+  log: (message: string) => void,
+  work: (queue: FetchQueue) => Promise<T>,
+): Promise<T> {
+  const queue = await FetchQueue.open({
+    url,
+    leaseSeconds: settings?.leaseSeconds ?? Number(ROWS.fetchLeaseSeconds.default),
+    retryLimit: settings?.retryLimit ?? Number(ROWS.fetchRetryLimit.default),
+    retryDelaySeconds: settings?.retryDelaySeconds ?? Number(ROWS.fetchRetryDelaySeconds.default),
+    connections: Math.min(concurrency, 16) + 2,
+    log,
+  });
+  try {
+    return await work(queue);
+  } finally {
+    await queue.close();
+  }
 }
 
 /** Written to a temporary file and renamed, so a reader never sees half of it. */

@@ -1,24 +1,19 @@
 /**
- * Retries a call that YouTube refused for this IP (bot check, captcha, 429).
- * The transport hands every request to the next proxy, so a retry leaves
- * from another IP. Anything else is never retried here: a missing video stays
- * missing, and transient failures are the caller's call (a batch job may
- * re-queue, a live request should answer quickly).
+ * Retries a call that YouTube refused for the exit it left through (bot
+ * check, captcha, 429, …). That exit is now cooling down, so the retry leaves
+ * through another one, or waits in the exit pool until one may send: the
+ * wait is the pool's, not a delay here. A call no exit could take within its
+ * wait (`ExitsResting`) is not retried. Anything else is never retried here:
+ * a missing video stays missing, and transient failures are the caller's
+ * call (a batch job may re-queue, a live request should answer quickly).
  */
 import { YouTubeError } from "./errors.js";
+import { ExitsResting } from "./exits/exits-resting.js";
 
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
 export interface BlockedRetryOptions {
   maxBlockedRetries: number;
-  /** Delay before the first retry; doubled for each further one. */
-  backoffBaseMs: number;
-  /** Upper bound of any single delay. */
-  backoffMaxMs: number;
-  sleep: Sleep;
-  /** Source of jitter in [0, 1). */
-  random: () => number;
-  signal?: AbortSignal;
 }
 
 export async function withBlockedRetries<T>(call: () => Promise<T>, options: BlockedRetryOptions): Promise<T> {
@@ -26,15 +21,14 @@ export async function withBlockedRetries<T>(call: () => Promise<T>, options: Blo
     try {
       return await call();
     } catch (error) {
-      const blocked = error instanceof YouTubeError && error.kind === "blocked";
+      const blocked = error instanceof YouTubeError && error.kind === "blocked" && !(error instanceof ExitsResting);
       if (!blocked || attempt >= options.maxBlockedRetries) throw error;
-      await options.sleep(backoffDelay(attempt, options), options.signal);
     }
   }
 }
 
 /** Full exponential delay plus up to 50 % jitter, so many workers blocked together do not return together. */
-export function backoffDelay(attempt: number, options: Pick<BlockedRetryOptions, "backoffBaseMs" | "backoffMaxMs" | "random">): number {
+export function backoffDelay(attempt: number, options: { backoffBaseMs: number; backoffMaxMs: number; random: () => number }): number {
   const exponential = options.backoffBaseMs * 2 ** attempt;
   const jittered = exponential * (1 + 0.5 * options.random());
   return Math.min(options.backoffMaxMs, Math.round(jittered));

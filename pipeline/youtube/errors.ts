@@ -55,6 +55,8 @@ export interface YouTubeErrorDetails {
   availableLanguages?: AvailableLanguage[];
   /** Whether the failing call went through a proxy. */
   usedProxy?: boolean;
+  /** The kind, where this answer differs from its code's usual one (an empty caption body is YouTube refusing the address). */
+  kind?: YouTubeErrorKind;
   cause?: unknown;
 }
 
@@ -72,7 +74,7 @@ export class YouTubeError extends Error {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.name = "YouTubeError";
     this.code = code;
-    this.kind = YOUTUBE_ERROR_KINDS[code];
+    this.kind = details.kind ?? YOUTUBE_ERROR_KINDS[code];
     if (details.status !== undefined) this.status = details.status;
     if (details.retryAfterSeconds !== undefined) this.retryAfterSeconds = details.retryAfterSeconds;
     if (details.reason !== undefined) this.reason = details.reason;

@@ -1,17 +1,24 @@
 /**
- * One upstream HTTP call: through the next proxy of the pool on a fresh
- * connection each time (so a rotating proxy can give every call another exit
- * IP), or, without proxies, over a shared keep-alive pool (a new TCP
- * connection per call would only cost time). A hard time limit covers
- * headers and body, and a cap on the body size keeps a runaway response from
- * exhausting memory. Network failures come out as `YouTubeError`s.
+ * One upstream HTTP call, through the exit the pool hands out (exits/):
+ * a proxy on a fresh connection each time (so a rotating proxy can give
+ * every call another exit IP), or the direct route over a shared keep-alive
+ * pool (a new TCP connection per call would only cost time). The answer is
+ * checked for a block (exits/classify-answer.ts) and the exit told how the
+ * request went. A hard time limit covers headers and body, and a cap on the
+ * body size keeps a runaway response from exhausting memory. Network
+ * failures come out as `YouTubeError`s.
  */
 import { Agent, ProxyAgent, request, type Dispatcher } from "undici";
 import { YouTubeError } from "./errors.js";
+import { classifyAnswer } from "./exits/classify-answer.js";
+import type { ExitPool } from "./exits/exit-pool.js";
+import type { ExitOutcome } from "./exits/exit-state-store.js";
 
 export interface TransportOptions {
-  /** Proxy URLs, used round-robin, one per request. */
-  proxyUrls: readonly string[];
+  /** The exits calls leave through (paced, rested after blocks, taken out when dead). */
+  exits: ExitPool;
+  /** Longest wait for a free exit before a call fails (`rate_limited` or `connection_failed`), in ms. Default: no limit. */
+  maxExitWaitMs?: number;
   /** Limit for one call, headers and body together. */
   timeoutMs: number;
   /** Largest body accepted, in bytes. */
@@ -38,11 +45,10 @@ export class HttpTransport {
   readonly #options: TransportOptions;
   /** Shared keep-alive connections, used when no proxies are configured. */
   readonly #direct: Agent | undefined;
-  #nextProxy = 0;
 
   constructor(options: TransportOptions) {
     this.#options = options;
-    this.#direct = options.proxyUrls.length === 0 ? new Agent({ keepAliveTimeout: 4_000, connections: 64 }) : undefined;
+    this.#direct = options.exits.exits.some((exit) => exit.proxyUrl === undefined) ? new Agent({ keepAliveTimeout: 4_000, connections: 64 }) : undefined;
   }
 
   /** Closes the shared connections (proxied calls close their own). */
@@ -50,9 +56,49 @@ export class HttpTransport {
     await this.#direct?.close();
   }
 
-  /** Sends one request; 429 and 5xx become errors, other statuses are the caller's to judge. */
+  /**
+   * Sends one request; blocks (429 among them) and 5xx become errors, other
+   * statuses are the caller's to judge. A request that got no answer because
+   * its exit failed (refused, reset before any answer) goes out once more
+   * through another exit, at most twice: a dead proxy costs a retry, not the call.
+   */
   async send(upstream: UpstreamRequest): Promise<UpstreamResponse> {
-    const proxyUrl = this.#pickProxy();
+    const others = Math.min(2, this.#options.exits.exits.length - 1);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#sendOnce(upstream);
+      } catch (error) {
+        const refused = error instanceof YouTubeError && error.code === "connection_failed" && exitFailures.has(error);
+        if (!refused || attempt >= others || upstream.signal?.aborted) throw error;
+      }
+    }
+  }
+
+  async #sendOnce(upstream: UpstreamRequest): Promise<UpstreamResponse> {
+    const lease = await this.#options.exits.acquire({
+      ...(upstream.signal ? { signal: upstream.signal } : {}),
+      ...(this.#options.maxExitWaitMs === undefined ? {} : { maxWaitMs: this.#options.maxExitWaitMs }),
+    });
+    let outcome: ExitOutcome = { kind: "abandoned" };
+    const seen = { headers: false };
+    try {
+      const { response, answered } = await this.#sendThrough(lease.exit.proxyUrl, upstream, seen);
+      outcome = answered;
+      return response;
+    } catch (error) {
+      if (error instanceof YouTubeError && error.kind === "blocked") outcome = { kind: "blocked", ...(error.retryAfterSeconds === undefined ? {} : { retryAfterMs: error.retryAfterSeconds * 1000 }) };
+      else if (isExitFailure(error, seen.headers)) {
+        outcome = { kind: "failed" };
+        exitFailures.add(error as YouTubeError);
+      }
+      else if (error instanceof YouTubeError) outcome = { kind: "answered" };
+      throw error;
+    } finally {
+      await lease.settle(outcome);
+    }
+  }
+
+  async #sendThrough(proxyUrl: string | undefined, upstream: UpstreamRequest, seen: { headers: boolean }): Promise<{ response: UpstreamResponse; answered: ExitOutcome }> {
     const usedProxy = proxyUrl !== undefined;
     // Through a proxy: a dispatcher per request, closed afterwards, with `Connection: close`,
     // so every call opens its own connection and a rotating proxy can give it another exit IP.
@@ -99,10 +145,12 @@ export class HttpTransport {
         if (usedProxy || timedOut || controller.signal.aborted || !isStaleConnection(error)) throw error;
         response = await start();
       }
+      seen.headers = true;
       const body = await this.#readBody(response, usedProxy);
       const result = { status: response.statusCode, headers: response.headers, body, usedProxy };
+      throwOnBlock(result, upstream);
       throwOnStatus(result);
-      return result;
+      return { response: result, answered: { kind: "answered" } };
     } catch (error) {
       if (error instanceof YouTubeError) throw error;
       if (timedOut) {
@@ -120,14 +168,6 @@ export class HttpTransport {
       upstream.signal?.removeEventListener("abort", onCallerAbort);
       if (usedProxy) dispatcher.destroy().catch(() => undefined);
     }
-  }
-
-  #pickProxy(): string | undefined {
-    const proxies = this.#options.proxyUrls;
-    if (proxies.length === 0) return undefined;
-    const proxy = proxies[this.#nextProxy % proxies.length];
-    this.#nextProxy = (this.#nextProxy + 1) % proxies.length;
-    return proxy;
   }
 
   async #readBody(response: Dispatcher.ResponseData, usedProxy: boolean): Promise<string> {
@@ -153,19 +193,31 @@ export class HttpTransport {
   }
 }
 
+/** An answer YouTube gives an address it refuses, as a `blocked` error (whatever its code's usual kind). */
+function throwOnBlock(response: UpstreamResponse, upstream: UpstreamRequest): void {
+  const verdict = classifyAnswer({ url: upstream.url, ...(upstream.headers ? { requestHeaders: upstream.headers } : {}), ...response });
+  if (!verdict) return;
+  throw new YouTubeError(verdict.code, verdict.message, {
+    kind: "blocked",
+    usedProxy: response.usedProxy,
+    ...(verdict.status === undefined ? {} : { status: verdict.status }),
+    ...(verdict.retryAfterMs === undefined ? {} : { retryAfterSeconds: Math.ceil(verdict.retryAfterMs / 1000) }),
+  });
+}
+
 function throwOnStatus(response: UpstreamResponse): void {
   const { status, usedProxy } = response;
-  if (status === 429) {
-    const retryAfter = Number(response.headers["retry-after"]);
-    throw new YouTubeError("rate_limited", "YouTube answered 429 Too Many Requests", {
-      status,
-      usedProxy,
-      ...(Number.isFinite(retryAfter) && retryAfter >= 0 ? { retryAfterSeconds: retryAfter } : {}),
-    });
-  }
   if (status >= 500) {
     throw new YouTubeError("upstream_status", `YouTube answered HTTP ${status}`, { status, usedProxy });
   }
+}
+
+/** Errors of requests whose exit failed before any answer (so another exit may be tried). */
+const exitFailures = new WeakSet<YouTubeError>();
+
+/** No answer through the exit: it failed to connect, or timed out (a cut connection or a huge body says nothing about the exit). */
+function isExitFailure(error: unknown, headersArrived: boolean): boolean {
+  return error instanceof YouTubeError && !headersArrived && (error.code === "upstream_timeout" || error.code === "connection_failed");
 }
 
 /** The error of a request the server reset or closed before answering (undici: ECONNRESET, or "other side closed"). */

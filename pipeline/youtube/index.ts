@@ -11,7 +11,17 @@ export {
 export type { FetchTranscriptOptions, FetchTranscriptResult } from "./fetch-transcript.js";
 export type { ResolvedChannel } from "./channel-resolve.js";
 export type { ChannelVideoStream } from "./channel-videos.js";
+export { playlistIdOf, PLAYLIST_ID_PATTERN, type PlaylistVideoStream } from "./playlist-videos.js";
+export type { PlaylistVideo } from "./playlist-page.js";
 export type { ChannelMetadata, ChannelVideo } from "./browse-page.js";
 export type { FeedEntry } from "./channel-feed.js";
 export { parseViewCount } from "./view-count.js";
 export { UNKNOWN_PUBLISHED_AT } from "./video-record.js";
+export { ExitPool, type Exit, type ExitPoolOptions, type ExitPoolSnapshot, type ExitView, type ExitCondition } from "./exits/exit-pool.js";
+export { DEFAULT_EXIT_POLICY, type ExitPolicy } from "./exits/exit-policy.js";
+export type { ExitStateStore, ExitRecord, ExitOutcome, ClaimResult } from "./exits/exit-state-store.js";
+export { MemoryExitStore } from "./exits/memory-exit-store.js";
+export { REAL_CLOCK, type ExitClock } from "./exits/exit-clock.js";
+export { ExitsResting } from "./exits/exits-resting.js";
+export { exitPolicyFromSettings, type ExitSettings } from "./exits/exit-settings.js";
+export { describeExits } from "./exits/describe-exits.js";

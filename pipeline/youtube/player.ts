@@ -4,6 +4,7 @@
  * video details the rest of the flow needs.
  */
 import { ANDROID_CLIENT, asArray, asString, dig, parseJsonBody, textOf, type ClientContext } from "./client-context.js";
+import { BOT_CHECK } from "./block-wording.js";
 import { YouTubeError } from "./errors.js";
 
 export interface CaptionTrack {
@@ -28,8 +29,6 @@ export interface PlayerResult {
   usedProxy: boolean;
 }
 
-// YouTube has written this with both a curly and a straight apostrophe.
-const BOT_CHECK = /^Sign in to confirm you[’']re not a bot/;
 const AGE_RESTRICTED = "This video may be inappropriate for some users.";
 const UNAVAILABLE = "This video is unavailable";
 

@@ -4,6 +4,7 @@
  * EU consent wall by answering it with the CONSENT cookie, as browsers do.
  */
 import type { ClientContext } from "./client-context.js";
+import { CAPTCHA_MARK, CONSENT_FORM } from "./block-wording.js";
 import { YouTubeError } from "./errors.js";
 import { decodeHtmlEntities } from "./html-entities.js";
 
@@ -16,7 +17,6 @@ export interface WatchPage {
 }
 
 const API_KEY = /"INNERTUBE_API_KEY":\s*"([a-zA-Z0-9_-]+)"/;
-const CONSENT_FORM = 'action="https://consent.youtube.com/s"';
 const CONSENT_VALUE = /name="v" value="(.*?)"/;
 
 export async function fetchWatchPage(ctx: ClientContext, videoId: string, signal?: AbortSignal): Promise<WatchPage> {
@@ -50,7 +50,7 @@ export async function fetchWatchPage(ctx: ClientContext, videoId: string, signal
   const { body, usedProxy } = response;
   const apiKey = API_KEY.exec(body)?.[1];
   if (apiKey === undefined) {
-    if (body.includes('class="g-recaptcha"')) {
+    if (body.includes(CAPTCHA_MARK)) {
       throw new YouTubeError("ip_blocked", "YouTube answered with a captcha page: this IP is blocked", { usedProxy });
     }
     if (response.status >= 400) {

@@ -8,6 +8,7 @@ import { fixtureCaptions } from "./fixture-captions.js";
 import type { FixtureFiles } from "./fixtures.js";
 import { BAD_REQUEST_BODY, NOT_FOUND_BODY, browsePage, decodeContinuation, resolveUrl } from "./render-browse.js";
 import { renderFeed } from "./render-feed.js";
+import { decodePlaylistContinuation, missingPlaylist, playlistPage, type StandinPlaylist } from "./render-playlist.js";
 import { renderPlayer } from "./render-player.js";
 import { cuesOfXml, renderTimedtext, timedtextFormat } from "./render-timedtext.js";
 import { renderChannelPage, renderWatchPage } from "./render-watch.js";
@@ -21,6 +22,8 @@ export interface Reply {
 
 export interface RouteContext {
   corpus: StandinCorpus;
+  /** Playlists served under browse id `VL` + their id. */
+  playlists: ReadonlyMap<string, StandinPlaylist>;
   files: FixtureFiles;
   origin: string;
   nowMs: number;
@@ -126,12 +129,21 @@ function timedtext(ctx: RouteContext, url: URL): Reply {
 function browse(ctx: RouteContext, body: unknown): Reply {
   const request = body as { browseId?: unknown; continuation?: unknown } | null;
   if (typeof request?.continuation === "string") {
+    const listed = decodePlaylistContinuation(request.continuation);
+    if (listed) {
+      const playlist = ctx.playlists.get(listed.playlistId);
+      return playlist ? json(200, playlistPage(ctx.corpus, playlist, listed.offset, ctx.nowMs)) : json(400, BAD_REQUEST_BODY);
+    }
     const cursor = decodeContinuation(request.continuation);
     const channel = cursor && ctx.corpus.channel(cursor.channelId);
     if (!cursor || !channel) return json(400, BAD_REQUEST_BODY);
     return json(200, browsePage(ctx.corpus, channel, cursor.offset, ctx.nowMs));
   }
   if (typeof request?.browseId !== "string") return json(400, BAD_REQUEST_BODY);
+  if (request.browseId.startsWith("VL")) {
+    const playlist = ctx.playlists.get(request.browseId.slice(2));
+    return json(200, playlist ? playlistPage(ctx.corpus, playlist, 0, ctx.nowMs) : missingPlaylist());
+  }
   const channel = ctx.corpus.channel(request.browseId);
   if (!channel) return json(404, NOT_FOUND_BODY);
   return json(200, browsePage(ctx.corpus, channel, 0, ctx.nowMs));

@@ -7,8 +7,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { StandinCorpus } from "./corpus.js";
+import { blockReply } from "./block-answers.js";
 import { ENDPOINTS, FaultState, type Endpoint, type Fault } from "./faults.js";
 import { FixtureFiles, OWN_FIXTURES, recordedFixtures, recordingsProblem, resolveFromRepo } from "./fixtures.js";
+import type { StandinPlaylist } from "./render-playlist.js";
+import { clientAddress, LimitsState, type AddressRecord, type LimitsConfig, type LimitsReport } from "./limits.js";
 import { endpointOf, json, route, type Reply } from "./routes.js";
 import { DEFAULT_VIDEO_CACHE_SIZE, withVideoCache } from "./video-cache.js";
 
@@ -18,6 +21,8 @@ export interface StandinOptions {
   /** Interface to listen on. Default 127.0.0.1. */
   host?: string;
   corpus: StandinCorpus;
+  /** Playlists served beside the corpus's channels (browse id `VL` + the id). Default none. */
+  playlists?: readonly StandinPlaylist[];
   /** Videos kept in an LRU in front of `corpus` (generated corpora rebuild a video on every look-up); 0 turns it off. Default 256. */
   videoCacheSize?: number;
   /**
@@ -27,6 +32,8 @@ export interface StandinOptions {
   recordingsDir?: string;
   /** Clock for caption URL expiry and "3 weeks ago" texts. Default `Date.now`. */
   now?: () => number;
+  /** YouTube's limits per client address (limits.ts); default none. `setLimits` changes them later. */
+  limits?: LimitsConfig;
 }
 
 export interface VideoRequestCounts {
@@ -52,17 +59,31 @@ export interface Standin {
   stats: StandinStats;
   /** Arms a fault (replacing any other) or, with null, clears it. */
   setFault(fault: Fault | null): void;
+  /** Turns YouTube's limits per client address on (or off with null); what was recorded is kept. */
+  setLimits(limits: LimitsConfig | null): void;
+  /** Per client address: every request time and every block announced; also served as JSON at `GET /__standin/limits`. */
+  limitsReport(): LimitsReport;
+  /** Every request time and block of one client address, in order (undefined for an address never seen). */
+  limitsRecord(address: string): AddressRecord | undefined;
+  /** Forgets the limits' record (and every address's budget and cool-down). */
+  resetLimits(): void;
   close(): Promise<void>;
 }
 
 const HUGE_BODY_BYTES = 100 * 1024 * 1024;
 
+/** The stand-in's own route (YouTube has no such path): the limits' record as JSON. */
+export const LIMITS_ROUTE = "/__standin/limits";
+
 export async function startStandin(options: StandinOptions): Promise<Standin> {
   const files = fixtureFiles(options.recordingsDir);
   const now = options.now ?? Date.now;
   const faults = new FaultState();
+  const limits = new LimitsState();
+  if (options.limits) limits.set(options.limits);
   const stats = createStats();
   const corpus = withVideoCache(options.corpus, options.videoCacheSize ?? DEFAULT_VIDEO_CACHE_SIZE);
+  const playlists = new Map((options.playlists ?? []).map((playlist) => [playlist.playlistId, playlist]));
   let origin = "";
 
   const server = createServer((req, res) => {
@@ -76,6 +97,10 @@ export async function startStandin(options: StandinOptions): Promise<Standin> {
     const url = new URL(req.url ?? "/", origin);
     const endpoint = endpointOf(req.method ?? "GET", url.pathname);
     const raw = await readBody(req);
+    if (req.method === "GET" && url.pathname === LIMITS_ROUTE) {
+      send(res, json(200, limits.report()), origin);
+      return;
+    }
     stats.total++;
     if (endpoint === undefined) {
       stats.unknown++;
@@ -95,6 +120,10 @@ export async function startStandin(options: StandinOptions): Promise<Standin> {
       endpoint === "player" ? stringOf((parsed as { videoId?: unknown } | null)?.videoId) : endpoint === "watch" || endpoint === "timedtext" ? (url.searchParams.get("v") ?? undefined) : undefined;
     countRequest(stats, endpoint, videoId);
 
+    // Wall-clock time, not `now` (tests pin that one for stable caption expiries).
+    const admission = limits.admit(clientAddress(req.socket.remoteAddress), endpoint, Date.now());
+    if (admission.blocked) return send(res, blockReply(admission.block, files, url), origin);
+
     const hasConsent = /(^|;\s*)CONSENT=YES\+/.test(req.headers.cookie ?? "");
     const fault = faults.take(endpoint, (f) => f.kind !== "consent" || f.ignoreCookie === true || !hasConsent);
     if (fault?.kind === "slow") await delay(fault.delayMs);
@@ -102,7 +131,7 @@ export async function startStandin(options: StandinOptions): Promise<Standin> {
     if (early) return send(res, early, origin);
     if (fault?.kind === "huge-body") return streamHugeBody(res, fault.bytes ?? HUGE_BODY_BYTES, stats);
 
-    const reply = route({ corpus, files, origin, nowMs: now() }, { endpoint, url, json: parsed, ...(videoId ? { videoId } : {}) });
+    const reply = route({ corpus, playlists, files, origin, nowMs: now() }, { endpoint, url, json: parsed, ...(videoId ? { videoId } : {}) });
     if (fault?.kind === "malformed-json" || fault?.kind === "truncated-xml") {
       // Cut mid-document but with a truthful Content-Length: the bytes arrive, the document is broken.
       reply.body = reply.body.slice(0, Math.max(1, Math.floor(reply.body.length / 2)));
@@ -123,6 +152,10 @@ export async function startStandin(options: StandinOptions): Promise<Standin> {
     origin,
     stats,
     setFault: (fault) => faults.set(fault),
+    setLimits: (config) => limits.set(config),
+    limitsReport: () => limits.report(),
+    limitsRecord: (address) => limits.record(address),
+    resetLimits: () => limits.reset(),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { dataDirLayout } from "../../pipeline/artifact/layout.js";
 import { trimmableThrough } from "../../pipeline/artifact/live-store/live-records.js";
 import { readManifest } from "../../pipeline/artifact/manifest.js";
-import { createYouTubeClient, type YouTubeClient, type YouTubeClientOptions } from "../../pipeline/youtube/index.js";
+import { createYouTubeClient, ExitPool, exitPolicyFromSettings, type YouTubeClient, type YouTubeClientOptions } from "../../pipeline/youtube/index.js";
 import { ArtifactSwitch, type SwitchOutcome, type SwitchTrigger } from "../artifact-set/artifact-switch.js";
 import { CatalogHolder } from "../artifact-set/catalog-holder.js";
 import { CurrentWatcher } from "../artifact-set/current-watcher.js";
@@ -35,8 +35,8 @@ export interface RuntimeOptions {
   log: Logger;
   /** Milliseconds since the epoch. Default Date.now. */
   clock?: () => number;
-  /** Extra client options (tests inject short backoffs); config wins for what it sets. */
-  client?: Omit<YouTubeClientOptions, "origin" | "proxyUrls" | "timeoutMs" | "maxBlockedRetries">;
+  /** Extra client options (tests inject short backoffs, which also shorten the exits' cool-down); config wins for the rest of what it sets. */
+  client?: Omit<YouTubeClientOptions, "origin" | "proxyUrls" | "exitPool" | "exitPolicy" | "maxExitWaitMs" | "timeoutMs" | "maxBlockedRetries">;
   /** Watch DATA_DIR for a new `current`. Default true. */
   watch?: boolean;
   /** Poll interval of `current`'s target in ms; 0 disables. Default 2000. */
@@ -146,7 +146,9 @@ function openLiveFetch(parts: { config: Config; options: RuntimeOptions; catalog
   const client = createYouTubeClient({
     ...options.client,
     origin: config.youtubeOrigin,
-    proxyUrls: [...config.youtubeProxyUrls],
+    exitPool: liveExitPool(config, options.client),
+    // A live request waits for a resting exit no longer than one upstream call may take; past that it is answered at once.
+    maxExitWaitMs: config.youtubeTimeoutMs,
     timeoutMs: config.youtubeTimeoutMs,
     maxBlockedRetries: config.youtubeMaxBlockedRetries,
   });
@@ -259,4 +261,17 @@ export function reloadOnSighup(runtime: Pick<Runtime, "reload">): () => void {
   };
   process.on("SIGHUP", onHup);
   return () => process.off("SIGHUP", onHup);
+}
+
+/** The live fetcher's exits: YOUTUBE_PROXY_URLS under the YOUTUBE_EXIT_* policy; a test's short backoffs shorten the cool-down, its `random` sets the jitter. */
+function liveExitPool(config: Config, client: RuntimeOptions["client"]): ExitPool {
+  return new ExitPool({
+    proxyUrls: [...config.youtubeProxyUrls],
+    policy: {
+      ...exitPolicyFromSettings(config, config.youtubeOrigin),
+      ...(client?.backoffBaseMs === undefined ? {} : { coolDownMs: client.backoffBaseMs }),
+      ...(client?.backoffMaxMs === undefined ? {} : { coolDownMaxMs: client.backoffMaxMs }),
+    },
+    ...(client?.random ? { random: client.random } : {}),
+  });
 }

@@ -314,7 +314,8 @@ const RECIPES: Record<string, Recipe> = {
   po_token_required: video("fixturePOTK"),
   request_blocked: video("fixtureBOTS"),
   ip_blocked: live({ kind: "captcha" }),
-  upstream_rate_limited: live({ kind: "rate-limit", retryAfterSeconds: 90 }),
+  // Without Retry-After: the exit rests only its short cool-down, not into the outcomes provoked after this one.
+  upstream_rate_limited: live({ kind: "rate-limit" }),
   consent_failed: live({ kind: "consent", invalid: true }),
   upstream_unparsable: live({ kind: "malformed-json" }),
   upstream_status: live({ kind: "server-error", endpoint: "player" }),

@@ -3,7 +3,7 @@
  * to say about them (any warning fails the test: verify exits 0 on a
  * directive it cannot parse), and they agree with the code: the commands
  * package.json runs, a stop timeout longer than the server's drain, writes
- * allowed to DATA_DIR only.
+ * allowed to DATA_DIR only (none at all for the fetch worker).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -39,8 +39,8 @@ function directives(file: string): Map<string, string[]> {
 const one = (units: Map<string, string[]>, key: string) => units.get(key)?.at(-1);
 
 describe("deploy/systemd", () => {
-  it("ships the server's service, the pipeline's service and its timer", () => {
-    expect(files).toEqual(["transcript-pipeline.service", "transcript-pipeline.timer", "transcript-server.service"]);
+  it("ships the server's service, the pipeline's service and its timer, and the fetch worker's service", () => {
+    expect(files).toEqual(["transcript-fetch-worker.service", "transcript-pipeline.service", "transcript-pipeline.timer", "transcript-server.service"]);
   });
 
   it.skipIf(!haveAnalyze)("passes systemd-analyze verify without a single warning", () => {
@@ -75,6 +75,10 @@ describe("deploy/systemd", () => {
     expect(one(pipeline, "ExecStart")).toMatch(new RegExp(`^/usr/bin/${scripts.pipeline!.replace(/[.]/g, "\\.")} run --channels /`));
     expect(one(directives("transcript-pipeline.timer"), "Unit")).toBe("transcript-pipeline.service");
     expect(one(pipeline, "SuccessExitStatus")).toBe("3 4");
+    const worker = directives("transcript-fetch-worker.service");
+    expect(one(worker, "ExecStart")).toBe(`/usr/bin/${scripts.pipeline!} worker`);
+    expect(one(worker, "Restart")).toBe("on-failure");
+    expect(one(worker, "RestartPreventExitStatus")).toBe("2");
   });
 
   it("gives the server longer to stop than its drain, reloads with SIGHUP, and hardens both services", () => {
@@ -92,6 +96,13 @@ describe("deploy/systemd", () => {
         expect(one(unit, key), `${file} ${key}`).toBe(value);
       }
       expect(one(unit, "User"), file).toBe("transcripts");
+    }
+    // The fetch worker writes nothing on its host: no writable path, the same hardening.
+    const worker = directives("transcript-fetch-worker.service");
+    expect(worker.get("ReadWritePaths")).toBeUndefined();
+    expect(one(worker, "EnvironmentFile")).toBe("-/etc/transcripts/worker.env");
+    for (const [key, value] of Object.entries({ NoNewPrivileges: "yes", ProtectSystem: "strict", ProtectHome: "yes", PrivateTmp: "yes", CapabilityBoundingSet: "", User: "transcripts" })) {
+      expect(one(worker, key), `transcript-fetch-worker.service ${key}`).toBe(value);
     }
   });
 });

@@ -94,7 +94,6 @@ describe("upstream failures", () => {
     { name: "a timedtext answer cut in half", fault: { kind: "truncated-xml" }, status: 502, code: "upstream_unparsable", retryAfter: null },
     { name: "an empty timedtext body", fault: { kind: "empty-body" }, status: 502, code: "empty_transcript", retryAfter: "30" },
     { name: "a 503 from YouTube", fault: { kind: "server-error", endpoint: "player" }, status: 502, code: "upstream_status", retryAfter: "30" },
-    { name: "429 on every attempt", fault: { kind: "rate-limit", retryAfterSeconds: 120 }, status: 502, code: "upstream_rate_limited", retryAfter: "120" },
     { name: "a captcha page", fault: { kind: "captcha" }, status: 502, code: "ip_blocked", retryAfter: "300" },
     { name: "an answer slower than YOUTUBE_TIMEOUT_MS", fault: { kind: "slow", delayMs: 1500, endpoint: "player" }, status: 504, code: "upstream_timeout", retryAfter: "30" },
   ];
@@ -108,6 +107,26 @@ describe("upstream failures", () => {
     expect(res.headers.get("retry-after")).toBe(retryAfter);
     expect(liveRows(direct)).toEqual(before);
     standin.setFault(null);
+    const next = await call(direct.baseUrl, `/v1/transcript/${id}`, { key: direct.key });
+    expect(next.body).toMatchObject({ videoId: id, cached: false });
+    expect(liveRows(direct).records).toBe(before.records + 1);
+  });
+
+  it("429 on every attempt gives 502 upstream_rate_limited; within its Retry-After the next request is refused without going upstream, after it fetches", async () => {
+    const id = fresh(59).videoId;
+    const before = liveRows(direct);
+    standin.setFault({ kind: "rate-limit", retryAfterSeconds: 2 });
+    const res = await call(direct.baseUrl, `/v1/transcript/${id}`, { key: direct.key });
+    expectProblem(res, 502, "upstream_rate_limited");
+    expect(res.headers.get("retry-after")).toBe("60");
+    // The first 429 rests the one exit for 2 s, longer than a live call waits for it (YOUTUBE_TIMEOUT_MS 500): no retry went out.
+    expect(standin.stats.byEndpoint.watch).toBe(1);
+    standin.setFault(null);
+    const early = await call(direct.baseUrl, `/v1/transcript/${id}`, { key: direct.key });
+    expectProblem(early, 502, "upstream_rate_limited");
+    expect(standin.stats.byEndpoint.watch).toBe(1);
+    expect(liveRows(direct)).toEqual(before);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
     const next = await call(direct.baseUrl, `/v1/transcript/${id}`, { key: direct.key });
     expect(next.body).toMatchObject({ videoId: id, cached: false });
     expect(liveRows(direct).records).toBe(before.records + 1);

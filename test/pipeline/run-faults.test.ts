@@ -32,7 +32,7 @@ describe("a channel list of 200,000 bad lines", () => {
     expect(error).toBeInstanceOf(UsageError);
     const lines = (error as Error).message.split("\n");
     expect(lines).toHaveLength(MAX_PROBLEMS_SHOWN + 1);
-    expect(lines[0]).toBe(`${path}:2: not a channel id (UC…), @handle or channel URL`);
+    expect(lines[0]).toBe(`${path}:2: not a channel id (UC…), @handle, channel URL or playlist (PL…, a URL with list=)`);
     expect(lines.at(-1)).toBe(`${path}: ${200_000 - MAX_PROBLEMS_SHOWN} more bad lines not shown`);
   });
 });

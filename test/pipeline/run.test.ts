@@ -338,7 +338,7 @@ describe("the channel list", () => {
 
   it("names every bad line by number without echoing it", () => {
     expect(() => parseChannelList("@ok\nnot a channel\nhttps://example.com/@x\n", "list.txt")).toThrow(
-      "list.txt:2: not a channel id (UC…), @handle or channel URL\nlist.txt:3: not a channel id (UC…), @handle or channel URL",
+      "list.txt:2: not a channel id (UC…), @handle, channel URL or playlist (PL…, a URL with list=)\nlist.txt:3: not a channel id (UC…), @handle, channel URL or playlist (PL…, a URL with list=)",
     );
   });
 });

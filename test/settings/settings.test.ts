@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { COMMANDS, ConfigError, SETTINGS, loadSettings } from "../../settings/settings.js";
+import { exitPolicyFromSettings } from "../../pipeline/youtube/index.js";
 import { documentedSettingsTable, SETTINGS_TABLE_FILE, settingsTable } from "../../settings/table.js";
 
 describe("the rows", () => {
@@ -27,8 +28,35 @@ describe("the rows", () => {
 describe("each command reads its own rows", () => {
   test("the pipeline reads DATA_DIR and the upstream settings, not PORT: PORT=not-a-port does not stop it", () => {
     const settings = loadSettings("pipeline", { PORT: "not-a-port", DATA_DIR: "/tmp/x", YOUTUBE_ORIGIN: "http://127.0.0.1:4001/" });
-    expect(settings).toEqual({ dataDir: "/tmp/x", youtubeOrigin: "http://127.0.0.1:4001", youtubeProxyUrls: [], youtubeMaxBlockedRetries: 2 });
+    expect(settings).toEqual({
+      dataDir: "/tmp/x",
+      youtubeOrigin: "http://127.0.0.1:4001",
+      youtubeProxyUrls: [],
+      youtubeMaxBlockedRetries: 2,
+      fetchLeaseSeconds: 600,
+      fetchWorkerConcurrency: 8,
+      fetchRetryLimit: 5,
+      fetchRetryDelaySeconds: 30,
+      youtubeExitRate: "auto",
+      youtubeExitInFlight: "auto",
+      youtubeExitCoolDownSeconds: 60,
+      youtubeExitCoolDownMaxSeconds: 3600,
+      youtubeExitDeadAfter: 3,
+    });
     expect(() => loadSettings("server", { PORT: "not-a-port" })).toThrow("PORT: must be a whole number");
+  });
+
+  test("the exit settings become one exit policy: auto paces against youtube.com only", () => {
+    const against = (origin: string, env: Record<string, string> = {}) => exitPolicyFromSettings(loadSettings("pipeline", { YOUTUBE_ORIGIN: origin, ...env }), origin);
+    expect(against("https://www.youtube.com")).toMatchObject({ requestsPerMinute: 12, maxInFlight: 2, coolDownMs: 60_000, coolDownMaxMs: 3_600_000, deadAfterFailures: 3 });
+    expect(against("http://127.0.0.1:4001")).toMatchObject({ requestsPerMinute: 0, maxInFlight: 64 });
+    expect(against("http://127.0.0.1:4001", { YOUTUBE_EXIT_RATE: "240", YOUTUBE_EXIT_IN_FLIGHT: "1", YOUTUBE_EXIT_COOL_DOWN_SECONDS: "2", YOUTUBE_EXIT_DEAD_AFTER: "2" })).toMatchObject({
+      requestsPerMinute: 240,
+      maxInFlight: 1,
+      coolDownMs: 2_000,
+      deadAfterFailures: 2,
+    });
+    expect(() => loadSettings("pipeline", { YOUTUBE_EXIT_IN_FLIGHT: "0" })).toThrow("YOUTUBE_EXIT_IN_FLIGHT: must be auto or a whole number from 1 to 256");
   });
 
   test("the pipeline still refuses a bad value of its own rows, naming the variable and not the value", () => {

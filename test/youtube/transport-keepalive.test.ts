@@ -8,6 +8,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { HttpTransport } from "../../pipeline/youtube/http-transport.js";
+import { ExitPool } from "../../pipeline/youtube/exits/exit-pool.js";
 
 let server: http.Server | undefined;
 
@@ -35,7 +36,7 @@ async function start(reset: (arrival: number) => boolean): Promise<{ origin: str
   return { origin: `http://127.0.0.1:${port}`, arrivals: () => arrivals, sockets: () => sockets };
 }
 
-const transport = () => new HttpTransport({ proxyUrls: [], timeoutMs: 5_000, maxBodyBytes: 1_000_000, userAgent: "test" });
+const transport = () => new HttpTransport({ exits: new ExitPool({ proxyUrls: [] }), timeoutMs: 5_000, maxBodyBytes: 1_000_000, userAgent: "test" });
 
 describe("the keep-alive pool", () => {
   it("sends a request once more on a new connection when a kept-alive one is reset before answering", async () => {

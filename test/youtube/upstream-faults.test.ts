@@ -35,10 +35,12 @@ describe("consent wall", () => {
     expect((await failure(fetchBread())).code).toBe("consent_failed");
   });
 
-  it("fails with consent_failed when the page asks again despite the cookie", async () => {
+  it("fails with consent_failed when the page asks again despite the cookie, a block retried through the exits", async () => {
     harness.standin.setFault({ kind: "consent", ignoreCookie: true });
-    expect((await failure(fetchBread())).code).toBe("consent_failed");
-    expect(harness.standin.stats.byEndpoint.watch).toBe(2);
+    const error = await failure(fetchBread(harness.client()));
+    expect(error).toMatchObject({ code: "consent_failed", kind: "blocked" });
+    // Each of the three attempts (one try, two blocked retries) asks twice: without and with the cookie.
+    expect(harness.standin.stats.byEndpoint.watch).toBe(6);
   });
 });
 
