@@ -88,9 +88,9 @@ export interface SearchParams extends SearchFilters {
 }
 
 /**
- * A matching moment of a hit, as the API shows it. server/search/snippet/moments.ts
- * makes them with this shape; the catalog states it itself so that what routes
- * ask of storage imports nothing from search (search sits above data/).
+ * A matching moment of a hit, as the API shows it: declared here, below
+ * search, and made by server/search/snippet/moments.ts, so what routes ask
+ * of storage imports nothing from search (search sits above data/).
  */
 export interface Moment {
   startSeconds: number;

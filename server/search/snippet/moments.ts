@@ -12,6 +12,7 @@
  * group match, so a stray word before the phrase does not take the moment.
  */
 import { TOKEN_CHARACTER } from "../../../pipeline/artifact/text.js";
+import type { Moment } from "../../data/catalog.js";
 import { findOccurrences } from "./occurrences.js";
 import type { ParsedQuery } from "../query.js";
 import { segmentAt, type SegmentIndex } from "./segment-index.js";
@@ -19,12 +20,6 @@ import { makeSnippet, renderSnippet, snippetWindow } from "./snippet.js";
 
 /** Other matching segments given with a hit. */
 export const MAX_MOMENTS = 3;
-
-export interface Moment {
-  startSeconds: number;
-  /** The segment's text, HTML-escaped with its matches in <mark>, as a snippet. */
-  text: string;
-}
 
 /** What a hit shows of its transcript: kept per query with the ranked head (server/search/shard.ts). */
 export interface HitText {
