@@ -3,24 +3,34 @@
  * them between taking the lock and the build).
  */
 import { setMaxListeners } from "node:events";
-import { crawlChannels, type CrawlOptions, type CrawlResult } from "../crawl/crawl-channels.js";
-import { fetchTranscripts, type CrawlFeed, type FetchOptions, type FetchResult } from "../fetch/fetch-transcripts.js";
+import type { CrawlResult } from "../crawl/crawl-channels.js";
+import { fetchTranscripts, type FetchOptions, type FetchResult } from "../fetch/fetch-transcripts.js";
 import type { PipelineState } from "../state/open-state.js";
-import { formatDuration, type Progress } from "./report-progress.js";
+import type { Progress } from "./report-progress.js";
 import { describeExits } from "../youtube/index.js";
+import { CrawlProgress, startFeedingCrawl, type CrawlStageOptions } from "./crawl-feed.js";
+
+export type { CrawlStageOptions } from "./crawl-feed.js";
+
+/** The fetch's options a run gives; the state, the signal, the feed and the callbacks are the stage's own. */
+export type FetchStageOptions = Omit<FetchOptions, "state" | "signal" | "crawl" | "onStart" | "onOutcome">;
+
+export interface CrawlAndFetchOptions {
+  state: PipelineState;
+  crawl: CrawlStageOptions;
+  fetch: FetchStageOptions;
+  /** Stops both gracefully. */
+  signal: AbortSignal;
+  progress: Progress;
+}
+
 /**
  * The crawl and the fetch side by side: the fetch takes videos in discovery
  * order as soon as the crawl has written them, so it is not idle while the
  * channels are listed. If either fails, the other is stopped and the error
  * is the run's.
  */
-export async function crawlAndFetch(
-  state: PipelineState,
-  crawlOptions: Omit<CrawlOptions, "signal" | "onChannel" | "onVideos">,
-  fetchOptions: Omit<FetchOptions, "state" | "signal" | "crawl" | "onStart" | "onOutcome">,
-  signal: AbortSignal,
-  progress: Progress,
-): Promise<{ crawl: CrawlResult; fetched: FetchResult }> {
+export async function crawlAndFetch({ state, crawl: crawlOptions, fetch: fetchOptions, signal, progress }: CrawlAndFetchOptions): Promise<{ crawl: CrawlResult; fetched: FetchResult }> {
   const stop = new AbortController();
   const both = AbortSignal.any([signal, stop.signal]);
   // Each crawl or fetch call in flight listens on it until it ends (at most one per queue slot):
@@ -39,33 +49,19 @@ export async function crawlAndFetch(
       note: describeExits(exits.snapshot()),
     });
   let ticker: NodeJS.Timeout | undefined;
-  const crawlStarted = performance.now();
-  const crawling = crawlChannels({
-    ...crawlOptions,
+  const crawling = startFeedingCrawl({
+    crawl: crawlOptions,
+    feed,
     signal: both,
+    stop,
     onChannel: (done) => {
       channelsDone = done;
       show();
     },
     onVideos: (fresh) => {
       known = Math.min(known + fresh, fetchOptions.limit ?? Infinity);
-      feed.wrote();
     },
-  }).then(
-    (crawl) => {
-      feed.finish();
-      fetchOptions.log(
-        `crawl: ${crawl.channelsCrawled} channels crawled, ${crawl.channelsSkipped} skipped, ${crawl.channelFailures.length} failed; ` +
-          `${crawl.videosSeen} videos seen, ${crawl.videosNew} new; ${formatDuration((performance.now() - crawlStarted) / 1000)}`,
-      );
-      return crawl;
-    },
-    (error: unknown) => {
-      feed.finish();
-      stop.abort();
-      throw error;
-    },
-  );
+  });
   const fetching = fetchTranscripts({
     ...fetchOptions,
     state,
@@ -97,35 +93,3 @@ export async function crawlAndFetch(
     progress.end();
   }
 }
-
-/** The crawl's side of `CrawlFeed`: wakes the fetch when it writes videos and when it ends. */
-export class CrawlProgress implements CrawlFeed {
-  #finished = false;
-  #waiting: { promise: Promise<void>; wake: () => void } | undefined;
-
-  get finished(): boolean {
-    return this.#finished;
-  }
-
-  next(): Promise<void> {
-    if (this.#finished) return Promise.resolve();
-    if (!this.#waiting) {
-      let wake!: () => void;
-      const promise = new Promise<void>((resolve) => (wake = resolve));
-      this.#waiting = { promise, wake };
-    }
-    return this.#waiting.promise;
-  }
-
-  wrote(): void {
-    const waiting = this.#waiting;
-    this.#waiting = undefined;
-    waiting?.wake();
-  }
-
-  finish(): void {
-    this.#finished = true;
-    this.wrote();
-  }
-}
-

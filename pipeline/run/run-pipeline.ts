@@ -4,28 +4,26 @@
  * in-process and the CLI stays a thin shell around it.
  */
 import { existsSync } from "node:fs";
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
-import { createYouTubeClient, ExitPool, type ExitPolicy, type ExitView, type YouTubeClient } from "../youtube/index.js";
+import { createYouTubeClient, ExitPool, type ExitPolicy, type YouTubeClient } from "../youtube/index.js";
 import { acquireLock, type RunLock } from "../state/acquire-lock.js";
 import { acquireSharedLock, type SharedLock } from "../state/shared-lock.js";
-import { buildAndPublish, sharedRecordsPending, unchangedPublishedSet, type PublishedBuild } from "../build/build-and-publish.js";
+import { buildAndPublish, sharedRecordsPending, unchangedPublishedSet } from "../build/build-and-publish.js";
 import type { VideoRecord } from "../artifact/contract.js";
-import { crawlAndFetch } from "./crawl-and-fetch.js";
-import { crawlChannels, type ChannelFailure } from "../crawl/crawl-channels.js";
+import { crawlAndFetch, type CrawlStageOptions, type FetchStageOptions } from "./crawl-and-fetch.js";
+import { crawlChannels } from "../crawl/crawl-channels.js";
 import { dataDirLayout, type DataDirLayout } from "../artifact/layout.js";
-import { EXIT } from "../command/exit-codes.js";
 import { fetchTranscripts, type FetchResult } from "../fetch/fetch-transcripts.js";
 import { PipelineState } from "../state/open-state.js";
-import { PublishRefused } from "../publish/publish-guard.js";
-import { readChannelList } from "../crawl/read-channel-list.js";
+import { readChannelList, type ChannelListEntry } from "../crawl/read-channel-list.js";
 import { settleImport } from "../import/import-and-publish.js";
 import { RecordWriter } from "../state/record-writer.js";
-import { formatDuration, type Progress } from "./report-progress.js";
+import type { Progress } from "./report-progress.js";
 import { crawlAndQueue } from "./crawl-and-queue.js";
 import { FetchQueue } from "../fetch-queue/fetch-queue.js";
 import { ROWS } from "../../settings/rows.js";
+import { newSummary, recordCrawl, recordFailure, settleOutcome, writeSummary, type RunSummary } from "./run-summary.js";
 
+export type { RunSummary } from "./run-summary.js";
 
 export interface RunOptions {
   /** DATA_DIR: state in `<dataDir>/pipeline/`, artifacts in `<dataDir>/builds/` and `current`. */
@@ -82,102 +80,118 @@ export interface RunOptions {
   now?: () => Date;
 }
 
-export interface RunSummary {
-  outcome: "ok" | "partial" | "failed" | "interrupted" | "refused" | "dry-run";
-  exitCode: number;
+/** What every step of one run reads: its options, clock, stop signal, progress, log and summary. */
+interface Run {
+  options: RunOptions;
+  now: () => Date;
+  started: Date;
+  signal: AbortSignal;
   dryRun: boolean;
-  startedAt: string;
-  finishedAt: string;
-  durationSeconds: number;
-  channels: { listed: number; crawled: number; skipped: number; failed: ChannelFailure[] };
-  videos: { seen: number; new: number };
-  transcripts: {
-    /** Wanting a transcript at the start of the fetch stage. */
-    wanted: number;
-    attempted: number;
-    fetched: number;
-    /** Recorded with reason and time; not retried before the configured age. */
-    permanent: Record<string, number>;
-    /** Failed after retries; the next run tries again. */
-    failed: Record<string, number>;
-    /** Fetches YouTube blocked that went back and were fetched again (or left for the next run). */
-    requeued: number;
-    perSecond: number;
-  };
-  /** Each exit at the end of the fetch: requests sent, blocked and failed, and whether it is cooling or out. */
-  exits: ExitView[];
-  build: (Omit<PublishedBuild, "seconds"> & { seconds: number }) | null;
-  /** Nothing new since this published set (its build id): build and publish were skipped. */
-  unchangedSince?: string;
-  /** Why a failed run failed. */
-  error?: string;
-  /** A dead run's lock that was taken over. */
-  tookOverLockOf?: number;
+  progress: Progress;
+  log: (message: string) => void;
+  layout: DataDirLayout;
+  summary: RunSummary;
+}
+
+/** What a run holds while it runs, each recorded as it is taken and let go at the end. */
+interface Held {
+  lock?: RunLock;
+  sharedLock?: SharedLock;
+  state?: PipelineState;
+  runId?: number;
+  writer?: RecordWriter;
+  /** A client this run made (not one passed in), closed at the end. */
+  ownClient?: YouTubeClient;
 }
 
 export async function runPipeline(options: RunOptions): Promise<RunSummary> {
   const now = options.now ?? (() => new Date());
   const started = now();
-  const signal = options.signal ?? new AbortController().signal;
   const dryRun = options.dryRun ?? false;
   const progress = options.progress;
-  const log = (message: string): void => progress.log(message);
-  const layout = dataDirLayout(options.dataDir);
-  const summary: RunSummary = {
-    outcome: "ok",
-    exitCode: EXIT.ok,
+  const run: Run = {
+    options,
+    now,
+    started,
+    signal: options.signal ?? new AbortController().signal,
     dryRun,
-    startedAt: started.toISOString(),
-    finishedAt: "",
-    durationSeconds: 0,
-    channels: { listed: 0, crawled: 0, skipped: 0, failed: [] },
-    videos: { seen: 0, new: 0 },
-    transcripts: { wanted: 0, attempted: 0, fetched: 0, permanent: {}, failed: {}, requeued: 0, perSecond: 0 },
-    exits: [],
-    build: null,
+    progress,
+    log: (message) => progress.log(message),
+    layout: dataDirLayout(options.dataDir),
+    summary: newSummary(started, dryRun),
   };
+  const { summary, signal } = run;
 
   // Usage problems (a bad list) surface before anything is locked or written.
   const channels = await readChannelList(options.channelsFile);
   summary.channels.listed = channels.length;
 
-  let lock: RunLock | undefined;
-  let sharedLock: SharedLock | undefined;
-  let state: PipelineState | undefined;
-  let runId: number | undefined;
-  let writer: RecordWriter | undefined;
-  /** A client this run made (not one passed in), closed at the end. */
-  let ownClient: YouTubeClient | undefined;
+  const held: Held = {};
   try {
-    const statePath = layout.state;
-    if (dryRun) {
-      state = existsSync(statePath) ? PipelineState.open(statePath, { readonly: true }) : undefined;
-    } else {
-      // Both throw LockHeldError: the CLI exits 3.
-      if (options.databaseUrl !== undefined) sharedLock = await acquireSharedLock(options.databaseUrl);
-      lock = acquireLock(layout.lock);
-      if (lock.tookOver) {
-        summary.tookOverLockOf = lock.tookOver.pid;
-        log(`took over the lock of run ${lock.tookOver.pid}, which is no longer alive`);
-      }
-      state = PipelineState.open(statePath);
-      // What a killed `build --input` left staged is folded or dropped before this run reads the state.
-      await settleImport(state, options.dataDir, log);
-      runId = state.startRun(started);
-      writer = new RecordWriter(statePath);
-    }
-    ownClient = options.client
-      ? undefined
-      : createYouTubeClient({
-          ...(options.origin ? { origin: options.origin } : {}),
-          exitPool: new ExitPool({ proxyUrls: options.proxyUrls ?? [], ...(options.exitPolicy ? { policy: options.exitPolicy } : {}) }),
-          timeoutMs: options.timeoutMs ?? 15_000,
-          ...(options.maxBlockedRetries !== undefined ? { maxBlockedRetries: options.maxBlockedRetries } : {}),
-        });
-    const client = options.client ?? ownClient!;
-    const concurrency = options.concurrency ?? 8;
+    await openRun(run, held);
+    held.ownClient = options.client ? undefined : ownClient(options);
+    const stages = stageOptions(run, { client: options.client ?? held.ownClient!, state: held.state, writer: held.writer, channels });
+    if (dryRun) await countWithoutWriting(run, held.state, stages);
+    else if (held.state) await crawlAndFetchStage(run, held.state, stages);
+    if (!signal.aborted && !dryRun && held.state && (options.build ?? true)) await buildStage(run, held.state);
+    settleOutcome(summary, { stopped: signal.aborted });
+  } catch (error) {
+    progress.end();
+    if (error instanceof Error && error.name === "LockHeldError") throw error;
+    recordFailure(summary, error, { stopped: signal.aborted, log: run.log });
+  } finally {
+    await closeRun(run, held);
+  }
+  return summary;
+}
 
-    const crawlOptions = {
+/** Takes the locks and opens the state (a dry run: read-only, if there is one), recording each in `held` as it is taken. */
+async function openRun(run: Run, held: Held): Promise<void> {
+  const { options, layout, log } = run;
+  if (run.dryRun) {
+    held.state = existsSync(layout.state) ? PipelineState.open(layout.state, { readonly: true }) : undefined;
+    return;
+  }
+  // Both throw LockHeldError: the CLI exits 3.
+  if (options.databaseUrl !== undefined) held.sharedLock = await acquireSharedLock(options.databaseUrl);
+  held.lock = acquireLock(layout.lock);
+  if (held.lock.tookOver) {
+    run.summary.tookOverLockOf = held.lock.tookOver.pid;
+    log(`took over the lock of run ${held.lock.tookOver.pid}, which is no longer alive`);
+  }
+  held.state = PipelineState.open(layout.state);
+  // What a killed `build --input` left staged is folded or dropped before this run reads the state.
+  await settleImport(held.state, options.dataDir, log);
+  held.runId = held.state.startRun(run.started);
+  held.writer = new RecordWriter(layout.state);
+}
+
+/** The YouTube client of a run that was given none: an exit per proxy (or the direct route), under the run's exit policy. */
+function ownClient(options: RunOptions): YouTubeClient {
+  return createYouTubeClient({
+    ...(options.origin ? { origin: options.origin } : {}),
+    exitPool: new ExitPool({ proxyUrls: options.proxyUrls ?? [], ...(options.exitPolicy ? { policy: options.exitPolicy } : {}) }),
+    timeoutMs: options.timeoutMs ?? 15_000,
+    ...(options.maxBlockedRetries !== undefined ? { maxBlockedRetries: options.maxBlockedRetries } : {}),
+  });
+}
+
+interface Stages {
+  crawl: CrawlStageOptions;
+  fetch: FetchStageOptions;
+}
+
+/** The crawl's and the fetch's options, from the run's options and their defaults. */
+function stageOptions(
+  run: Run,
+  { client, state, writer, channels }: { client: YouTubeClient; state: PipelineState | undefined; writer: RecordWriter | undefined; channels: ChannelListEntry[] },
+): Stages {
+  const { options, now, log } = run;
+  const concurrency = options.concurrency ?? 8;
+  const retryPermanentAfterMs = options.retryPermanentAfterMs ?? 30 * 86_400_000;
+  const noWriter = (): Promise<never> => Promise.reject(new Error("no record writer in a dry run"));
+  return {
+    crawl: {
       client,
       state,
       writes: writer,
@@ -186,14 +200,12 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
       recrawlAfterMs: options.recrawlAfterMs ?? 30 * 60_000,
       now,
       log,
-    };
-    const retryPermanentAfterMs = options.retryPermanentAfterMs ?? 30 * 86_400_000;
-    const fetchOptions = {
+    },
+    fetch: {
       client,
-      saveRecord: (record: VideoRecord, at: Date) => (writer ? writer.save(record, at) : Promise.reject(new Error("no record writer in a dry run"))),
-      saveFailure: (videoId: string, failure: { permanent: boolean; code: string; message: string }, at: Date) =>
-        writer ? writer.saveFailure(videoId, failure, at) : Promise.reject(new Error("no record writer in a dry run")),
-      dryRun,
+      saveRecord: (record: VideoRecord, at: Date) => (writer ? writer.save(record, at) : noWriter()),
+      saveFailure: (videoId, failure, at) => (writer ? writer.saveFailure(videoId, failure, at) : noWriter()),
+      dryRun: run.dryRun,
       limit: options.limit,
       concurrency,
       rate: options.rate,
@@ -206,111 +218,104 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
       retryPermanentBefore: new Date(now().getTime() - retryPermanentAfterMs),
       now,
       log,
-    };
+    },
+  };
+}
 
-    if (dryRun) {
-      // Nothing is written, so the fetch stage can only count what the state already wants, after the crawl.
-      progress.stage("crawl", channels.length, "channels");
-      const crawl = await crawlChannels({ ...crawlOptions, signal, onChannel: (done, _total, seen) => progress.update({ done, detail: { videos: seen } }) });
-      progress.end();
-      summary.channels = { listed: channels.length, crawled: crawl.channelsCrawled, skipped: crawl.channelsSkipped, failed: crawl.channelFailures };
-      summary.videos = { seen: crawl.videosSeen, new: crawl.videosNew };
-      // The videos it just found are not among the state's candidates: everything new would be fetched too.
-      const counted = state
-        ? await fetchTranscripts({ ...fetchOptions, state, signal, onStart: (total) => progress.stage("would fetch", total, "transcripts") })
-        : undefined;
-      progress.end();
-      summary.transcripts.wanted = (counted?.candidates ?? 0) + crawl.videosNew;
-    } else if (state) {
-      const fetchStarted = performance.now();
-      const { crawl, fetched } =
-        options.databaseUrl === undefined
-          ? await crawlAndFetch(state, crawlOptions, fetchOptions, signal, progress)
-          : await withFetchQueue(options.databaseUrl, options.fetchQueue, concurrency, log, (queue) => {
-              const { limit, languages, anyLanguage, retryPermanentBefore } = fetchOptions;
-              const queueOptions = { queue, client, concurrency, limit, languages, anyLanguage, retryPermanentBefore, log };
-              return crawlAndQueue(state!, crawlOptions, queueOptions, signal, progress);
-            });
-      summary.exits = client.exits.snapshot().exits;
-      const seconds = (performance.now() - fetchStarted) / 1000;
-      summary.channels = { listed: channels.length, crawled: crawl.channelsCrawled, skipped: crawl.channelsSkipped, failed: crawl.channelFailures };
-      summary.videos = { seen: crawl.videosSeen, new: crawl.videosNew };
-      summary.transcripts = {
-        wanted: fetched.candidates,
-        attempted: fetched.attempted,
-        fetched: fetched.fetched,
-        permanent: fetched.permanent,
-        failed: fetched.failed,
-        requeued: fetched.requeued,
-        perSecond: seconds > 0 ? Math.round((fetched.fetched / seconds) * 10) / 10 : 0,
-      };
-    }
+/** A dry run: the crawl, then a count of what the state already wants; nothing is written, so nothing is fetched. */
+async function countWithoutWriting(run: Run, state: PipelineState | undefined, stages: Stages): Promise<void> {
+  const { progress, signal, summary } = run;
+  progress.stage("crawl", stages.crawl.channels.length, "channels");
+  const crawl = await crawlChannels({ ...stages.crawl, signal, onChannel: (done, _total, seen) => progress.update({ done, detail: { videos: seen } }) });
+  progress.end();
+  recordCrawl(summary, crawl);
+  // The videos it just found are not among the state's candidates: everything new would be fetched too.
+  const counted = state
+    ? await fetchTranscripts({ ...stages.fetch, state, signal, onStart: (total) => progress.stage("would fetch", total, "transcripts") })
+    : undefined;
+  progress.end();
+  summary.transcripts.wanted = (counted?.candidates ?? 0) + crawl.videosNew;
+}
 
-    if (!signal.aborted && !dryRun && state && (options.build ?? true)) {
-      const pending = options.databaseUrl !== undefined && (await sharedRecordsPending(options.databaseUrl, options.dataDir));
-      const unchanged = options.force || pending ? undefined : unchangedPublishedSet(options.dataDir, state);
-      if (unchanged !== undefined) {
-        summary.unchangedSince = unchanged;
-        log(`nothing new since the published set ${unchanged} (no new or changed transcripts, no live-fetched records): build and publish skipped; --force rebuilds`);
-      } else {
-        log("building the artifact set");
-        const built = await buildAndPublish({
-          dataDir: options.dataDir,
-          state,
-          log,
-          force: options.force ?? false,
-          signal,
-          ...(options.databaseUrl !== undefined ? { databaseUrl: options.databaseUrl } : {}),
+/** The crawl and the fetch side by side: here, or through the shared fetch queue with DATABASE_URL. */
+async function crawlAndFetchStage(run: Run, state: PipelineState, stages: Stages): Promise<void> {
+  const { options, signal, progress, summary, log } = run;
+  const fetchStarted = performance.now();
+  const { crawl, fetched } =
+    options.databaseUrl === undefined
+      ? await crawlAndFetch({ state, crawl: stages.crawl, fetch: stages.fetch, signal, progress })
+      : await withFetchQueue(options.databaseUrl, options.fetchQueue, stages.fetch.concurrency, log, (queue) => {
+          const { client, concurrency, limit, languages, anyLanguage, retryPermanentBefore } = stages.fetch;
+          const fetch = { queue, client, concurrency, limit, languages, anyLanguage, retryPermanentBefore, log };
+          return crawlAndQueue({ state, crawl: stages.crawl, fetch, signal, progress });
         });
-        if (!built) log("no fetched transcripts yet: nothing to build");
-        else {
-          summary.build = built;
-          log(`published ${built.dir}: ${JSON.stringify(built.counts)}, liveSeq ${built.liveSeq}`);
-        }
-      }
-    }
+  summary.exits = stages.fetch.client.exits.snapshot().exits;
+  const seconds = (performance.now() - fetchStarted) / 1000;
+  recordCrawl(summary, crawl);
+  summary.transcripts = transcriptCounts(fetched, seconds);
+}
 
-    const failures = Object.keys(summary.transcripts.failed).length > 0 || summary.channels.failed.length > 0;
-    if (signal.aborted) Object.assign(summary, { outcome: "interrupted", exitCode: EXIT.interrupted });
-    else if (dryRun) Object.assign(summary, { outcome: "dry-run", exitCode: failures ? EXIT.partial : EXIT.ok });
-    else if (failures) Object.assign(summary, { outcome: "partial", exitCode: EXIT.partial });
-  } catch (error) {
-    progress.end();
-    if (error instanceof Error && error.name === "LockHeldError") throw error;
-    if (error instanceof Error && error.name === "BuildInterrupted" && signal.aborted) {
-      // Stopped during the build: nothing was published; what was fetched is kept.
-      Object.assign(summary, { outcome: "interrupted", exitCode: EXIT.interrupted });
-      log(error.message);
-    } else if (error instanceof PublishRefused) {
-      Object.assign(summary, { outcome: "refused", exitCode: EXIT.refused, error: error.message });
-      log(error.message);
-    } else {
-      Object.assign(summary, { outcome: "failed", exitCode: EXIT.failed, error: error instanceof Error ? error.message : String(error) });
-      if (!(error instanceof Error) || error.name !== "YouTubeError") log(error instanceof Error ? (error.stack ?? error.message) : String(error));
+function transcriptCounts(fetched: FetchResult, seconds: number): RunSummary["transcripts"] {
+  return {
+    wanted: fetched.candidates,
+    attempted: fetched.attempted,
+    fetched: fetched.fetched,
+    permanent: fetched.permanent,
+    failed: fetched.failed,
+    requeued: fetched.requeued,
+    perSecond: seconds > 0 ? Math.round((fetched.fetched / seconds) * 10) / 10 : 0,
+  };
+}
+
+/** Build and publish, unless nothing is new since the published set (and no --force). */
+async function buildStage(run: Run, state: PipelineState): Promise<void> {
+  const { options, summary, log, signal } = run;
+  const pending = options.databaseUrl !== undefined && (await sharedRecordsPending(options.databaseUrl, options.dataDir));
+  const unchanged = options.force || pending ? undefined : unchangedPublishedSet(options.dataDir, state);
+  if (unchanged !== undefined) {
+    summary.unchangedSince = unchanged;
+    log(`nothing new since the published set ${unchanged} (no new or changed transcripts, no live-fetched records): build and publish skipped; --force rebuilds`);
+    return;
+  }
+  log("building the artifact set");
+  const built = await buildAndPublish({
+    dataDir: options.dataDir,
+    state,
+    log,
+    force: options.force ?? false,
+    signal,
+    ...(options.databaseUrl !== undefined ? { databaseUrl: options.databaseUrl } : {}),
+  });
+  if (!built) log("no fetched transcripts yet: nothing to build");
+  else {
+    summary.build = built;
+    log(`published ${built.dir}: ${JSON.stringify(built.counts)}, liveSeq ${built.liveSeq}`);
+  }
+}
+
+/** The summary's end, recorded in the state and last-run.json; then everything the run held is let go, whatever failed. */
+async function closeRun(run: Run, held: Held): Promise<void> {
+  const { summary, layout, log } = run;
+  const finished = run.now();
+  summary.finishedAt = finished.toISOString();
+  summary.durationSeconds = Math.round((finished.getTime() - run.started.getTime()) / 100) / 10;
+  try {
+    await held.ownClient?.close();
+    await held.writer?.close();
+    if (!run.dryRun && held.state && held.runId !== undefined) {
+      held.state.finishRun(held.runId, summary.exitCode, summary, finished);
+      // The summary is also in the state's runs table: a summary file that cannot be written (a full disk) is said once, not thrown.
+      try {
+        await writeSummary(layout, summary);
+      } catch (error) {
+        log(`could not write ${layout.lastRun}: ${error instanceof Error ? error.message : String(error)}`);
+      }
     }
   } finally {
-    const finished = now();
-    summary.finishedAt = finished.toISOString();
-    summary.durationSeconds = Math.round((finished.getTime() - started.getTime()) / 100) / 10;
-    try {
-      await ownClient?.close();
-      await writer?.close();
-      if (!dryRun && state && runId !== undefined) {
-        state.finishRun(runId, summary.exitCode, summary, finished);
-        // The summary is also in the state's runs table: a summary file that cannot be written (a full disk) is said once, not thrown.
-        try {
-          await writeSummary(layout, summary);
-        } catch (error) {
-          log(`could not write ${layout.lastRun}: ${error instanceof Error ? error.message : String(error)}`);
-        }
-      }
-    } finally {
-      state?.close();
-      lock?.release();
-      await sharedLock?.release();
-    }
+    held.state?.close();
+    held.lock?.release();
+    await held.sharedLock?.release();
   }
-  return summary;
 }
 
 /** Runs `work` on the shared fetch queue, closed after it. */
@@ -333,19 +338,5 @@ async function withFetchQueue<T>(
     return await work(queue);
   } finally {
     await queue.close();
-  }
-}
-
-/** Written to a temporary file and renamed, so a reader never sees half of it. */
-async function writeSummary(layout: DataDirLayout, summary: RunSummary): Promise<void> {
-  await mkdir(layout.pipeline, { recursive: true });
-  const path = layout.lastRun;
-  const temporary = `${path}.${process.pid}.tmp`;
-  try {
-    await writeFile(temporary, `${JSON.stringify(summary, null, 2)}\n`);
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
   }
 }
