@@ -43,8 +43,7 @@ import { EXPORT_USAGE } from "./export/usage.js";
 import { ExportReadError } from "./export/read-export.js";
 import { JsonlError } from "./input/read-jsonl.js";
 import { checkBuildInputs, inputItems, verifyExportInputs, type BuildInput } from "./import/import-inputs.js";
-import { acquireLock, LockHeldError } from "./state/acquire-lock.js";
-import { acquireSharedLock, type SharedLock } from "./state/shared-lock.js";
+import { runAsCommand } from "./command/run-as-command.js";
 import { buildAndPublish } from "./build/build-and-publish.js";
 import { EXIT, UsageError } from "./command/exit-codes.js";
 import { importAndPublish, NothingToImportError, PublishedThenFailedError, settleImport } from "./import/import-and-publish.js";
@@ -205,137 +204,110 @@ async function main(argv: string[]): Promise<number> {
 }
 
 /** `build --input`: under the run lock, the input is validated, built with the pipeline state and published, and then joins the state (import-and-publish.ts). */
-async function buildCommand(dataDir: string, inputs: BuildInput[], dataset: string, force: boolean, databaseUrl: string | undefined): Promise<number> {
+function buildCommand(dataDir: string, inputs: BuildInput[], dataset: string, force: boolean, databaseUrl: string | undefined): Promise<number> {
   const layout = dataDirLayout(dataDir);
-  // Before the lock: an input that cannot be read, or an export that does not match its manifest, changes nothing.
-  try {
-    for (const line of await verifyExportInputs(inputs)) log(line);
-  } catch (error) {
-    if (!(error instanceof UsageError || error instanceof ExportReadError)) throw error;
-    console.error(error.message);
-    return error instanceof UsageError ? EXIT.usage : EXIT.failed;
-  }
-  let lock;
-  // With DATABASE_URL also the lock every machine sharing it takes (shared-lock.ts).
-  let sharedLock: SharedLock | undefined;
-  try {
-    if (databaseUrl !== undefined) sharedLock = await acquireSharedLock(databaseUrl);
-    lock = acquireLock(layout.lock);
-  } catch (error) {
-    await sharedLock?.release();
-    if (!(error instanceof LockHeldError)) throw error;
-    console.error(error.message);
-    return EXIT.locked;
-  }
-  // SIGTERM/SIGINT stop the import or the build at its next check; nothing is published.
-  const controller = new AbortController();
-  const stop = (name: string) => {
-    log(`${name}: stopping the build (nothing will be published)`);
-    controller.abort(new Error(`interrupted by ${name}`));
-  };
-  process.once("SIGTERM", () => stop("SIGTERM"));
-  process.once("SIGINT", () => stop("SIGINT"));
+  return runAsCommand({
+    // Before the lock: an input that cannot be read, or an export that does not match its manifest, changes nothing.
+    before: async () => {
+      for (const line of await verifyExportInputs(inputs)) log(line);
+    },
+    // With DATABASE_URL also the lock every machine sharing it takes (shared-lock.ts).
+    lock: { lockPath: layout.lock, databaseUrl },
+    // SIGTERM/SIGINT stop the import or the build at its next check; nothing is published.
+    stop: { first: (name) => log(`${name}: stopping the build (nothing will be published)`), again: "default" },
+    exits: [
+      [UsageError, EXIT.usage],
+      [BuildInterrupted, EXIT.interrupted],
+      [PublishedThenFailedError, EXIT.partial],
+      [ExportReadError, EXIT.failed],
+      [NothingToImportError, EXIT.failed],
+      [JsonlError, EXIT.failed],
+      [PublishError, EXIT.failed],
+      [PublishRefused, EXIT.refused],
+    ],
+    work: async ({ signal }) => {
+      const state = PipelineState.open(layout.state);
+      try {
+        return inputs.length === 0
+          ? await buildState({ dataDir, state, dataset, force, signal, databaseUrl })
+          : await importInputs({ dataDir, state, dataset, force, signal, databaseUrl, inputs });
+      } finally {
+        state.close();
+      }
+    },
+  });
+}
+
+interface BuildWork {
+  dataDir: string;
+  state: PipelineState;
+  dataset: string;
+  force: boolean;
+  signal: AbortSignal;
+  databaseUrl: string | undefined;
+}
+
+/** `build` without --input: the state and the live store, built and published. */
+async function buildState({ dataDir, state, dataset, force, signal, databaseUrl }: BuildWork): Promise<number> {
+  await settleImport(state, dataDir, log);
+  const built = await buildAndPublish({ dataDir, state, log, dataset, force, signal, ...(databaseUrl !== undefined ? { databaseUrl } : {}) });
+  if (!built) log("nothing to build: no record in the pipeline state or the live store");
+  else log(`published ${built.dir}: ${JSON.stringify(built.counts)} in ${built.seconds.toFixed(1)} s`);
+  return EXIT.ok;
+}
+
+/** `build --input`: the input's valid records, built with the state, published, then folded into the state; skipped records said by kind. */
+async function importInputs({ inputs, databaseUrl, ...work }: BuildWork & { inputs: BuildInput[] }): Promise<number> {
   const skips = skipReporter(log);
-  let state: PipelineState | undefined;
+  let imported, built;
   try {
-    state = PipelineState.open(layout.state);
-    if (inputs.length === 0) {
-      await settleImport(state, dataDir, log);
-      const built = await buildAndPublish({ dataDir, state, log, dataset, force, signal: controller.signal, ...(databaseUrl !== undefined ? { databaseUrl } : {}) });
-      if (!built) log("nothing to build: no record in the pipeline state or the live store");
-      else log(`published ${built.dir}: ${JSON.stringify(built.counts)} in ${built.seconds.toFixed(1)} s`);
-      return EXIT.ok;
-    }
-    const { imported, built } = await importAndPublish({
-      dataDir,
-      state,
+    ({ imported, built } = await importAndPublish({
+      ...work,
       log,
-      dataset,
-      force,
-      signal: controller.signal,
       input: inputItems(inputs),
       onSkip: skips.skip,
       ...(databaseUrl !== undefined ? { databaseUrl } : {}),
-    });
-    skips.finish();
-    log(`imported ${imported.records} records (${imported.invalid} skipped)`);
-    log(`published ${built!.dir}: ${JSON.stringify(built!.counts)} in ${built!.seconds.toFixed(1)} s`);
-    return EXIT.ok;
-  } catch (error) {
-    skips.finish();
-    if (error instanceof BuildInterrupted) {
-      console.error(error.message);
-      return EXIT.interrupted;
-    }
-    if (error instanceof PublishedThenFailedError) {
-      console.error(error.message);
-      return EXIT.partial;
-    }
-    if (error instanceof ExportReadError || error instanceof NothingToImportError || error instanceof JsonlError || error instanceof PublishError) {
-      console.error(error.message);
-      return EXIT.failed;
-    }
-    if (!(error instanceof PublishRefused)) throw error;
-    console.error(error.message);
-    return EXIT.refused;
+    }));
   } finally {
-    state?.close();
-    lock.release();
-    await sharedLock?.release();
+    skips.finish();
   }
+  log(`imported ${imported.records} records (${imported.invalid} skipped)`);
+  log(`published ${built!.dir}: ${JSON.stringify(built!.counts)} in ${built!.seconds.toFixed(1)} s`);
+  return EXIT.ok;
 }
 
 /** `install-set DIR`: under the run lock, the copied set is checked and published (publish/install-set.ts). */
-async function installSetCommand(dataDir: string, source: string, force: boolean): Promise<number> {
-  let lock;
-  try {
+function installSetCommand(dataDir: string, source: string, force: boolean): Promise<number> {
+  const layout = dataDirLayout(dataDir);
+  return runAsCommand({
     // The DATA_DIR's lock only: an install folds nothing from, and trims nothing in, a shared live store.
-    lock = acquireLock(dataDirLayout(dataDir).lock);
-  } catch (error) {
-    if (!(error instanceof LockHeldError)) throw error;
-    console.error(error.message);
-    return EXIT.locked;
-  }
-  // An import killed just after its publish is folded in before `current` moves on, or its records would be dropped.
-  if (existsSync(dataDirLayout(dataDir).state)) {
-    const state = PipelineState.open(dataDirLayout(dataDir).state);
-    try {
-      await settleImport(state, dataDir, log);
-    } finally {
-      state.close();
-    }
-  }
-  const controller = new AbortController();
-  const stop = (name: string) => {
-    log(`${name}: stopping the install (nothing will be published)`);
-    controller.abort(new Error(`interrupted by ${name}`));
-  };
-  process.once("SIGTERM", () => stop("SIGTERM"));
-  process.once("SIGINT", () => stop("SIGINT"));
-  try {
-    const installed = await installSet({ dataDir, source, force, log, signal: controller.signal });
-    if (installed.outcome !== "served") {
-      const how = installed.outcome === "copied" ? `copied and checked ${installed.bytes} bytes` : "already in builds/, checked";
-      log(`published ${installed.dir}: ${JSON.stringify(installed.manifest.counts)} (${how} in ${installed.seconds.toFixed(1)} s)`);
-    }
-    return EXIT.ok;
-  } catch (error) {
-    if (error instanceof BuildInterrupted) {
-      console.error(error.message);
-      return EXIT.interrupted;
-    }
-    if (error instanceof PublishRefused) {
-      console.error(error.message);
-      return EXIT.refused;
-    }
-    if (error instanceof InstallError || error instanceof ArtifactError || error instanceof PublishError) {
-      console.error(error.message);
-      return EXIT.failed;
-    }
-    throw error;
-  } finally {
-    lock.release();
-  }
+    lock: { lockPath: layout.lock },
+    stop: { first: (name) => log(`${name}: stopping the install (nothing will be published)`), again: "default" },
+    exits: [
+      [BuildInterrupted, EXIT.interrupted],
+      [PublishRefused, EXIT.refused],
+      [InstallError, EXIT.failed],
+      [ArtifactError, EXIT.failed],
+      [PublishError, EXIT.failed],
+    ],
+    work: async ({ signal }) => {
+      // An import killed just after its publish is folded in before `current` moves on, or its records would be dropped.
+      if (existsSync(layout.state)) {
+        const state = PipelineState.open(layout.state);
+        try {
+          await settleImport(state, dataDir, log);
+        } finally {
+          state.close();
+        }
+      }
+      const installed = await installSet({ dataDir, source, force, log, signal });
+      if (installed.outcome !== "served") {
+        const how = installed.outcome === "copied" ? `copied and checked ${installed.bytes} bytes` : "already in builds/, checked";
+        log(`published ${installed.dir}: ${JSON.stringify(installed.manifest.counts)} (${how} in ${installed.seconds.toFixed(1)} s)`);
+      }
+      return EXIT.ok;
+    },
+  });
 }
 
 main(process.argv.slice(2)).then(

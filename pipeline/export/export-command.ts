@@ -8,6 +8,7 @@
 import { BuildInterrupted } from "../command/interrupt.js";
 import { inspectInputPath } from "../input/inspect-input-path.js";
 import { EXIT, UsageError } from "../command/exit-codes.js";
+import { runAsCommand } from "../command/run-as-command.js";
 import { ExportError, exportDataset } from "./export-dataset.js";
 import { parseExportArgs } from "./parse-export-args.js";
 import { ExportReadError, verifyExport } from "./read-export.js";
@@ -32,38 +33,20 @@ export async function exportCommand(args: string[], dataDir: string): Promise<nu
     console.error(`export: --out ${out}${target.kind === "file" ? " is a file, not a folder" : `: ${target.reason}`}`);
     return EXIT.usage;
   }
-  const controller = new AbortController();
-  const stop = (name: string) => {
-    log(`${name}: stopping the export (no manifest will be written)`);
-    controller.abort(new Error(`interrupted by ${name}`));
-  };
-  process.once("SIGTERM", () => stop("SIGTERM"));
-  process.once("SIGINT", () => stop("SIGINT"));
-  try {
-    const manifest = await exportDataset({
-      dataDir,
-      format,
-      outDir: out,
-      set,
-      log,
-      signal: controller.signal,
-      ...(shardRows !== undefined ? { limits: { shardRows } } : {}),
-    });
-    const files = Object.values(manifest.files);
-    const bytes = files.reduce((sum, f) => sum + f.bytes, 0);
-    log(`${out}: ${files.length} files, ${(bytes / 1e6).toFixed(1)} MB; ${JSON.stringify(manifest.counts)}`);
-    return EXIT.ok;
-  } catch (error) {
-    if (error instanceof BuildInterrupted) {
-      console.error(`${error.message}; ${out} is incomplete (it has no manifest.json)`);
-      return EXIT.interrupted;
-    }
-    if (error instanceof ExportError) {
-      console.error(error.message);
-      return EXIT.failed;
-    }
-    throw error;
-  }
+  return runAsCommand({
+    stop: { first: (name) => log(`${name}: stopping the export (no manifest will be written)`), again: "default" },
+    exits: [
+      [BuildInterrupted, EXIT.interrupted, (error) => `${error.message}; ${out} is incomplete (it has no manifest.json)`],
+      [ExportError, EXIT.failed],
+    ],
+    work: async ({ signal }) => {
+      const manifest = await exportDataset({ dataDir, format, outDir: out, set, log, signal, ...(shardRows !== undefined ? { limits: { shardRows } } : {}) });
+      const files = Object.values(manifest.files);
+      const bytes = files.reduce((sum, f) => sum + f.bytes, 0);
+      log(`${out}: ${files.length} files, ${(bytes / 1e6).toFixed(1)} MB; ${JSON.stringify(manifest.counts)}`);
+      return EXIT.ok;
+    },
+  });
 }
 
 async function verifyCommand(dir: string): Promise<number> {

@@ -10,6 +10,7 @@ import { parseArgs } from "node:util";
 import type { Settings } from "../../settings/settings.js";
 import { createYouTubeClient } from "../youtube/index.js";
 import { EXIT } from "../command/exit-codes.js";
+import { runAsCommand } from "../command/run-as-command.js";
 import { FetchQueue } from "./fetch-queue.js";
 import { startFetchWorker, type WorkerCounts } from "./fetch-worker.js";
 
@@ -45,44 +46,52 @@ export async function workerCommand(argv: string[], config: Settings<"pipeline">
     return EXIT.usage;
   }
 
-  const queue = await FetchQueue.open({
-    url: config.databaseUrl,
-    leaseSeconds: config.fetchLeaseSeconds,
-    retryLimit: config.fetchRetryLimit,
-    retryDelaySeconds: config.fetchRetryDelaySeconds,
-    connections: Math.min(concurrency, 16) + 2,
-    log,
+  const untilEmpty = values["until-empty"];
+  const databaseUrl = config.databaseUrl;
+  return runAsCommand({
+    stop: {
+      first: (name) => log(`${name}: taking no new job; the fetches in flight finish (again to give them back now)`),
+      again: (name) => log(`${name}: giving the jobs in flight back`),
+    },
+    exits: [],
+    work: async ({ signal, again }) => {
+      const queue = await FetchQueue.open({
+        url: databaseUrl,
+        leaseSeconds: config.fetchLeaseSeconds,
+        retryLimit: config.fetchRetryLimit,
+        retryDelaySeconds: config.fetchRetryDelaySeconds,
+        connections: Math.min(concurrency, 16) + 2,
+        log,
+      });
+      const client = createYouTubeClient({
+        origin: config.youtubeOrigin,
+        proxyUrls: config.youtubeProxyUrls,
+        timeoutMs: 15_000,
+        maxBlockedRetries: config.youtubeMaxBlockedRetries,
+      });
+      const worker = startFetchWorker({ queue, client, concurrency, untilEmpty, log });
+      // The first signal: no new job; a second: the jobs in flight go back to the queue now.
+      whenAborted(signal, () => void worker.stop({ release: false }));
+      whenAborted(again, () => void worker.stop({ release: true }));
+      log(`working fetch jobs, ${concurrency} at a time${untilEmpty ? ", until the queue is empty" : ""}`);
+      let counts: WorkerCounts;
+      try {
+        counts = await worker.done;
+      } finally {
+        await client.close();
+        await queue.close();
+      }
+      console.log(
+        `worker stopped: ${counts.fetched} fetched, ${counts.permanent} permanent, ${counts.failed} failed (next run retries), ` +
+          `${counts.requeued} requeued, ${counts.resumed} resumed, ${counts.released} released, ${counts.errors} errors`,
+      );
+      return EXIT.ok;
+    },
   });
-  const client = createYouTubeClient({
-    origin: config.youtubeOrigin,
-    proxyUrls: config.youtubeProxyUrls,
-    timeoutMs: 15_000,
-    maxBlockedRetries: config.youtubeMaxBlockedRetries,
-  });
-  const worker = startFetchWorker({ queue, client, concurrency, untilEmpty: values["until-empty"], log });
-  let signals = 0;
-  const onSignal = (name: string): void => {
-    signals++;
-    log(signals === 1 ? `${name}: taking no new job; the fetches in flight finish (again to give them back now)` : `${name}: giving the jobs in flight back`);
-    void worker.stop({ release: signals > 1 });
-  };
-  const onTerm = (): void => onSignal("SIGTERM");
-  const onInt = (): void => onSignal("SIGINT");
-  process.on("SIGTERM", onTerm);
-  process.on("SIGINT", onInt);
-  log(`working fetch jobs, ${concurrency} at a time${values["until-empty"] ? ", until the queue is empty" : ""}`);
-  let counts: WorkerCounts;
-  try {
-    counts = await worker.done;
-  } finally {
-    process.off("SIGTERM", onTerm);
-    process.off("SIGINT", onInt);
-    await client.close();
-    await queue.close();
-  }
-  console.log(
-    `worker stopped: ${counts.fetched} fetched, ${counts.permanent} permanent, ${counts.failed} failed (next run retries), ` +
-      `${counts.requeued} requeued, ${counts.resumed} resumed, ${counts.released} released, ${counts.errors} errors`,
-  );
-  return EXIT.ok;
+}
+
+/** Calls `then` once `signal` is aborted (at once if it already is). */
+function whenAborted(signal: AbortSignal, then: () => void): void {
+  if (signal.aborted) then();
+  else signal.addEventListener("abort", then, { once: true });
 }

@@ -5,11 +5,11 @@
  * kept, the summary is written, the lock released; a second Ctrl-C exits at once.
  */
 import type { Settings } from "../../settings/settings.js";
-import { LockHeldError } from "../state/acquire-lock.js";
 import { EXIT, UsageError } from "../command/exit-codes.js";
 import { parseRunArgs, RUN_USAGE, type RunArgs } from "./parse-run-args.js";
 import { createProgress, formatDuration } from "./report-progress.js";
 import { runPipeline, type RunSummary } from "./run-pipeline.js";
+import { runAsCommand } from "../command/run-as-command.js";
 import { exitPolicyFromSettings } from "../youtube/index.js";
 
 export async function runCommand(argv: string[], config: Settings<"pipeline">): Promise<number> {
@@ -25,55 +25,42 @@ export async function runCommand(argv: string[], config: Settings<"pipeline">): 
     process.stderr.write(`${error.message}\n\n${RUN_USAGE}\n`);
     return EXIT.usage;
   }
-  const controller = new AbortController();
-  let signals = 0;
-  const onSignal = (name: string): void => {
-    if (++signals > 1) process.exit(EXIT.interrupted);
-    process.stderr.write(`\n[pipeline] ${name}: stopping after the fetches in flight are abandoned (again to quit at once)\n`);
-    controller.abort(new Error(`interrupted by ${name}`));
-  };
-  process.on("SIGINT", () => onSignal("SIGINT"));
-  process.on("SIGTERM", () => onSignal("SIGTERM"));
-
   const origin = args.origin ?? config.youtubeOrigin;
-  let summary: RunSummary;
-  try {
-    summary = await runPipeline({
-      dataDir: config.dataDir,
-      ...(config.databaseUrl !== undefined ? { databaseUrl: config.databaseUrl } : {}),
-      fetchQueue: { leaseSeconds: config.fetchLeaseSeconds, retryLimit: config.fetchRetryLimit, retryDelaySeconds: config.fetchRetryDelaySeconds },
-      channelsFile: args.channelsFile,
-      dryRun: args.dryRun,
-      ...(args.limit !== undefined ? { limit: args.limit } : {}),
-      concurrency: args.concurrency,
-      ...(args.rate ? { rate: args.rate } : {}),
-      build: args.build,
-      force: args.force,
-      origin,
-      proxyUrls: config.youtubeProxyUrls,
-      exitPolicy: exitPolicyFromSettings(config, origin),
-      maxBlockedRetries: config.youtubeMaxBlockedRetries,
-      timeoutMs: args.timeoutMs,
-      languages: args.languages,
-      retries: args.retries,
-      retryPermanentAfterMs: args.retryPermanentAfterMs,
-      recrawlAfterMs: args.recrawlAfterMs,
-      progress: createProgress({ stream: process.stderr }),
-      signal: controller.signal,
-    });
-  } catch (error) {
-    if (error instanceof UsageError) {
-      process.stderr.write(`${error.message}\n`);
-      return EXIT.usage;
-    }
-    if (error instanceof LockHeldError) {
-      process.stderr.write(`${error.message}\n`);
-      return EXIT.locked;
-    }
-    throw error;
-  }
-  process.stdout.write(formatSummary(summary));
-  return summary.exitCode;
+  // The run takes its locks itself, after the channel list is read (a dry run takes none).
+  return runAsCommand({
+    stop: {
+      first: (name) => process.stderr.write(`\n[pipeline] ${name}: stopping after the fetches in flight are abandoned (again to quit at once)\n`),
+      again: "exit",
+    },
+    exits: [[UsageError, EXIT.usage]],
+    work: async ({ signal }) => {
+      const summary = await runPipeline({
+        dataDir: config.dataDir,
+        ...(config.databaseUrl !== undefined ? { databaseUrl: config.databaseUrl } : {}),
+        fetchQueue: { leaseSeconds: config.fetchLeaseSeconds, retryLimit: config.fetchRetryLimit, retryDelaySeconds: config.fetchRetryDelaySeconds },
+        channelsFile: args.channelsFile,
+        dryRun: args.dryRun,
+        ...(args.limit !== undefined ? { limit: args.limit } : {}),
+        concurrency: args.concurrency,
+        ...(args.rate ? { rate: args.rate } : {}),
+        build: args.build,
+        force: args.force,
+        origin,
+        proxyUrls: config.youtubeProxyUrls,
+        exitPolicy: exitPolicyFromSettings(config, origin),
+        maxBlockedRetries: config.youtubeMaxBlockedRetries,
+        timeoutMs: args.timeoutMs,
+        languages: args.languages,
+        retries: args.retries,
+        retryPermanentAfterMs: args.retryPermanentAfterMs,
+        recrawlAfterMs: args.recrawlAfterMs,
+        progress: createProgress({ stream: process.stderr }),
+        signal,
+      });
+      process.stdout.write(formatSummary(summary));
+      return summary.exitCode;
+    },
+  });
 }
 
 export function formatSummary(s: RunSummary): string {

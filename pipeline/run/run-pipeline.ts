@@ -5,8 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { createYouTubeClient, ExitPool, type ExitPolicy, type YouTubeClient } from "../youtube/index.js";
-import { acquireLock, type RunLock } from "../state/acquire-lock.js";
-import { acquireSharedLock, type SharedLock } from "../state/shared-lock.js";
+import { takeRunLocks, type RunLocks } from "../state/run-locks.js";
 import { buildAndPublish, sharedRecordsPending, unchangedPublishedSet } from "../build/build-and-publish.js";
 import type { VideoRecord } from "../artifact/contract.js";
 import { crawlAndFetch, type CrawlStageOptions, type FetchStageOptions } from "./crawl-and-fetch.js";
@@ -95,8 +94,7 @@ interface Run {
 
 /** What a run holds while it runs, each recorded as it is taken and let go at the end. */
 interface Held {
-  lock?: RunLock;
-  sharedLock?: SharedLock;
+  locks?: RunLocks;
   state?: PipelineState;
   runId?: number;
   writer?: RecordWriter;
@@ -152,12 +150,12 @@ async function openRun(run: Run, held: Held): Promise<void> {
     held.state = existsSync(layout.state) ? PipelineState.open(layout.state, { readonly: true }) : undefined;
     return;
   }
-  // Both throw LockHeldError: the CLI exits 3.
-  if (options.databaseUrl !== undefined) held.sharedLock = await acquireSharedLock(options.databaseUrl);
-  held.lock = acquireLock(layout.lock);
-  if (held.lock.tookOver) {
-    run.summary.tookOverLockOf = held.lock.tookOver.pid;
-    log(`took over the lock of run ${held.lock.tookOver.pid}, which is no longer alive`);
+  // Throws LockHeldError: the CLI exits 3.
+  held.locks = await takeRunLocks({ lockPath: layout.lock, databaseUrl: options.databaseUrl });
+  const { tookOver } = held.locks;
+  if (tookOver) {
+    run.summary.tookOverLockOf = tookOver.pid;
+    log(`took over the lock of run ${tookOver.pid}, which is no longer alive`);
   }
   held.state = PipelineState.open(layout.state);
   // What a killed `build --input` left staged is folded or dropped before this run reads the state.
@@ -313,8 +311,7 @@ async function closeRun(run: Run, held: Held): Promise<void> {
     }
   } finally {
     held.state?.close();
-    held.lock?.release();
-    await held.sharedLock?.release();
+    await held.locks?.release();
   }
 }
 
