@@ -22,7 +22,7 @@
  *       With DATABASE_URL the fetches go through the shared fetch queue.
  *   worker [--until-empty] [--concurrency N]
  *       Works the shared fetch queue's jobs (DATABASE_URL) on this host
- *       (fetch-queue/worker-command.ts).
+ *       (fetch/queue/worker-command.ts).
  *
  * Exit codes: 0 done, 1 failed, 2 bad usage, 3 (another run holds the lock),
  * 5 (the new set would drop most of the served one: see --force), 130
@@ -52,7 +52,7 @@ import { PipelineState } from "./state/open-state.js";
 import { PublishRefused } from "./publish/publish-guard.js";
 import { RUN_USAGE } from "./run/parse-run-args.js";
 import { runCommand } from "./run/run-command.js";
-import { WORKER_USAGE, workerCommand } from "./fetch-queue/worker-command.js";
+import { WORKER_USAGE, workerCommand } from "./fetch/queue/worker-command.js";
 
 const USAGE = `usage: npm run pipeline -- <command> [options]
 

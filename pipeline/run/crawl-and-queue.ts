@@ -14,9 +14,9 @@ import type { CrawlResult } from "../crawl/crawl-channels.js";
 import type { FetchResult } from "../fetch/fetch-transcripts.js";
 import type { PipelineState } from "../state/open-state.js";
 import type { Progress } from "./report-progress.js";
-import type { FetchQueue } from "../fetch-queue/fetch-queue.js";
-import { startFetchWorker, type FetchWorker, type WorkerCounts } from "../fetch-queue/fetch-worker.js";
-import { foldFetchResults } from "../fetch-queue/fold-fetch-results.js";
+import type { FetchQueue } from "../fetch/queue/fetch-queue.js";
+import { startFetchWorker, type FetchWorker, type WorkerCounts } from "../fetch/queue/fetch-worker.js";
+import { foldFetchResults } from "../fetch/queue/fold-fetch-results.js";
 import { CrawlProgress, startFeedingCrawl, type CrawlStageOptions } from "./crawl-feed.js";
 
 export interface QueueFetchOptions {

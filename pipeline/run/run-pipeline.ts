@@ -18,7 +18,7 @@ import { settleImport } from "../import/import-and-publish.js";
 import { RecordWriter } from "../state/record-writer.js";
 import type { Progress } from "./report-progress.js";
 import { crawlAndQueue } from "./crawl-and-queue.js";
-import { FetchQueue } from "../fetch-queue/fetch-queue.js";
+import { FetchQueue } from "../fetch/queue/fetch-queue.js";
 import { ROWS } from "../../settings/rows.js";
 import { newSummary, recordCrawl, recordFailure, settleOutcome, writeSummary, type RunSummary } from "./run-summary.js";
 
@@ -29,7 +29,7 @@ export interface RunOptions {
   dataDir: string;
   /**
    * DATABASE_URL: one run at a time across every machine sharing it (shared-lock.ts), and the fetches go
-   * through the shared fetch queue, worked by this run and any `worker` (fetch-queue/). Default: this DATA_DIR's lock only, fetched here.
+   * through the shared fetch queue, worked by this run and any `worker` (fetch/queue/). Default: this DATA_DIR's lock only, fetched here.
    */
   databaseUrl?: string;
   /** With `databaseUrl`: the jobs' lease, retries and first retry delay. Default: the FETCH_* settings' defaults. */

@@ -1,5 +1,5 @@
 /**
- * The shared fetch queue (pipeline/fetch-queue/) on a real PostgreSQL, a
+ * The shared fetch queue (pipeline/fetch/queue/) on a real PostgreSQL, a
  * database of each test's own, with `worker` processes (real child
  * processes of the CLI) fetching from the stand-in, which counts the
  * caption downloads of every video: each video is fetched once across the
@@ -9,9 +9,9 @@
  */
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
-import { saveFetchResult } from "../../pipeline/fetch-queue/fetch-results.js";
-import { FetchQueue } from "../../pipeline/fetch-queue/fetch-queue.js";
-import { startFetchWorker } from "../../pipeline/fetch-queue/fetch-worker.js";
+import { saveFetchResult } from "../../pipeline/fetch/queue/fetch-results.js";
+import { FetchQueue } from "../../pipeline/fetch/queue/fetch-queue.js";
+import { startFetchWorker } from "../../pipeline/fetch/queue/fetch-worker.js";
 import { createYouTubeClient } from "../../pipeline/youtube/index.js";
 import { freshDatabase, postgresAvailable } from "../helpers/services.js";
 import { startChild, until, type Child } from "../reliability/helpers/child.js";

@@ -7,10 +7,10 @@
  * once and exits. What it did is one line on stdout.
  */
 import { parseArgs } from "node:util";
-import type { Settings } from "../../settings/settings.js";
-import { createYouTubeClient } from "../youtube/index.js";
-import { EXIT } from "../command/exit-codes.js";
-import { runAsCommand } from "../command/run-as-command.js";
+import type { Settings } from "../../../settings/settings.js";
+import { createYouTubeClient } from "../../youtube/index.js";
+import { EXIT } from "../../command/exit-codes.js";
+import { runAsCommand } from "../../command/run-as-command.js";
 import { FetchQueue } from "./fetch-queue.js";
 import { startFetchWorker, type WorkerCounts } from "./fetch-worker.js";
 

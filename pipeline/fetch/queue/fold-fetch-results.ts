@@ -9,8 +9,8 @@
  * next time: the same record merged twice is the same record.
  */
 import type pg from "pg";
-import type { PipelineState } from "../state/open-state.js";
-import { failureRow, MARK_FAILED_SQL } from "../state/state-writes.js";
+import type { PipelineState } from "../../state/open-state.js";
+import { failureRow, MARK_FAILED_SQL } from "../../state/state-writes.js";
 import { deleteFetchResults, readFetchResults, type StoredFetchResult } from "./fetch-results.js";
 
 export interface FoldedResults {

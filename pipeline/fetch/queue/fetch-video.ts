@@ -5,9 +5,9 @@
  * does to a request is decided behind `client`; the worker only hears the
  * outcome, sorted into what the queue does with it.
  */
-import type { VideoRecord } from "../artifact/contract.js";
-import { isYouTubeError, type YouTubeClient, type YouTubeError } from "../youtube/index.js";
-import { fallbackLanguage } from "../fetch/fetch-transcripts.js";
+import type { VideoRecord } from "../../artifact/contract.js";
+import { isYouTubeError, type YouTubeClient, type YouTubeError } from "../../youtube/index.js";
+import { fallbackLanguage } from "../fetch-transcripts.js";
 
 export type VideoFetch =
   | { kind: "fetched"; record: VideoRecord }

@@ -19,8 +19,8 @@
  * itself once no job is queued, waiting or leased anywhere.
  */
 import { hostname } from "node:os";
-import type { YouTubeClient } from "../youtube/index.js";
-import { realSleep } from "../youtube/blocked-retry.js";
+import type { YouTubeClient } from "../../youtube/index.js";
+import { realSleep } from "../../youtube/blocked-retry.js";
 import { resultJobOf, saveFetchResult, type FetchResultOutcome, type FetchResultRow } from "./fetch-results.js";
 import type { FetchJob, FetchQueue } from "./fetch-queue.js";
 import { fetchVideo } from "./fetch-video.js";
