@@ -7,12 +7,12 @@
  * The worker reads the transcripts from the finished tables of the
  * artifact database, which nobody writes while it runs, and writes
  * `transcript_fts` (bulk-loaded and merged, fts-bulk-load.ts), `term_stats`
- * and the word bitmaps read off them (pipeline/artifact/word-bitmaps.ts) into
+ * and the word bitmaps read off them (pipeline/artifact/search-index/word-bitmaps.ts) into
  * `indexPath`; the build then copies all three into the artifact database.
  */
 import Database from "better-sqlite3";
-import { TERM_STATS_DDL, TRANSCRIPT_FTS_DDL } from "../artifact/contract.js";
-import { tsWorker } from "../artifact/ts-worker.js";
+import { TERM_STATS_DDL, TRANSCRIPT_FTS_DDL } from "../artifact/contract/contract.js";
+import { tsWorker } from "../artifact/worker-thread/ts-worker.js";
 import { buildWordBitmaps } from "./build-word-bitmaps.js";
 import { bulkLoadStatements, mergeStatement } from "./fts-bulk-load.js";
 import { setScratchPragmas } from "./scratch.js";

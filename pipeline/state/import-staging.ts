@@ -19,7 +19,7 @@
  */
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import type Database from "better-sqlite3";
-import type { VideoRecord } from "../artifact/contract.js";
+import type { VideoRecord } from "../artifact/contract/contract.js";
 import { mergeRecords } from "../artifact/live-store/live-records.js";
 import type { ForeignRecord, PipelineState } from "./open-state.js";
 

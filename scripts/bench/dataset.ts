@@ -11,8 +11,8 @@ import { spawn } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { ARTIFACT_FILES } from "../../pipeline/artifact/contract.js";
-import { dataDirLayout } from "../../pipeline/artifact/layout.js";
+import { ARTIFACT_FILES } from "../../pipeline/artifact/contract/contract.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout/layout.js";
 import { REPO_ROOT } from "./paths.js";
 
 export interface CommandFigures {

@@ -8,7 +8,7 @@
  */
 import Database from "better-sqlite3";
 import { createRandom } from "../../pipeline/corpus/random.js";
-import { tokenize } from "../../pipeline/artifact/text.js";
+import { tokenize } from "../../pipeline/artifact/text/text.js";
 import { STOP_WORDS } from "./stop-words.js";
 
 export interface KnownItem {

@@ -13,7 +13,7 @@
 import Database from "better-sqlite3";
 import { Charset, Encoder, Index } from "flexsearch";
 import { join } from "node:path";
-import { ARTIFACT_FILES } from "../../pipeline/artifact/contract.js";
+import { ARTIFACT_FILES } from "../../pipeline/artifact/contract/contract.js";
 import { loadConfig } from "../../server/config.js";
 import { openCatalog } from "../../server/artifact-set/artifact-catalog.js";
 import { catalogSettings } from "../../server/start/runtime.js";

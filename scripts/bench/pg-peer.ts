@@ -13,7 +13,7 @@
 import Database from "better-sqlite3";
 import { join } from "node:path";
 import pg from "pg";
-import { ARTIFACT_FILES } from "../../pipeline/artifact/contract.js";
+import { ARTIFACT_FILES } from "../../pipeline/artifact/contract/contract.js";
 import { summarize, type LatencySummary } from "./latency.js";
 import { mean, timeOurs } from "./peers.js";
 import type { BenchQuery } from "./query-set.js";

@@ -9,7 +9,7 @@
  */
 import Database from "better-sqlite3";
 import { createRandom, type Random } from "../../pipeline/corpus/random.js";
-import { tokenize } from "../../pipeline/artifact/text.js";
+import { tokenize } from "../../pipeline/artifact/text/text.js";
 import { searchRequestPath } from "../../server/routes/search.js";
 import { STOP_WORDS } from "./stop-words.js";
 

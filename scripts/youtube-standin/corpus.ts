@@ -3,7 +3,7 @@
  * Kept minimal on purpose so a generated corpus of half a million videos
  * can answer lazily, without materialising anything up front.
  */
-import type { VideoRecord } from "../../pipeline/artifact/contract.js";
+import type { VideoRecord } from "../../pipeline/artifact/contract/contract.js";
 import type { ChannelListing, CorpusLookup } from "../../pipeline/corpus/corpus-lookup.js";
 
 /** The look-ups the corpus side defines (pipeline/corpus/corpus-lookup.ts), under the stand-in's names. */

@@ -5,7 +5,7 @@
  * synthetic generator lives elsewhere and satisfies the same interface.
  */
 import { createHash } from "node:crypto";
-import type { VideoRecord } from "../../pipeline/artifact/contract.js";
+import type { VideoRecord } from "../../pipeline/artifact/contract/contract.js";
 import type { StandinChannel, StandinCorpus } from "./corpus.js";
 
 const WORDS = (

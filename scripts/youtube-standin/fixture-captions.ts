@@ -7,7 +7,7 @@
  * case, no punctuation.
  */
 import type { FixtureFiles } from "./fixtures.js";
-import type { SegmentRecord } from "../../pipeline/artifact/contract.js";
+import type { SegmentRecord } from "../../pipeline/artifact/contract/contract.js";
 
 export interface FixtureCaptions {
   /** The document to serve as is, when the track has a written one. */

@@ -5,7 +5,7 @@
  * client has to read both. Items need no caption text, which a generated
  * corpus can skip generating. View counts and ages are text, as on YouTube.
  */
-import type { VideoRecord } from "../../pipeline/artifact/contract.js";
+import type { VideoRecord } from "../../pipeline/artifact/contract/contract.js";
 import { videoWithoutText, type StandinChannel, type StandinCorpus } from "./corpus.js";
 import { channelMetadata } from "./render-watch.js";
 

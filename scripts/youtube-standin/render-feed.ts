@@ -1,5 +1,5 @@
 /** A channel's Atom feed: its newest 15 uploads with exact dates and view counts. */
-import type { VideoRecord } from "../../pipeline/artifact/contract.js";
+import type { VideoRecord } from "../../pipeline/artifact/contract/contract.js";
 import { videoWithoutText, type StandinChannel, type StandinCorpus } from "./corpus.js";
 import { escapeXml } from "./render-timedtext.js";
 

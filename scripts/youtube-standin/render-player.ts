@@ -6,7 +6,7 @@
  * its caption URLs `&exp=xpe`, as YouTube does.
  */
 import { createHash } from "node:crypto";
-import type { VideoRecord } from "../../pipeline/artifact/contract.js";
+import type { VideoRecord } from "../../pipeline/artifact/contract/contract.js";
 
 export const TRANSLATION_LANGUAGES: readonly [string, string][] = [
   ["ar", "Arabic"],

@@ -9,7 +9,7 @@
  * corpus does not know is listed as YouTube lists a private video (no
  * uploader, not playable); an unknown playlist gets YouTube's error alert.
  */
-import type { VideoRecord } from "../../pipeline/artifact/contract.js";
+import type { VideoRecord } from "../../pipeline/artifact/contract/contract.js";
 import { videoWithoutText, type StandinCorpus } from "./corpus.js";
 import { lengthText, relativeAge, shortViewCount } from "./render-browse.js";
 

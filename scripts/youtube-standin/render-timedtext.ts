@@ -3,7 +3,7 @@
  * (`<transcript><text start dur>`, text escaped twice, as YouTube does),
  * `fmt=srv3` and `fmt=json3`.
  */
-import type { SegmentRecord } from "../../pipeline/artifact/contract.js";
+import type { SegmentRecord } from "../../pipeline/artifact/contract/contract.js";
 
 export type TimedtextFormat = "xml" | "srv3" | "json3";
 

@@ -4,7 +4,7 @@
  * `ytInitialData` with the chapters, the canonical link), in the script
  * layout of the real page.
  */
-import type { VideoRecord } from "../../pipeline/artifact/contract.js";
+import type { VideoRecord } from "../../pipeline/artifact/contract/contract.js";
 import type { StandinChannel } from "./corpus.js";
 import { renderPlayer } from "./render-player.js";
 

@@ -1,5 +1,5 @@
 /**
- * The server's side of verified sets (pipeline/artifact/verified-sets.ts): a set is
+ * The server's side of verified sets (pipeline/artifact/manifest/verified-sets.ts): a set is
  * hashed on a worker thread unless this machine's record vouches for it, and
  * each hashing is logged with its duration. Also finds the newest earlier
  * build that verifies, for a server whose published set is damaged.
@@ -7,10 +7,10 @@
 import { existsSync, readdirSync, realpathSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { readManifest } from "../../pipeline/artifact/manifest.js";
-import { dataDirLayout } from "../../pipeline/artifact/layout.js";
-import { hashFilesInWorker } from "../../pipeline/artifact/hash-worker.js";
-import { verifyArtifactSet, type VerifyOutcome } from "../../pipeline/artifact/verified-sets.js";
+import { readManifest } from "../../pipeline/artifact/manifest/manifest.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout/layout.js";
+import { hashFilesInWorker } from "../../pipeline/artifact/manifest/hash-worker.js";
+import { verifyArtifactSet, type VerifyOutcome } from "../../pipeline/artifact/manifest/verified-sets.js";
 import type { Logger } from "../log.js";
 
 /** Checks the set in the resolved directory `dir` against its manifest; throws ArtifactError when it does not match. */

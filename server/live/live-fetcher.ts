@@ -4,7 +4,7 @@
  * (so a live answer and the next, cached one are built the same way).
  *
  * Per (video, language, kind of track) one upstream fetch at a time (single-flight, with
- * the language compared as `pipeline/artifact/language.ts` says); all
+ * the language compared as `pipeline/artifact/contract/language.ts` says); all
  * fetches share a p-queue of `concurrency` slots and a bounded wait queue,
  * beyond which callers get 503 `upstream_busy` at once instead of waiting
  * without end. A single request's fetch waits ahead of a bulk request's, so
@@ -25,7 +25,7 @@
  * deadlines); fetch-slots.ts the pool; fetch-in-slot.ts the claim, the fetch
  * and the store; fetch-context.ts what they share.
  */
-import { languageKey } from "../../pipeline/artifact/language.js";
+import { languageKey } from "../../pipeline/artifact/contract/language.js";
 import type { YouTubeClient, YouTubeError } from "../../pipeline/youtube/index.js";
 import { isDeadlineExceeded } from "../http/deadline.js";
 import type { Logger } from "../log.js";

@@ -7,8 +7,8 @@
  * entry can never outlive what it shows; bounded by bytes, least recently
  * used first out.
  */
-import { languageKey } from "../../pipeline/artifact/language.js";
-import type { TrackKind } from "../../pipeline/artifact/track-kind.js";
+import { languageKey } from "../../pipeline/artifact/contract/language.js";
+import type { TrackKind } from "../../pipeline/artifact/contract/track-kind.js";
 import { Lru } from "../data/lru.js";
 import { weakEtag } from "../http/etag.js";
 import { RawJson, safeJson } from "../http/respond.js";

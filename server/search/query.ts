@@ -2,11 +2,11 @@
  * A search query as users type it, turned into an FTS5 expression.
  *
  * Words are ANDed; `"double quoted words"` form a phrase. Every term is
- * produced by the same tokenizer the index used (pipeline/artifact/text.ts) and is
+ * produced by the same tokenizer the index used (pipeline/artifact/text/text.ts) and is
  * quoted in the expression, so FTS5 syntax characters in `q` (`* : ^ ( ) -
  * NEAR AND OR`) are plain text and can never change the query's meaning.
  */
-import { tokenize } from "../../pipeline/artifact/text.js";
+import { tokenize } from "../../pipeline/artifact/text/text.js";
 
 /** Terms beyond this are ignored: each one adds a doclist to intersect. */
 export const MAX_QUERY_TERMS = 16;

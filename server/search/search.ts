@@ -10,7 +10,7 @@
  * for the artifact set). So every page is consistent with every other page,
  * and no query sorts all of its matches.
  */
-import { TERM_COUNTS_MAX_SHARE, TERM_COUNTS_MIN_DF } from "../../pipeline/artifact/term-counts.js";
+import { TERM_COUNTS_MAX_SHARE, TERM_COUNTS_MIN_DF } from "../../pipeline/artifact/search-index/term-counts.js";
 import type { SearchPage, SearchParams } from "../data/catalog.js";
 import { Lru } from "../data/lru.js";
 import { parseSearchQuery } from "./query.js";
@@ -64,7 +64,7 @@ export const SEARCH_DEFAULTS: Required<SearchOptions> = {
   channelBoost: 1.2,
   snippetChars: 200,
   titleTermMaxShare: 0.1,
-  // The build counts in every transcript the words between these two (pipeline/artifact/term-counts.ts).
+  // The build counts in every transcript the words between these two (pipeline/artifact/search-index/term-counts.ts).
   countTermMaxShare: TERM_COUNTS_MAX_SHARE,
   nearTermMaxShare: 0.3,
   indexCountMaxDf: TERM_COUNTS_MIN_DF,

@@ -10,7 +10,7 @@
  * are read from (texts.ts) and snippets (snippet/).
  */
 import type Database from "better-sqlite3";
-import type { TitleIndex } from "../../pipeline/artifact/title-index.js";
+import type { TitleIndex } from "../../pipeline/artifact/search-index/title-index.js";
 import type { SearchHit, SearchParams } from "../data/catalog.js";
 import { countMatches, type ShardCount } from "./count.js";
 import { bitmapAllWords, ftsAllWords, WordMatches } from "./match/all-words.js";
@@ -60,7 +60,7 @@ export interface ShardOptions {
   /** True when rowids are popularity ranks, so `minViews` is a rowid bound. */
   popularityOrdered: boolean;
   /**
-   * The database has a phrase-pair index (pipeline/artifact/phrase-pairs.ts): a
+   * The database has a phrase-pair index (pipeline/artifact/search-index/phrase-pairs.ts): a
    * phrase's matches are those of the phrase of its consecutive pairs there.
    * Popularity-ordered shards only.
    */

@@ -1,6 +1,6 @@
-/** The artifact format's one varint codec (pipeline/artifact/varint.ts): round trips at the byte boundaries, the bytes LEB128 prescribes, and input cut off inside a varint. */
+/** The artifact format's one varint codec (pipeline/artifact/search-index/varint.ts): round trips at the byte boundaries, the bytes LEB128 prescribes, and input cut off inside a varint. */
 import { describe, expect, test } from "vitest";
-import { MAX_VARINT_BYTES, VarintReader, writeVarint } from "../../pipeline/artifact/varint.js";
+import { MAX_VARINT_BYTES, VarintReader, writeVarint } from "../../pipeline/artifact/search-index/varint.js";
 
 function encode(values: readonly number[]): Uint8Array {
   const out = new Uint8Array(values.length * MAX_VARINT_BYTES);

@@ -11,7 +11,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildArtifacts } from "../../pipeline/build/build-artifacts.js";
 import { newBuildDir, publishBuild } from "../../pipeline/publish/publish.js";
-import { dataDirLayout } from "../../pipeline/artifact/layout.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout/layout.js";
 import { openKeyStore } from "../../server/auth/key-store.js";
 import { measureDataset, timePipelineCommand } from "../../scripts/bench/dataset.js";
 import { compareMcpWithRest } from "../../scripts/bench/mcp-vs-rest.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CHANNEL_ID_PATTERN, VIDEO_ID_PATTERN } from "../../pipeline/artifact/contract.js";
+import { CHANNEL_ID_PATTERN, VIDEO_ID_PATTERN } from "../../pipeline/artifact/contract/contract.js";
 import { layoutChannels } from "../../pipeline/corpus/channel-layout.js";
 import { channelIdFor, decodeVideoId, encodeVideoId, videoIdKey } from "../../pipeline/corpus/ids.js";
 

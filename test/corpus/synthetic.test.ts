@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { CHANNEL_ID_PATTERN, VIDEO_ID_PATTERN, VideoRecord } from "../../pipeline/artifact/contract.js";
+import { CHANNEL_ID_PATTERN, VIDEO_ID_PATTERN, VideoRecord } from "../../pipeline/artifact/contract/contract.js";
 import { createDemoCorpus, DEMO_CORPUS_OPTIONS } from "../../pipeline/corpus/demo.js";
 import { createSyntheticCorpus, type SyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
-import { countWords, foldWhitespace, tokenize } from "../../pipeline/artifact/text.js";
+import { countWords, foldWhitespace, tokenize } from "../../pipeline/artifact/text/text.js";
 
-// Control characters other than tab, newline and carriage return (the set pipeline/artifact/text.ts strips).
+// Control characters other than tab, newline and carriage return (the set pipeline/artifact/text/text.ts strips).
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
 const SIZE = 300;
 

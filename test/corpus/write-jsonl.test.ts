@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { VideoRecord } from "../../pipeline/artifact/contract.js";
+import { VideoRecord } from "../../pipeline/artifact/contract/contract.js";
 import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
 import { writeCorpusJsonl } from "../../pipeline/corpus/write-jsonl.js";
 

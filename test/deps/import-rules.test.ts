@@ -48,9 +48,9 @@ describe("npm run lint:deps", () => {
     // The pipeline reaching into the server.
     add("pipeline/run/run-command.ts", 'import { loadConfig } from "../../server/config.js";\nvoid loadConfig;');
     // A shared module pulling in the rest of the pipeline, which the server would then load.
-    add("pipeline/artifact/layout.ts", 'import { publishBuild } from "../publish/publish.js";\nvoid publishBuild;');
+    add("pipeline/artifact/layout/layout.ts", 'import { publishBuild } from "../../publish/publish.js";\nvoid publishBuild;');
     // settings/ depending on a side.
-    add("settings/define.ts", 'import { dataDirLayout } from "../pipeline/artifact/layout.js";\nvoid dataDirLayout;');
+    add("settings/define.ts", 'import { dataDirLayout } from "../pipeline/artifact/layout/layout.js";\nvoid dataDirLayout;');
     // An import cycle.
     writeFileSync(path.join(copy, "pipeline/artifact/cycle-a.ts"), 'import { b } from "./cycle-b.js";\nexport const a = () => b;\n');
     writeFileSync(path.join(copy, "pipeline/artifact/cycle-b.ts"), 'import { a } from "./cycle-a.js";\nexport const b = () => a;\n');
@@ -60,8 +60,8 @@ describe("npm run lint:deps", () => {
     expect(output).toMatch(/error server-only-shared-pipeline: server\/main\.ts → pipeline\/build\/build-artifacts\.ts/);
     expect(output).toMatch(/error server-only-shared-pipeline: server\/start\/demo\.ts → pipeline\/corpus\/demo-set\.ts/);
     expect(output).toMatch(/error pipeline-not-server: pipeline\/run\/run-command\.ts → server\/config\.ts/);
-    expect(output).toMatch(/error shared-stays-shared: pipeline\/artifact\/layout\.ts → pipeline\/publish\/publish\.ts/);
-    expect(output).toMatch(/error settings-neither-side: settings\/define\.ts → pipeline\/artifact\/layout\.ts/);
+    expect(output).toMatch(/error shared-stays-shared: pipeline\/artifact\/layout\/layout\.ts → pipeline\/publish\/publish\.ts/);
+    expect(output).toMatch(/error settings-neither-side: settings\/define\.ts → pipeline\/artifact\/layout\/layout\.ts/);
     expect(output).toMatch(/error no-circular: pipeline\/artifact\/cycle-[ab]\.ts → /);
   }, 120_000);
 

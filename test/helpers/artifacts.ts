@@ -5,8 +5,8 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, write
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildArtifacts } from "../../pipeline/build/build-artifacts.js";
-import { writeManifest } from "../../pipeline/artifact/manifest.js";
-import { ARTIFACT_FILES, type Manifest, type VideoRecord } from "../../pipeline/artifact/contract.js";
+import { writeManifest } from "../../pipeline/artifact/manifest/manifest.js";
+import { ARTIFACT_FILES, type Manifest, type VideoRecord } from "../../pipeline/artifact/contract/contract.js";
 
 export interface TempArtifacts {
   root: string;

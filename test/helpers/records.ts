@@ -2,7 +2,7 @@
  * Hand-made VideoRecords for tests: small, readable, and covering the edge
  * cases (markup in text, no transcript, several tracks, two channels).
  */
-import type { VideoRecord } from "../../pipeline/artifact/contract.js";
+import type { VideoRecord } from "../../pipeline/artifact/contract/contract.js";
 
 export const CHANNEL_A = "UCaaaaaaaaaaaaaaaaaaaaaa";
 export const CHANNEL_B = "UCbbbbbbbbbbbbbbbbbbbbbb";

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } 
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildArtifacts } from "../../pipeline/build/build-artifacts.js";
-import type { VideoRecord } from "../../pipeline/artifact/contract.js";
+import type { VideoRecord } from "../../pipeline/artifact/contract/contract.js";
 import { newBuildDir, pointCurrentAt, publishBuild } from "../../pipeline/publish/publish.js";
 import { reloadOnSighup } from "../../server/start/runtime.js";
 import { call } from "../server/helpers/http.js";
@@ -16,7 +16,7 @@ import { makeVideo, transcript } from "../youtube/helpers/records.js";
 import { artifactRecords, fresh, STORED } from "./helpers/live-corpus.js";
 import { publishRecords, startLiveServer, type LiveServer } from "./helpers/live-server.js";
 import { steadyLoad } from "./helpers/steady-load.js";
-import { dataDirLayout } from "../../pipeline/artifact/layout.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout/layout.js";
 
 function newVideo(i: number): VideoRecord {
   return makeVideo({

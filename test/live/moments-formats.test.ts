@@ -5,7 +5,7 @@
  * WebVTT, the first answer (the fetch itself) and the stored ones agree.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SegmentRecord, VideoRecord } from "../../pipeline/artifact/contract.js";
+import type { SegmentRecord, VideoRecord } from "../../pipeline/artifact/contract/contract.js";
 import { inMemoryCorpus } from "../../scripts/youtube-standin/corpus.js";
 import { startStandin, type Standin } from "../../scripts/youtube-standin/server.js";
 import { makeVideo } from "../youtube/helpers/records.js";

@@ -6,7 +6,7 @@
  * stand-in can produce.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { VideoRecord } from "../../pipeline/artifact/contract.js";
+import type { VideoRecord } from "../../pipeline/artifact/contract/contract.js";
 import { inMemoryCorpus } from "../../scripts/youtube-standin/corpus.js";
 import type { Fault } from "../../scripts/youtube-standin/faults.js";
 import { startStandin, type Standin } from "../../scripts/youtube-standin/server.js";

@@ -7,7 +7,7 @@
  * fetching, storage's own answer.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { VideoRecord } from "../../pipeline/artifact/contract.js";
+import type { VideoRecord } from "../../pipeline/artifact/contract/contract.js";
 import { inMemoryCorpus } from "../../scripts/youtube-standin/corpus.js";
 import { startStandin, type Standin } from "../../scripts/youtube-standin/server.js";
 import { makeVideo, transcript } from "../youtube/helpers/records.js";

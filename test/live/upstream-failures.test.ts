@@ -13,7 +13,7 @@ import { call, expectProblem } from "../server/helpers/http.js";
 import { startForwardProxy, type ForwardProxy, type ProxyLogEntry } from "../youtube/helpers/forward-proxy.js";
 import { fresh, upstreamCorpus } from "./helpers/live-corpus.js";
 import { startLiveServer, type LiveServer } from "./helpers/live-server.js";
-import { dataDirLayout } from "../../pipeline/artifact/layout.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout/layout.js";
 
 let standin: Standin;
 let proxies: ForwardProxy[];

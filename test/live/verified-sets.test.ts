@@ -11,7 +11,7 @@ import { copyFileSync, existsSync, readFileSync, realpathSync, renameSync, unlin
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildArtifacts } from "../../pipeline/build/build-artifacts.js";
-import { ARTIFACT_FILES, type VideoRecord } from "../../pipeline/artifact/contract.js";
+import { ARTIFACT_FILES, type VideoRecord } from "../../pipeline/artifact/contract/contract.js";
 import { newBuildDir, pointCurrentAt, publishBuild } from "../../pipeline/publish/publish.js";
 import { corruptDatabase, corruptTable, padDatabase, restampManifest } from "../helpers/artifacts.js";
 import { startChild, TEST_SERVER_ENV } from "../reliability/helpers/child.js";
@@ -20,7 +20,7 @@ import { makeVideo, transcript } from "../youtube/helpers/records.js";
 import { artifactRecords, STORED } from "./helpers/live-corpus.js";
 import { publishRecords, startLiveServer, type LiveServer, type LiveServerOptions } from "./helpers/live-server.js";
 import { liveTestBed } from "./helpers/test-bed.js";
-import { dataDirLayout } from "../../pipeline/artifact/layout.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout/layout.js";
 
 const REFUSED = "new artifact set refused; still serving the old one";
 const HASHING = "hashing artifact set";

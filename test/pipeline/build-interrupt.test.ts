@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { buildArtifacts, BuildInterrupted } from "../../pipeline/build/build-artifacts.js";
 import { mergeInSteps, prepareBulkLoad } from "../../pipeline/build/fts-bulk-load.js";
-import { ARTIFACT_FILES, type VideoRecord } from "../../pipeline/artifact/contract.js";
+import { ARTIFACT_FILES, type VideoRecord } from "../../pipeline/artifact/contract/contract.js";
 import { partialOwner, removeAbandonedPartials } from "../../pipeline/publish/publish.js";
 import { makeVideo } from "../helpers/records.js";
 

@@ -8,14 +8,22 @@ import { ARTIFACT_PAGE_SIZE, buildDatabase } from "../../pipeline/build/build-da
 import { BULK_LOAD_HASH_BYTES } from "../../pipeline/build/fts-bulk-load.js";
 import { stageRecords } from "../../pipeline/build/stage-records.js";
 import { buildTranscriptIndex } from "../../pipeline/build/transcript-index.js";
-import { ArtifactError, readManifest, verifyChecksums } from "../../pipeline/artifact/manifest.js";
-import { ARTIFACT_FILES, INDEX_OPTIONS, OPTIONS_HASH, optionsHash, SCHEMA_VERSION, type VideoRecord } from "../../pipeline/artifact/contract.js";
-import { pairText, PHRASE_PAIRS_DDL, PHRASE_PAIRS_VERSION } from "../../pipeline/artifact/phrase-pairs.js";
-import { WORD_BITMAPS_VERSION } from "../../pipeline/artifact/word-bitmaps.js";
+import { ArtifactError, readManifest, verifyChecksums } from "../../pipeline/artifact/manifest/manifest.js";
+import {
+  ARTIFACT_FILES,
+  INDEX_OPTIONS,
+  OPTIONS_HASH,
+  optionsHash,
+  PHRASE_PAIRS_VERSION,
+  SCHEMA_VERSION,
+  WORD_BITMAPS_VERSION,
+  type VideoRecord,
+} from "../../pipeline/artifact/contract/contract.js";
+import { pairText, PHRASE_PAIRS_DDL } from "../../pipeline/artifact/search-index/phrase-pairs.js";
 import { newBuildDir, publishBuild } from "../../pipeline/publish/publish.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
 import { makeVideo, sampleRecords, segmentsOf, videoId } from "../helpers/records.js";
-import { dataDirLayout } from "../../pipeline/artifact/layout.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout/layout.js";
 
 describe("the build stage", () => {
   let set: TempArtifacts;

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { VideoRecord } from "../../pipeline/artifact/contract.js";
+import type { VideoRecord } from "../../pipeline/artifact/contract/contract.js";
 import { COLUMNS, EXPORT_MANIFEST, TRANSCRIPT_TEXT_SQL, type ExportManifest } from "../../pipeline/export/dataset-schema.js";
 import { exportDataset } from "../../pipeline/export/export-dataset.js";
 import { verifyExport } from "../../pipeline/export/read-export.js";

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { countWords, FOLD_TABLE_RANGES, foldByNormalizing, foldText, foldWhitespace } from "../../pipeline/artifact/text.js";
+import { countWords, FOLD_TABLE_RANGES, foldByNormalizing, foldText, foldWhitespace } from "../../pipeline/artifact/text/text.js";
 import { decodeHtmlEntities } from "../../pipeline/youtube/html-entities.js";
 import { cleanCueText } from "../../pipeline/youtube/timedtext.js";
 

@@ -12,9 +12,9 @@ import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, r
 import { cp } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ARTIFACT_FILES, type VideoRecord } from "../../pipeline/artifact/contract.js";
-import { dataDirLayout } from "../../pipeline/artifact/layout.js";
-import { readManifest } from "../../pipeline/artifact/manifest.js";
+import { ARTIFACT_FILES, type VideoRecord } from "../../pipeline/artifact/contract/contract.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout/layout.js";
+import { readManifest } from "../../pipeline/artifact/manifest/manifest.js";
 import { EXIT } from "../../pipeline/command/exit-codes.js";
 import { padDatabase, restampManifest } from "../helpers/artifacts.js";
 import { startChild, until } from "../reliability/helpers/child.js";

@@ -1,5 +1,5 @@
 /**
- * The one language rule (pipeline/artifact/language.ts) and the places that apply it
+ * The one language rule (pipeline/artifact/contract/language.ts) and the places that apply it
  * without a server: which upstream track answers a request, and the stored
  * lookup over a real database of the artifact schema.
  */
@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildArtifacts } from "../../pipeline/build/build-artifacts.js";
-import { ARTIFACT_FILES } from "../../pipeline/artifact/contract.js";
-import { languageKey, sameLanguage } from "../../pipeline/artifact/language.js";
+import { ARTIFACT_FILES } from "../../pipeline/artifact/contract/contract.js";
+import { languageKey, sameLanguage } from "../../pipeline/artifact/contract/language.js";
 import { chooseTrack } from "../../pipeline/youtube/track-choice.js";
 import type { CaptionTrack } from "../../pipeline/youtube/player.js";
 import { TranscriptTables } from "../../server/data/transcript-tables.js";

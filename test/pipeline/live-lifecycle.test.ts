@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { readManifest } from "../../pipeline/artifact/manifest.js";
+import { readManifest } from "../../pipeline/artifact/manifest/manifest.js";
 import { ensureDemoArtifacts } from "../../pipeline/corpus/demo-set.js";
 import { acquireLock } from "../../pipeline/state/acquire-lock.js";
 import { buildAndPublish } from "../../pipeline/build/build-and-publish.js";
@@ -19,7 +19,7 @@ import { PipelineState } from "../../pipeline/state/open-state.js";
 import { startStandin, type Standin } from "../../scripts/youtube-standin/server.js";
 import { artifactRecords, fresh, upstreamCorpus } from "../live/helpers/live-corpus.js";
 import { startLiveServer, type LiveServer } from "../live/helpers/live-server.js";
-import { dataDirLayout } from "../../pipeline/artifact/layout.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout/layout.js";
 
 const REPO = join(import.meta.dirname, "..", "..");
 

@@ -8,10 +8,10 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../../pipeline/command/exit-codes.js";
-import { readManifest } from "../../pipeline/artifact/manifest.js";
+import { readManifest } from "../../pipeline/artifact/manifest/manifest.js";
 import { stateRows, tempDataDir } from "./helpers/run-harness.js";
 import { startSyntheticStandin, writeChannelList, type SyntheticStandin } from "./helpers/synthetic-standin.js";
-import { dataDirLayout } from "../../pipeline/artifact/layout.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout/layout.js";
 
 let world: SyntheticStandin;
 let data: ReturnType<typeof tempDataDir>;

@@ -11,7 +11,7 @@ import { MAX_PROBLEMS_SHOWN, readChannelList } from "../../pipeline/crawl/read-c
 import { EXIT } from "../../pipeline/command/exit-codes.js";
 import { bufferedProgress, run, tempDataDir } from "./helpers/run-harness.js";
 import { startSyntheticStandin, writeChannelList, type SyntheticStandin } from "./helpers/synthetic-standin.js";
-import { DATA_DIR_NAMES } from "../../pipeline/artifact/layout.js";
+import { DATA_DIR_NAMES } from "../../pipeline/artifact/layout/layout.js";
 
 let world: SyntheticStandin;
 const data = tempDataDir();

@@ -17,7 +17,7 @@ import { makeVideo } from "../helpers/records.js";
 import { startChild, until } from "../reliability/helpers/child.js";
 import { tempDataDir } from "./helpers/run-harness.js";
 import { startSyntheticStandin, writeChannelList, type SyntheticStandin } from "./helpers/synthetic-standin.js";
-import { dataDirLayout } from "../../pipeline/artifact/layout.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout/layout.js";
 
 const BACKLOG = 4000;
 const WORDS = "river mill light leaf energy chapter lecture planet ocean forest mountain valley signal engine".split(" ");

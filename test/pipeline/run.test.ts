@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { readManifest } from "../../pipeline/artifact/manifest.js";
+import { readManifest } from "../../pipeline/artifact/manifest/manifest.js";
 import { EXIT } from "../../pipeline/command/exit-codes.js";
 import { parseChannelList } from "../../pipeline/crawl/read-channel-list.js";
 import { openCatalog } from "../../server/artifact-set/artifact-catalog.js";
@@ -11,7 +11,7 @@ import { makeVideo } from "../helpers/records.js";
 import { createYouTubeClient, type YouTubeClient } from "../../pipeline/youtube/index.js";
 import { bufferedProgress, run, stateRows, tempDataDir } from "./helpers/run-harness.js";
 import { startSyntheticStandin, writeChannelList, type SyntheticStandin } from "./helpers/synthetic-standin.js";
-import { dataDirLayout } from "../../pipeline/artifact/layout.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout/layout.js";
 
 // 150 videos over 4 Zipf-sized channels: the biggest has ~70 videos, three browse pages.
 let world: SyntheticStandin;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeSegments, encodeSegments, formatSeconds } from "../../pipeline/artifact/segments.js";
+import { decodeSegments, encodeSegments, formatSeconds } from "../../pipeline/artifact/segments/segments.js";
 
 describe("segment timings", () => {
   it("formats milliseconds as the shortest decimal seconds", () => {

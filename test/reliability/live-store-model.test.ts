@@ -16,7 +16,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BuildInterrupted } from "../../pipeline/command/interrupt.js";
-import type { VideoRecord } from "../../pipeline/artifact/contract.js";
+import type { VideoRecord } from "../../pipeline/artifact/contract/contract.js";
 import { buildAndPublish } from "../../pipeline/build/build-and-publish.js";
 import { importAndPublish, inputOf, NothingToImportError } from "../../pipeline/import/import-and-publish.js";
 import { PipelineState } from "../../pipeline/state/open-state.js";

@@ -10,12 +10,12 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { inflateRawSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { ARTIFACT_FILES } from "../../pipeline/artifact/contract.js";
-import { readManifest } from "../../pipeline/artifact/manifest.js";
+import { ARTIFACT_FILES } from "../../pipeline/artifact/contract/contract.js";
+import { readManifest } from "../../pipeline/artifact/manifest/manifest.js";
 import { tempDataDir } from "../pipeline/helpers/run-harness.js";
 import { startSyntheticStandin, writeChannelList, type SyntheticStandin } from "../pipeline/helpers/synthetic-standin.js";
 import { seeded, startChild } from "./helpers/child.js";
-import { dataDirLayout } from "../../pipeline/artifact/layout.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout/layout.js";
 
 let world: SyntheticStandin;
 const dirs: ReturnType<typeof tempDataDir>[] = [];

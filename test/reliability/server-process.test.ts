@@ -13,7 +13,7 @@ import { call } from "../server/helpers/http.js";
 import { until } from "./helpers/child.js";
 import { wait } from "./helpers/raw-http.js";
 import { prepareDataDir, startServerProcess, type DataDir } from "./helpers/server-process.js";
-import { dataDirLayout, DATA_DIR_NAMES } from "../../pipeline/artifact/layout.js";
+import { dataDirLayout, DATA_DIR_NAMES } from "../../pipeline/artifact/layout/layout.js";
 
 let world: SyntheticStandin;
 const dirs: DataDir[] = [];

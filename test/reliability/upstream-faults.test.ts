@@ -15,7 +15,7 @@ import { englishVideoIds, startSyntheticStandin, type SyntheticStandin } from ".
 import { call, expectProblem } from "../server/helpers/http.js";
 import { expectNoLeaks } from "./helpers/response-checks.js";
 import { prepareDataDir, startServerProcess, type DataDir, type ServerProcess } from "./helpers/server-process.js";
-import { dataDirLayout } from "../../pipeline/artifact/layout.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout/layout.js";
 
 const TIMEOUT_MS = 1_000;
 /** Process start-up of a fetch, the loaded machine, and the single-step nature of the timeout. */

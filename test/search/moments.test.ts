@@ -6,8 +6,8 @@
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SegmentRecord } from "../../pipeline/artifact/contract.js";
-import { encodeSegments } from "../../pipeline/artifact/segments.js";
+import type { SegmentRecord } from "../../pipeline/artifact/contract/contract.js";
+import { encodeSegments } from "../../pipeline/artifact/segments/segments.js";
 import { openCatalog, type ArtifactCatalog } from "../../server/artifact-set/artifact-catalog.js";
 import type { SearchHit } from "../../server/data/catalog.js";
 import { compactTimings, indexFromCompact, indexFromTimings, segmentAt } from "../../server/search/snippet/segment-index.js";

@@ -7,9 +7,9 @@
 import Database from "better-sqlite3";
 import { Document } from "flexsearch";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { FTS_TOKENIZER } from "../../pipeline/artifact/contract.js";
+import { FTS_TOKENIZER } from "../../pipeline/artifact/contract/contract.js";
 import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
-import { foldTerm, tokenize } from "../../pipeline/artifact/text.js";
+import { foldTerm, tokenize } from "../../pipeline/artifact/text/text.js";
 import { openCatalog, type ArtifactCatalog } from "../../server/artifact-set/artifact-catalog.js";
 import { containsPhrase } from "../../server/search/match/phrase.js";
 import type { SearchOptions } from "../../server/search/search.js";

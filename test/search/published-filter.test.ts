@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ARTIFACT_FILES, type VideoRecord } from "../../pipeline/artifact/contract.js";
+import { ARTIFACT_FILES, type VideoRecord } from "../../pipeline/artifact/contract/contract.js";
 import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
 import { UNKNOWN_PUBLISHED_AT } from "../../pipeline/youtube/video-record.js";
 import { buildQuerySet } from "../../scripts/bench/query-set.js";

@@ -2,7 +2,7 @@ import Database from "better-sqlite3";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
-import { ARTIFACT_FILES } from "../../pipeline/artifact/contract.js";
+import { ARTIFACT_FILES } from "../../pipeline/artifact/contract/contract.js";
 import { rankOrderedMatches } from "../../server/search/shard.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
 

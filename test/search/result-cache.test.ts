@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ARTIFACT_FILES, type SegmentRecord } from "../../pipeline/artifact/contract.js";
+import { ARTIFACT_FILES, type SegmentRecord } from "../../pipeline/artifact/contract/contract.js";
 import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
 import { buildQuerySet, type BenchQuery } from "../../scripts/bench/query-set.js";
 import { openCatalog, type ArtifactCatalog } from "../../server/artifact-set/artifact-catalog.js";

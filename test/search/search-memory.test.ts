@@ -2,14 +2,14 @@ import Database from "better-sqlite3";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
-import { ARTIFACT_FILES } from "../../pipeline/artifact/contract.js";
+import { ARTIFACT_FILES } from "../../pipeline/artifact/contract/contract.js";
 import { openCatalog } from "../../server/artifact-set/artifact-catalog.js";
 import type { SearchParams } from "../../server/data/catalog.js";
 import { HotTranscripts } from "../../server/search/memory/hot-transcripts.js";
 import { openIndexConnection, warmIndex } from "../../server/search/memory/index-memory.js";
 import { SearchMemory } from "../../server/search/memory/search-memory.js";
-import { TermVectors } from "../../pipeline/artifact/term-vectors.js";
-import { tokenize } from "../../pipeline/artifact/text.js";
+import { TermVectors } from "../../pipeline/artifact/search-index/term-vectors.js";
+import { tokenize } from "../../pipeline/artifact/text/text.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
 
 const VIDEOS = 300;

@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ARTIFACT_FILES } from "../../pipeline/artifact/contract.js";
+import { ARTIFACT_FILES } from "../../pipeline/artifact/contract/contract.js";
 import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
-import { importTitleIndex } from "../../pipeline/artifact/title-index.js";
-import { tokenize } from "../../pipeline/artifact/text.js";
+import { importTitleIndex } from "../../pipeline/artifact/search-index/title-index.js";
+import { tokenize } from "../../pipeline/artifact/text/text.js";
 import { openCatalog, type ArtifactCatalog } from "../../server/artifact-set/artifact-catalog.js";
 import type { SearchOptions } from "../../server/search/search.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { FOLD_TABLE_RANGES, foldKeepingOffsets, foldText, tokenize } from "../../pipeline/artifact/text.js";
+import { FOLD_TABLE_RANGES, foldKeepingOffsets, foldText, tokenize } from "../../pipeline/artifact/text/text.js";
 import { FOLD_FIRST_BYTES, findOccurrences, findOccurrencesTokenByToken } from "../../server/search/snippet/occurrences.js";
 import { makeSnippet } from "../../server/search/snippet/snippet.js";
 

@@ -1,5 +1,5 @@
 /**
- * The build's term counts (pipeline/artifact/term-counts.ts): the encoding
+ * The build's term counts (pipeline/artifact/search-index/term-counts.ts): the encoding
  * round-trips; the build lists the words of its band and counts in every
  * transcript what countTerms counts in its text; the server holds them from
  * rank 1 down within their share, scores with them without reading rows,
@@ -8,8 +8,8 @@
 import Database from "better-sqlite3";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { ARTIFACT_FILES } from "../../pipeline/artifact/contract.js";
-import { decodeCounts, encodeCounts, TERM_COUNTS_MAX_SHARE, TERM_COUNTS_MIN_DF } from "../../pipeline/artifact/term-counts.js";
+import { ARTIFACT_FILES } from "../../pipeline/artifact/contract/contract.js";
+import { decodeCounts, encodeCounts, TERM_COUNTS_MAX_SHARE, TERM_COUNTS_MIN_DF } from "../../pipeline/artifact/search-index/term-counts.js";
 import { buildTermCounts } from "../../pipeline/build/build-term-counts.js";
 import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
 import { openCatalog } from "../../server/artifact-set/artifact-catalog.js";

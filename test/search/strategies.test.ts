@@ -8,7 +8,7 @@
 import Database from "better-sqlite3";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ARTIFACT_FILES } from "../../pipeline/artifact/contract.js";
+import { ARTIFACT_FILES } from "../../pipeline/artifact/contract/contract.js";
 import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
 import { estimateTotal, countMatches } from "../../server/search/count.js";
 import { bitmapAllWords, ftsAllWords } from "../../server/search/match/all-words.js";

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { FOLD_TABLE_RANGES, foldKeepingOffsets, tokenize } from "../../pipeline/artifact/text.js";
+import { FOLD_TABLE_RANGES, foldKeepingOffsets, tokenize } from "../../pipeline/artifact/text/text.js";
 import { findOccurrences } from "../../server/search/snippet/occurrences.js";
-import { foldedBytes } from "../../pipeline/artifact/folded-bytes.js";
+import { foldedBytes } from "../../pipeline/artifact/text/folded-bytes.js";
 import { countTerms } from "../../server/search/rank/term-counts.js";
 
 const utf8 = (text: string) => Buffer.from(text, "utf8");

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { TermVectors } from "../../pipeline/artifact/term-vectors.js";
+import { TermVectors } from "../../pipeline/artifact/search-index/term-vectors.js";
 import { countTerms, SCAN_BYTES } from "../../server/search/rank/term-counts.js";
 
 const ascii = (text: string) => Buffer.from(text, "latin1");

@@ -3,7 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
-import { ARTIFACT_FILES } from "../../pipeline/artifact/contract.js";
+import { ARTIFACT_FILES } from "../../pipeline/artifact/contract/contract.js";
 import { openCatalog } from "../../server/artifact-set/artifact-catalog.js";
 import type { SearchParams } from "../../server/data/catalog.js";
 import { MIN_PREFETCH, TextPrefetch } from "../../server/search/memory/text-prefetch.js";

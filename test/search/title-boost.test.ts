@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createTitleIndex, type TitleIndex } from "../../pipeline/artifact/title-index.js";
+import { createTitleIndex, type TitleIndex } from "../../pipeline/artifact/search-index/title-index.js";
 import { parseSearchQuery } from "../../server/search/query.js";
 import { KEPT_TERM_MIN_MATCHES, TitleBoosts } from "../../server/search/rank/title-boost.js";
 

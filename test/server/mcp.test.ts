@@ -14,7 +14,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildArtifacts } from "../../pipeline/build/build-artifacts.js";
-import type { VideoRecord } from "../../pipeline/artifact/contract.js";
+import type { VideoRecord } from "../../pipeline/artifact/contract/contract.js";
 import { count, plainSnippet } from "../../server/mcp/readable.js";
 import { CHANNEL_A, CHANNEL_UNKNOWN, IDS, fixtureRecords } from "./helpers/fixture-records.js";
 import { roomInThisMinute } from "../helpers/rate-window.js";

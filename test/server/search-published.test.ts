@@ -13,7 +13,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildArtifacts } from "../../pipeline/build/build-artifacts.js";
-import type { VideoRecord } from "../../pipeline/artifact/contract.js";
+import type { VideoRecord } from "../../pipeline/artifact/contract/contract.js";
 import { UNKNOWN_PUBLISHED_AT } from "../../pipeline/youtube/video-record.js";
 import { CHANNEL_A, fixtureRecords } from "./helpers/fixture-records.js";
 import { call, expectProblem, paramsOf } from "./helpers/http.js";

@@ -12,7 +12,7 @@ import path from "node:path";
 import { WebVTTParser } from "webvtt-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildArtifacts } from "../../pipeline/build/build-artifacts.js";
-import type { SegmentRecord } from "../../pipeline/artifact/contract.js";
+import type { SegmentRecord } from "../../pipeline/artifact/contract/contract.js";
 import { cuesOf, toSrt, toText, toVtt } from "../../server/formats/subtitles.js";
 import { makeVideo } from "../youtube/helpers/records.js";
 import { call, expectProblem, postJson } from "./helpers/http.js";

@@ -11,7 +11,7 @@ import { buildArtifacts } from "../../pipeline/build/build-artifacts.js";
 import { runKeysCli } from "../../cli/keys.js";
 import { startChild } from "../reliability/helpers/child.js";
 import { fixtureRecords } from "../server/helpers/fixture-records.js";
-import { dataDirLayout } from "../../pipeline/artifact/layout.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout/layout.js";
 
 let dataDir: string;
 

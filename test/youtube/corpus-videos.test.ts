@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { VideoRecord } from "../../pipeline/artifact/contract.js";
+import { VideoRecord } from "../../pipeline/artifact/contract/contract.js";
 import { parseTimedtext } from "../../pipeline/youtube/timedtext.js";
 import { type YouTubeClient } from "../../pipeline/youtube/index.js";
 import { OWN_FIXTURES } from "../../scripts/youtube-standin/fixtures.js";

@@ -8,7 +8,7 @@
  * not deleted unread.
  */
 import type pg from "pg";
-import type { VideoRecord } from "../../artifact/contract.js";
+import type { VideoRecord } from "../../artifact/contract/contract.js";
 
 export type FetchResultOutcome = "fetched" | "permanent" | "failed";
 

@@ -3,7 +3,7 @@
  * query of the words, which walks the position lists of every word through
  * every transcript holding them all:
  * - `pairIndexPhrase`: the phrase of the phrase's consecutive pairs in the
- *   phrase-pair index (pipeline/artifact/phrase-pairs.ts), exact; with a
+ *   phrase-pair index (pipeline/artifact/search-index/phrase-pairs.ts), exact; with a
  *   very common interior pair left out and the candidates confirmed in
  *   their text where that pair's list is long;
  * - `nearPhrase`: NEAR(rarest, second rarest, their distance in the phrase),
@@ -11,7 +11,7 @@
  *   common to make NEAR cheap.
  * Where neither applies, the tier is FTS5's phrase query (shard.ts).
  */
-import { phrasePairs } from "../../../pipeline/artifact/phrase-pairs.js";
+import { phrasePairs } from "../../../pipeline/artifact/search-index/phrase-pairs.js";
 import type { ShardQuery } from "../plan.js";
 import type { ScoringRow, ShardTexts } from "../texts.js";
 import type { MatchList } from "./match-list.js";

@@ -1,6 +1,6 @@
 /**
  * Whether a transcript contains a phrase: its terms as consecutive tokens,
- * tokenized as the FTS5 index does (pipeline/artifact/text.ts). Used to confirm the
+ * tokenized as the FTS5 index does (pipeline/artifact/text/text.ts). Used to confirm the
  * candidates of a cheap NEAR query, so a phrase of common words ("led to the
  * appropriate") never makes FTS5 walk the position lists of "to" and "the"
  * (or of the pair "to_the") through every transcript holding the rest: NEAR
@@ -12,7 +12,7 @@
  * the phrase's first occurrence.
  */
 import { isAscii } from "node:buffer";
-import { foldedTokens } from "../../../pipeline/artifact/text.js";
+import { foldedTokens } from "../../../pipeline/artifact/text/text.js";
 
 const ASCII_TERM = /^[a-z0-9]+$/;
 

@@ -1,5 +1,5 @@
 /**
- * The word bitmaps of an artifact set (pipeline/artifact/word-bitmaps.ts), held in
+ * The word bitmaps of an artifact set (pipeline/artifact/search-index/word-bitmaps.ts), held in
  * memory, and the AND of a query's words through them: the list of the
  * first matches of all the words that every search reads for its count
  * and its second tier (shard.ts).
@@ -12,7 +12,7 @@
  */
 import type Database from "better-sqlite3";
 import { endianness } from "node:os";
-import { hasWordBitmaps } from "../../../pipeline/artifact/word-bitmaps.js";
+import { hasWordBitmaps } from "../../../pipeline/artifact/search-index/word-bitmaps.js";
 
 export interface BitmapWarmth {
   words: number;

@@ -1,14 +1,14 @@
 /**
- * The build's term counts of every transcript (pipeline/artifact/term-counts.ts),
+ * The build's term counts of every transcript (pipeline/artifact/search-index/term-counts.ts),
  * held in memory from rank 1 down until their share of the budget is spent:
  * scoring a candidate they hold looks its words' counts, word count and
  * views up here and reads nothing of its row. They are the counts
  * `countTerms` makes in the text, so the answers are the same without them.
  */
 import type Database from "better-sqlite3";
-import { decodeCounts, TERM_COUNTS_VERSION } from "../../../pipeline/artifact/term-counts.js";
-import { scanScale } from "../../../pipeline/artifact/term-vectors.js";
-import { VarintReader, writeVarint } from "../../../pipeline/artifact/varint.js";
+import { decodeCounts, TERM_COUNTS_VERSION } from "../../../pipeline/artifact/search-index/term-counts.js";
+import { scanScale } from "../../../pipeline/artifact/search-index/term-vectors.js";
+import { VarintReader, writeVarint } from "../../../pipeline/artifact/search-index/varint.js";
 
 export interface StoredCountsWarmth {
   /** Transcripts whose counts are held. */

@@ -7,16 +7,16 @@
  * In pure-ASCII text an ASCII term is counted in its lower-case, Capitalized
  * and UPPER-CASE forms (what captions contain; other mixed forms like "tHe"
  * are not counted). Text or terms with other characters are folded whole as
- * the index folds each token ("Brücken" is "brucken"; pipeline/artifact/text.ts), and
+ * the index folds each token ("Brücken" is "brucken"; pipeline/artifact/text/text.ts), and
  * each term is counted where it stands as a whole token of the folded text:
  * in the bytes folded one per character where the terms are ASCII and the
  * text is Latin script (`foldedBytes`, into a buffer reused from candidate to
  * candidate), else in the decoded text.
  */
 import { isAscii } from "node:buffer";
-import { foldText } from "../../../pipeline/artifact/text.js";
-import { ASCII_TERM, foldedBytes, isTokenUnitAt, nextWholeWord } from "../../../pipeline/artifact/folded-bytes.js";
-import { SCAN_BYTES, scanScale } from "../../../pipeline/artifact/term-vectors.js";
+import { foldText } from "../../../pipeline/artifact/text/text.js";
+import { ASCII_TERM, foldedBytes, isTokenUnitAt, nextWholeWord } from "../../../pipeline/artifact/text/folded-bytes.js";
+import { SCAN_BYTES, scanScale } from "../../../pipeline/artifact/search-index/term-vectors.js";
 
 export { SCAN_BYTES, scanScale };
 

@@ -1,10 +1,10 @@
 /**
  * Where the query terms occur in a text, found in one pass: the source of
  * both BM25 term frequencies and the snippet window. Terms are already
- * folded (pipeline/artifact/text.ts), so matching agrees with the FTS5 tokenizer.
+ * folded (pipeline/artifact/text/text.ts), so matching agrees with the FTS5 tokenizer.
  */
-import { foldKeepingOffsets, foldTerm, TOKEN, TOKEN_CHARACTER } from "../../../pipeline/artifact/text.js";
-import { ASCII_TERM, foldedBytes, isTokenUnitAt, nextWholeWord } from "../../../pipeline/artifact/folded-bytes.js";
+import { foldKeepingOffsets, foldTerm, TOKEN, TOKEN_CHARACTER } from "../../../pipeline/artifact/text/text.js";
+import { ASCII_TERM, foldedBytes, isTokenUnitAt, nextWholeWord } from "../../../pipeline/artifact/text/folded-bytes.js";
 
 export interface Occurrences {
   /** Occurrences of each term, by term index. */

@@ -1,12 +1,12 @@
 /**
  * From a character offset in a transcript's text to the segment that holds
  * it. The text is the segments' texts joined by single spaces
- * (pipeline/artifact/segments.ts), so each segment owns a range of offsets
+ * (pipeline/artifact/segments/segments.ts), so each segment owns a range of offsets
  * and the ranges are in order: a binary search over their starts finds the
  * segment, and the timings give its start time.
  */
-import type { Sub } from "../../../pipeline/artifact/segments.js";
-import { VarintReader, writeVarint } from "../../../pipeline/artifact/varint.js";
+import type { Sub } from "../../../pipeline/artifact/segments/segments.js";
+import { VarintReader, writeVarint } from "../../../pipeline/artifact/search-index/varint.js";
 
 export interface SegmentIndex {
   /** Offset of each segment's first character in the text, in UTF-16 code units. */
@@ -40,7 +40,7 @@ let scratch = Buffer.allocUnsafe(64 * 1024);
  * The part of a timings blob a segment index needs (each segment's start and
  * text length), in a quarter or less of its size, for transcripts held in
  * memory: the count, then per segment the start's change from the one
- * before (zigzag) and the length, as LEB128 varints (pipeline/artifact/varint.ts).
+ * before (zigzag) and the length, as LEB128 varints (pipeline/artifact/search-index/varint.ts).
  */
 export function compactTimings(timings: Uint8Array): Buffer {
   const count = Math.floor(timings.byteLength / 12);

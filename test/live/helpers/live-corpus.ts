@@ -4,7 +4,7 @@
  * set holds without the transcript asked for). The stand-in also serves the
  * recorded fixtures by their ids.
  */
-import type { VideoRecord } from "../../../pipeline/artifact/contract.js";
+import type { VideoRecord } from "../../../pipeline/artifact/contract/contract.js";
 import { inMemoryCorpus, type StandinCorpus } from "../../../scripts/youtube-standin/corpus.js";
 import { makeVideo, transcript } from "../../youtube/helpers/records.js";
 

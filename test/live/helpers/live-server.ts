@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { buildArtifacts } from "../../../pipeline/build/build-artifacts.js";
-import type { VideoRecord } from "../../../pipeline/artifact/contract.js";
+import type { VideoRecord } from "../../../pipeline/artifact/contract/contract.js";
 import { newBuildDir, publishBuild } from "../../../pipeline/publish/publish.js";
 import { startStandin, type Standin } from "../../../scripts/youtube-standin/server.js";
 import { createApp } from "../../../server/app/app.js";

@@ -3,7 +3,7 @@
  * transcript, a video without transcript, a German-only video, a video with
  * chapters and several tracks, and enough "river" videos to paginate.
  */
-import type { VideoRecord } from "../../../pipeline/artifact/contract.js";
+import type { VideoRecord } from "../../../pipeline/artifact/contract/contract.js";
 
 export const CHANNEL_A = "UCaaaaaaaaaaaaaaaaaaaaaa";
 export const CHANNEL_B = "UCbbbbbbbbbbbbbbbbbbbbbb";

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { buildArtifacts } from "../../../pipeline/build/build-artifacts.js";
-import type { Manifest } from "../../../pipeline/artifact/contract.js";
+import type { Manifest } from "../../../pipeline/artifact/contract/contract.js";
 import { createApp } from "../../../server/app/app.js";
 import { openKeyStore, type KeyStore } from "../../../server/auth/key-store.js";
 import { loadConfig, type Config } from "../../../server/config.js";

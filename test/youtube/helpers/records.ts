@@ -3,7 +3,7 @@
  * real-looking captions (apostrophes, ampersands, angle brackets, so the
  * double escaping is exercised), and a channel of 100 uploads for crawling.
  */
-import type { SegmentRecord, TranscriptRecord, VideoRecord } from "../../../pipeline/artifact/contract.js";
+import type { SegmentRecord, TranscriptRecord, VideoRecord } from "../../../pipeline/artifact/contract/contract.js";
 import { inMemoryCorpus, type StandinChannel, type StandinCorpus } from "../../../scripts/youtube-standin/corpus.js";
 
 export const COOKING_CHANNEL = "UCkitchenNotes0000000001";

@@ -24,12 +24,7 @@
  * pipeline/build/build-word-bitmaps.ts.
  */
 import type Database from "better-sqlite3";
-
-/**
- * Format of the bitmaps; the build records it in `meta.wordBitmaps`, and the
- * server uses only the version it knows. Part of the manifest's options hash.
- */
-export const WORD_BITMAPS_VERSION = "1";
+import { WORD_BITMAPS_VERSION } from "../contract/contract.js";
 
 /** Words in at least this share of the transcripts get a bitmap. */
 export const WORD_BITMAP_MIN_SHARE = 1 / 32;

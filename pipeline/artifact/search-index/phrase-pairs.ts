@@ -22,13 +22,8 @@
  * pipeline/build/build-phrase-pairs.ts.
  */
 import type Database from "better-sqlite3";
-import { tokenize } from "./text.js";
-
-/**
- * Format of the pairs; the build records it in `meta.phrasePairs`, and the
- * server uses only the version it knows. Part of the manifest's options hash.
- */
-export const PHRASE_PAIRS_VERSION = "2";
+import { PHRASE_PAIRS_VERSION } from "../contract/contract.js";
+import { tokenize } from "../text/text.js";
 
 /** Pair tokens are already folded: the tokenizer only has to keep `_` inside them. */
 export const PHRASE_PAIRS_DDL = `

@@ -8,8 +8,6 @@
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { PHRASE_PAIRS_VERSION } from "./phrase-pairs.js";
-import { WORD_BITMAPS_VERSION } from "./word-bitmaps.js";
 
 /** Bump when the database layout or the index format changes. */
 export const SCHEMA_VERSION = 1;
@@ -20,7 +18,7 @@ export const ARTIFACT_FILES = {
   manifest: "manifest.json",
 } as const;
 
-/** FTS5 tokenizer of the transcript index; `pipeline/artifact/text.ts` mirrors it in JS for query parsing and BM25. */
+/** FTS5 tokenizer of the transcript index; `pipeline/artifact/text/text.ts` mirrors it in JS for query parsing and BM25. */
 export const FTS_TOKENIZER = "unicode61 remove_diacritics 2";
 
 /** FlexSearch options of the title/channel-name index (titles are short, so forward tokenization for prefix and typo tolerance is affordable). */
@@ -30,8 +28,20 @@ export const TITLE_INDEX_OPTIONS = {
   resolution: 9,
 } as const;
 
-/** Version of the JS tokenizer in pipeline/artifact/text.ts; part of the options hash. */
+/** Version of the JS tokenizer in pipeline/artifact/text/text.ts; part of the options hash. */
 export const TOKENIZER_VERSION = 1;
+
+/**
+ * Format of the phrase pairs (search-index/phrase-pairs.ts); the build records
+ * it in `meta.phrasePairs`, and the server uses only the version it knows.
+ */
+export const PHRASE_PAIRS_VERSION = "2";
+
+/**
+ * Format of the word bitmaps (search-index/word-bitmaps.ts); the build records
+ * it in `meta.wordBitmaps`, and the server uses only the version it knows.
+ */
+export const WORD_BITMAPS_VERSION = "1";
 
 /**
  * Everything that decides how a set's indexes read: a set built with other
