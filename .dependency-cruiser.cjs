@@ -3,9 +3,10 @@
  * before the tests). server/ and pipeline/ share only pipeline/artifact/ (what
  * both must agree on about an artifact set and DATA_DIR) and pipeline/youtube/
  * (the client the batch and the live fetch both use); settings/ is shared by
- * both and imports neither. Inside server/ and pipeline/ the folders form
- * layers with no loop between them (`no-folder-loop`). Dynamic `import()`
- * counts as an import.
+ * both and imports neither. The artifact format is imported through the
+ * face (index.ts) of each of its folders. Inside server/ and pipeline/ the
+ * folders form layers with no loop between them (`no-folder-loop`). Dynamic
+ * `import()` counts as an import.
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -32,6 +33,21 @@ module.exports = {
       severity: "error",
       from: { path: "^pipeline/(artifact|youtube)/" },
       to: { path: "^(server|pipeline)/", pathNot: "^pipeline/(artifact|youtube)/" },
+    },
+    {
+      name: "artifact-through-face",
+      comment:
+        "The server and the pipeline import the artifact format through the face of each of its folders (pipeline/artifact/<concept>/index.ts), never a file behind it: what a face exports is what both sides may rely on, and the files behind it can change.",
+      severity: "error",
+      from: { path: "^(server|pipeline)/", pathNot: "^pipeline/artifact/" },
+      to: { path: "^pipeline/artifact/", pathNot: "^pipeline/artifact/[^/]+/index\\.ts$" },
+    },
+    {
+      name: "artifact-folders-through-faces",
+      comment: "A folder of pipeline/artifact/ imports another one through its face too (its own files directly).",
+      severity: "error",
+      from: { path: "^pipeline/artifact/([^/]+)/" },
+      to: { path: "^pipeline/artifact/", pathNot: ["^pipeline/artifact/$1/", "^pipeline/artifact/[^/]+/index\\.ts$"] },
     },
     {
       name: "settings-neither-side",

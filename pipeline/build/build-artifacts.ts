@@ -14,11 +14,11 @@
  */
 import { mkdir, rename, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { ARTIFACT_FILES, type Manifest } from "../artifact/contract/contract.js";
+import { ARTIFACT_FILES, type Manifest } from "../artifact/contract/index.js";
 import { buildDatabase } from "./build-database.js";
 import { buildTitleIndex } from "./build-title-index.js";
 import { BuildInterrupted, throwIfInterrupted } from "../command/interrupt.js";
-import { writeManifest } from "../artifact/manifest/manifest.js";
+import { writeManifest } from "../artifact/manifest/index.js";
 import { stageRecords, type RecordSource } from "./stage-records.js";
 import { createStepProgress, type StepProgress } from "./step-progress.js";
 import { partialBuildDir, removeAbandonedPartials } from "../publish/publish.js";

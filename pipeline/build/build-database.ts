@@ -9,17 +9,15 @@
  */
 import { rmSync } from "node:fs";
 import Database from "better-sqlite3";
-import { DATABASE_DDL, OPTIONS_HASH, PHRASE_PAIRS_VERSION, PRIMARY_TRACK_ORDER, SCHEMA_VERSION, WORD_BITMAPS_VERSION } from "../artifact/contract/contract.js";
-import { PHRASE_PAIRS_DDL } from "../artifact/search-index/phrase-pairs.js";
+import { DATABASE_DDL, OPTIONS_HASH, PHRASE_PAIRS_VERSION, PRIMARY_TRACK_ORDER, SCHEMA_VERSION, WORD_BITMAPS_VERSION } from "../artifact/contract/index.js";
+import { PHRASE_PAIRS_DDL, TERM_COUNTS_VERSION, WORD_BITMAPS_DDL } from "../artifact/search-index/index.js";
 import { buildPhrasePairs } from "./build-phrase-pairs.js";
 import { copyFtsIndex } from "./fts-bulk-load.js";
 import { SCRATCH_PRAGMAS, setScratchPragmas } from "./scratch.js";
-import { WORD_BITMAPS_DDL } from "../artifact/search-index/word-bitmaps.js";
 import { checkpoint, throwIfInterrupted } from "../command/interrupt.js";
 import type { StepProgress } from "./step-progress.js";
 import { buildTranscriptIndex } from "./transcript-index.js";
 import { buildTermCounts } from "./build-term-counts.js";
-import { TERM_COUNTS_VERSION } from "../artifact/search-index/term-counts.js";
 
 export interface DatabaseCounts {
   channels: number;

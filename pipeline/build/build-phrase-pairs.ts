@@ -1,6 +1,6 @@
 /** Builds an artifact set's phrase-pair index (format: pipeline/artifact/search-index/phrase-pairs.ts). */
 import type Database from "better-sqlite3";
-import { PHRASE_PAIRS_DDL } from "../artifact/search-index/phrase-pairs.js";
+import { PHRASE_PAIRS_DDL } from "../artifact/search-index/index.js";
 import { mergeInSteps, prepareBulkLoad } from "./fts-bulk-load.js";
 import { throwIfInterrupted } from "../command/interrupt.js";
 import { pairTextBatches } from "./pair-texts.js";

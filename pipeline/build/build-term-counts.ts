@@ -1,8 +1,7 @@
 /** Builds an artifact set's term counts (format: pipeline/artifact/search-index/term-counts.ts). */
 import type Database from "better-sqlite3";
-import { encodeCounts, TERM_COUNTS_DDL, TERM_COUNTS_MAX_SHARE, TERM_COUNTS_MIN_DF } from "../artifact/search-index/term-counts.js";
-import { TermVectors } from "../artifact/search-index/term-vectors.js";
-import { ASCII_TERM } from "../artifact/text/folded-bytes.js";
+import { encodeCounts, TERM_COUNTS_DDL, TERM_COUNTS_MAX_SHARE, TERM_COUNTS_MIN_DF, TermVectors } from "../artifact/search-index/index.js";
+import { ASCII_TERM } from "../artifact/text/index.js";
 import { checkpoint } from "../command/interrupt.js";
 
 /** Transcripts counted per statement: a few tens of MiB of text, a fraction of a second. */

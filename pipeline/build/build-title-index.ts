@@ -1,7 +1,7 @@
 /** Builds the serialized FlexSearch index of titles and channel names from the final database. */
 import Database from "better-sqlite3";
 import { writeFile } from "node:fs/promises";
-import { createTitleIndex, exportTitleIndex } from "../artifact/search-index/title-index.js";
+import { createTitleIndex, exportTitleIndex } from "../artifact/search-index/index.js";
 import { checkpoint } from "../command/interrupt.js";
 
 /** Videos indexed between two checks of the signal. */

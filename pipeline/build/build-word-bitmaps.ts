@@ -1,6 +1,6 @@
 /** Builds an artifact set's word bitmaps (format: pipeline/artifact/search-index/word-bitmaps.ts). */
 import type Database from "better-sqlite3";
-import { WORD_BITMAP_MIN_SHARE, WORD_BITMAPS_DDL, wordExpression } from "../artifact/search-index/word-bitmaps.js";
+import { WORD_BITMAP_MIN_SHARE, WORD_BITMAPS_DDL, wordExpression } from "../artifact/search-index/index.js";
 
 /**
  * Fills `word_bitmaps` in `db` from its `transcript_fts` and `term_stats`:

@@ -8,8 +8,8 @@
  * both threads make pairs with the same code.
  */
 import Database from "better-sqlite3";
-import { pairText } from "../artifact/search-index/phrase-pairs.js";
-import { tsWorker } from "../artifact/worker-thread/ts-worker.js";
+import { pairText } from "../artifact/search-index/index.js";
+import { tsWorker } from "../artifact/worker-thread/index.js";
 
 /** One transcript's row of the phrase-pair index: rowid, pair text, channel token. */
 export type PairRow = [id: number, pairs: string, chan: string];

@@ -5,8 +5,8 @@
  * for metadata; transcripts merge by (language, generated), later wins.
  */
 import Database from "better-sqlite3";
-import { VideoRecord } from "../artifact/contract/contract.js";
-import { prepareTrack } from "../artifact/segments/segments.js";
+import { VideoRecord } from "../artifact/contract/index.js";
+import { prepareTrack } from "../artifact/segments/index.js";
 import { checkpoint } from "../command/interrupt.js";
 import { SCRATCH_PRAGMAS, setScratchPragmas } from "./scratch.js";
 

@@ -11,8 +11,8 @@
  * `indexPath`; the build then copies all three into the artifact database.
  */
 import Database from "better-sqlite3";
-import { TERM_STATS_DDL, TRANSCRIPT_FTS_DDL } from "../artifact/contract/contract.js";
-import { tsWorker } from "../artifact/worker-thread/ts-worker.js";
+import { TERM_STATS_DDL, TRANSCRIPT_FTS_DDL } from "../artifact/contract/index.js";
+import { tsWorker } from "../artifact/worker-thread/index.js";
 import { buildWordBitmaps } from "./build-word-bitmaps.js";
 import { bulkLoadStatements, mergeStatement } from "./fts-bulk-load.js";
 import { setScratchPragmas } from "./scratch.js";

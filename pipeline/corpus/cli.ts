@@ -8,7 +8,7 @@
  * big corpus can be written by several processes in parallel.
  */
 import { parseArgs } from "node:util";
-import type { VideoRecord } from "../artifact/contract/contract.js";
+import type { VideoRecord } from "../artifact/contract/index.js";
 import { englishSource } from "./english-source.js";
 import { createSyntheticCorpus } from "./synthetic.js";
 import { writeCorpusJsonl } from "./write-jsonl.js";

@@ -3,7 +3,7 @@
  * id, list a channel by id or handle. Any corpus (synthetic or loaded from
  * JSONL) can implement it.
  */
-import type { VideoRecord } from "../artifact/contract/contract.js";
+import type { VideoRecord } from "../artifact/contract/index.js";
 
 export interface ChannelListing {
   channelId: string;

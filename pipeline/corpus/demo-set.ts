@@ -6,9 +6,9 @@
  */
 import { existsSync } from "node:fs";
 import { buildArtifacts } from "../build/build-artifacts.js";
-import { DEMO_DATASET, type VideoRecord } from "../artifact/contract/contract.js";
+import { DEMO_DATASET, type VideoRecord } from "../artifact/contract/index.js";
 import { createDemoCorpus } from "./demo.js";
-import { dataDirLayout } from "../artifact/layout/layout.js";
+import { dataDirLayout } from "../artifact/layout/index.js";
 import { newBuildDir, publishBuild } from "../publish/publish.js";
 import { acquireLock } from "../state/acquire-lock.js";
 

@@ -11,7 +11,7 @@
  * 500,000-video corpus costs no more memory than a 5-video one (the chain
  * plus a few numbers per channel).
  */
-import type { ChapterRecord, TranscriptRecord, VideoRecord } from "../artifact/contract/contract.js";
+import type { ChapterRecord, TranscriptRecord, VideoRecord } from "../artifact/contract/index.js";
 import { layoutChannels, type ChannelLayout } from "./channel-layout.js";
 import type { ChannelListing, CorpusLookup } from "./corpus-lookup.js";
 import { englishSource } from "./english-source.js";

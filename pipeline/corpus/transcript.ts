@@ -8,7 +8,7 @@
  * each word is said, as real tracks of one recording do, while differing in
  * casing, punctuation and line breaks.
  */
-import type { SegmentRecord } from "../artifact/contract/contract.js";
+import type { SegmentRecord } from "../artifact/contract/index.js";
 import type { Random } from "./random.js";
 import type { TokenBuffer } from "./token-buffer.js";
 import type { Vocabulary } from "./vocabulary.js";

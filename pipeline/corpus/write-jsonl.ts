@@ -10,7 +10,7 @@
  */
 import { once } from "node:events";
 import { createWriteStream } from "node:fs";
-import type { VideoRecord } from "../artifact/contract/contract.js";
+import type { VideoRecord } from "../artifact/contract/index.js";
 
 /** The part of a corpus this writer needs. */
 export interface IndexedRecords {

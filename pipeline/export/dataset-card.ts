@@ -5,7 +5,7 @@
  * as two configurations; it names no licence, because the transcripts carry
  * none that this service could grant.
  */
-import { DEMO_DATASET } from "../artifact/contract/contract.js";
+import { DEMO_DATASET } from "../artifact/contract/index.js";
 import { COLUMNS, TABLES, TRANSCRIPT_TEXT_SQL, type ExportCounts, type ExportFormat, type ExportManifest, type TableName } from "./dataset-schema.js";
 import type { ShardFile } from "./shard-writers.js";
 

@@ -13,9 +13,9 @@ import { closeSync, existsSync, fsyncSync, openSync, readdirSync, realpathSync, 
 import { mkdir, rename, rm, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
-import type { Manifest } from "../artifact/contract/contract.js";
-import { dataDirLayout } from "../artifact/layout/layout.js";
-import { ArtifactError, readManifest, sha256File } from "../artifact/manifest/manifest.js";
+import type { Manifest } from "../artifact/contract/index.js";
+import { dataDirLayout } from "../artifact/layout/index.js";
+import { ArtifactError, readManifest, sha256File } from "../artifact/manifest/index.js";
 import { BuildInterrupted, checkpoint, throwIfInterrupted } from "../command/interrupt.js";
 import { datasetCard } from "./dataset-card.js";
 import {

@@ -11,9 +11,9 @@
  * record changes are held in memory.
  */
 import Database from "better-sqlite3";
-import { ARTIFACT_FILES, type Manifest, type VideoRecord } from "../artifact/contract/contract.js";
-import { mergeRecords, openLiveSnapshot, type LiveRecord, type LiveStoreSnapshot } from "../artifact/live-store/live-records.js";
-import { decodeSegments, prepareTrack } from "../artifact/segments/segments.js";
+import { ARTIFACT_FILES, type Manifest, type VideoRecord } from "../artifact/contract/index.js";
+import { type LiveRecord, type LiveStoreSnapshot, mergeRecords, openLiveSnapshot } from "../artifact/live-store/index.js";
+import { decodeSegments, prepareTrack } from "../artifact/segments/index.js";
 import { join } from "node:path";
 import { primaryTrackOrder, type ExportTrack, type ExportVideo } from "./dataset-schema.js";
 

@@ -14,7 +14,7 @@ import { dirname, join } from "node:path";
 import { once } from "node:events";
 import { createGzip, type Gzip } from "node:zlib";
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { sha256File } from "../artifact/manifest/manifest.js";
+import { sha256File } from "../artifact/manifest/index.js";
 import { COLUMNS, shardName, type ExportFormat, type Row, type TableName } from "./dataset-schema.js";
 
 export interface ShardLimits {

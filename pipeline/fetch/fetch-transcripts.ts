@@ -17,7 +17,7 @@
 import PQueue from "p-queue";
 import { realSleep, backoffDelay, type Sleep } from "../youtube/blocked-retry.js";
 import { isYouTubeError, YouTubeError, type YouTubeClient } from "../youtube/index.js";
-import type { VideoRecord } from "../artifact/contract/contract.js";
+import type { VideoRecord } from "../artifact/contract/index.js";
 import type { FetchCandidate, PipelineState } from "../state/open-state.js";
 
 export interface FetchOptions {

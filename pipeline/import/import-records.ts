@@ -10,7 +10,7 @@
  */
 import type { z } from "zod";
 import { checkpoint } from "../command/interrupt.js";
-import { VideoRecord } from "../artifact/contract/contract.js";
+import { VideoRecord } from "../artifact/contract/index.js";
 import type { InputItem, SkipProblem } from "../input/input-item.js";
 import type { ForeignRecord } from "../state/open-state.js";
 

@@ -18,11 +18,10 @@ import { createReadStream, createWriteStream, existsSync, readdirSync, readFileS
 import { mkdir, open, rename, rm, writeFile } from "node:fs/promises";
 import { pipeline } from "node:stream/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { ARTIFACT_FILES, type Manifest } from "../artifact/contract/contract.js";
-import { dataDirLayout } from "../artifact/layout/layout.js";
-import { openLiveSnapshot } from "../artifact/live-store/live-records.js";
-import { ArtifactError, readManifest } from "../artifact/manifest/manifest.js";
-import { hashSetFiles, recordVerified, verifyArtifactSet } from "../artifact/manifest/verified-sets.js";
+import { ARTIFACT_FILES, type Manifest } from "../artifact/contract/index.js";
+import { dataDirLayout } from "../artifact/layout/index.js";
+import { openLiveSnapshot } from "../artifact/live-store/index.js";
+import { ArtifactError, hashSetFiles, readManifest, recordVerified, verifyArtifactSet } from "../artifact/manifest/index.js";
 import { BuildInterrupted, throwIfInterrupted } from "../command/interrupt.js";
 import { currentBuildName, partialBuildDir, publishBuild, removeAbandonedPartials } from "./publish.js";
 import { checkPublish, PublishRefused } from "./publish-guard.js";

@@ -6,8 +6,8 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ARTIFACT_FILES, DEMO_DATASET, type Manifest } from "../artifact/contract/contract.js";
-import { dataDirLayout } from "../artifact/layout/layout.js";
+import { ARTIFACT_FILES, DEMO_DATASET, type Manifest } from "../artifact/contract/index.js";
+import { dataDirLayout } from "../artifact/layout/index.js";
 
 /** The share of the served set's transcripts a new set must keep. */
 export const MIN_KEPT_SHARE = 0.5;

@@ -7,10 +7,9 @@ import { randomBytes } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { readdir, readlink, rename, rm, symlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { DATA_DIR_NAMES, dataDirLayout } from "../artifact/layout/layout.js";
-import { readManifest } from "../artifact/manifest/manifest.js";
+import { DATA_DIR_NAMES, dataDirLayout } from "../artifact/layout/index.js";
+import { readManifest, verifyArtifactSet } from "../artifact/manifest/index.js";
 import { processIsAlive } from "../state/acquire-lock.js";
-import { verifyArtifactSet } from "../artifact/manifest/verified-sets.js";
 
 /** A fresh, not yet existing directory for a build; names sort by time. */
 export function newBuildDir(dataDir: string): string {

@@ -7,7 +7,7 @@ import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import type { ExitView } from "../youtube/index.js";
 import type { PublishedBuild } from "../build/build-and-publish.js";
 import type { ChannelFailure, CrawlResult } from "../crawl/crawl-channels.js";
-import type { DataDirLayout } from "../artifact/layout/layout.js";
+import type { DataDirLayout } from "../artifact/layout/index.js";
 import { EXIT } from "../command/exit-codes.js";
 import { PublishRefused } from "../publish/publish-guard.js";
 

@@ -19,8 +19,8 @@
  */
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import type Database from "better-sqlite3";
-import type { VideoRecord } from "../artifact/contract/contract.js";
-import { mergeRecords } from "../artifact/live-store/live-records.js";
+import type { VideoRecord } from "../artifact/contract/index.js";
+import { mergeRecords } from "../artifact/live-store/index.js";
 import type { ForeignRecord, PipelineState } from "./open-state.js";
 
 const STAGING_DDL = `

@@ -10,8 +10,8 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import Database from "better-sqlite3";
-import type { VideoRecord } from "../artifact/contract/contract.js";
-import { mergeRecords } from "../artifact/live-store/live-records.js";
+import type { VideoRecord } from "../artifact/contract/index.js";
+import { mergeRecords } from "../artifact/live-store/index.js";
 import { KNOWN_VIDEO_SQL, MARK_FETCHED_SQL, PUT_RECORD_SQL, UPSERT_VIDEO_SQL, videoRows, type CrawledVideo } from "./state-writes.js";
 
 export type { CrawledVideo };

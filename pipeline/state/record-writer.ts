@@ -14,8 +14,8 @@
  * instead of one each; a record still counts as fetched only when durable.
  */
 import type { Worker } from "node:worker_threads";
-import { tsWorker } from "../artifact/worker-thread/ts-worker.js";
-import type { VideoRecord } from "../artifact/contract/contract.js";
+import { tsWorker } from "../artifact/worker-thread/index.js";
+import type { VideoRecord } from "../artifact/contract/index.js";
 import { failureRow, recordRow, videoRows, type CrawledVideo } from "./state-writes.js";
 
 /** What the writing thread (record-writer-worker.ts) is given: the state database's file. */

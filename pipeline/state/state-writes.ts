@@ -5,7 +5,7 @@
  */
 import { promisify } from "node:util";
 import { deflateRaw } from "node:zlib";
-import type { VideoRecord } from "../artifact/contract/contract.js";
+import type { VideoRecord } from "../artifact/contract/index.js";
 
 export interface CrawledVideo {
   videoId: string;

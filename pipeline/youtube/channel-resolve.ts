@@ -3,7 +3,7 @@
  * `/channel/`, `/@`, `/c/`, `/user/` URL) into its channel id, via
  * `navigation/resolve_url`, and names it from the Videos tab's metadata.
  */
-import { CHANNEL_ID_PATTERN } from "../artifact/contract/contract.js";
+import { CHANNEL_ID_PATTERN } from "../artifact/contract/index.js";
 import { asString, dig, type ClientContext } from "./client-context.js";
 import { YouTubeError } from "./errors.js";
 import { postWeb } from "./innertube-web.js";

@@ -4,8 +4,7 @@
  * on its own when YouTube blocks it, so a retry goes out through the next
  * proxy instead of replaying the steps that already worked.
  */
-import { VIDEO_ID_PATTERN, type VideoRecord } from "../artifact/contract/contract.js";
-import type { TrackKind } from "../artifact/contract/track-kind.js";
+import { type TrackKind, VIDEO_ID_PATTERN, type VideoRecord } from "../artifact/contract/index.js";
 import type { ClientContext } from "./client-context.js";
 import { YouTubeError, type AvailableLanguage } from "./errors.js";
 import { fetchPlayer } from "./player.js";

@@ -5,7 +5,7 @@
  * matching braces outside of strings instead of by a regular expression.
  */
 import { asString, dig, textOf } from "./client-context.js";
-import type { ChapterRecord } from "../artifact/contract/contract.js";
+import type { ChapterRecord } from "../artifact/contract/index.js";
 
 /** The object literal starting at `html[start]` (which must be `{`), or undefined. */
 export function extractJsonObject(html: string, start: number): unknown {

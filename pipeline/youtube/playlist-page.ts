@@ -7,7 +7,7 @@
  * playlist's title, and the alert YouTube sends instead for a playlist that
  * does not exist or is private.
  */
-import { CHANNEL_ID_PATTERN } from "../artifact/contract/contract.js";
+import { CHANNEL_ID_PATTERN } from "../artifact/contract/index.js";
 import { asArray, asString, dig, textOf } from "./client-context.js";
 import { isViewCountText, parseViewCount } from "./view-count.js";
 

@@ -6,8 +6,8 @@
  * YouTube ignores the request. Caption text is escaped twice, so it is
  * XML-decoded here and then HTML-decoded once more, before tags are stripped.
  */
-import type { SegmentRecord } from "../artifact/contract/contract.js";
-import { foldWhitespace, stripControlCharacters } from "../artifact/text/text.js";
+import type { SegmentRecord } from "../artifact/contract/index.js";
+import { foldWhitespace, stripControlCharacters } from "../artifact/text/index.js";
 import type { ClientContext } from "./client-context.js";
 import { YouTubeError } from "./errors.js";
 import { decodeHtmlEntities } from "./html-entities.js";

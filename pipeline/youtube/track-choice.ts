@@ -18,8 +18,7 @@
  * requested codes, else `track_not_available`. So `language_not_available`
  * means the same whatever the kind: nothing at all in those languages.
  */
-import { sameLanguage } from "../artifact/contract/language.js";
-import { isOfKind, type TrackKind } from "../artifact/contract/track-kind.js";
+import { isOfKind, sameLanguage, type TrackKind } from "../artifact/contract/index.js";
 import type { AvailableLanguage } from "./errors.js";
 import { YouTubeError } from "./errors.js";
 import type { CaptionTrack, TranslationLanguage } from "./player.js";

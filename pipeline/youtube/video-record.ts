@@ -3,7 +3,7 @@
  * `videoDetails` and the WEB page's microformat and chapters, so the
  * pipeline and the live fetch store exactly the same shape.
  */
-import { VideoRecord, type SegmentRecord } from "../artifact/contract/contract.js";
+import { type SegmentRecord, VideoRecord } from "../artifact/contract/index.js";
 import { asArray, asString, dig } from "./client-context.js";
 import { YouTubeError } from "./errors.js";
 import { extractChapters, extractInitialPlayerResponse, microformatOf } from "./page-data.js";

@@ -11,7 +11,7 @@
  */
 import http from "node:http";
 import { performance } from "node:perf_hooks";
-import type { Manifest } from "../../pipeline/artifact/contract/contract.js";
+import type { Manifest } from "../../pipeline/artifact/contract/index.js";
 import {
   accessLog,
   corsHeaders,

@@ -14,8 +14,8 @@
  * for the newest earlier build that verifies, when there is one.
  */
 import { realpathSync } from "node:fs";
-import { dataDirLayout } from "../../pipeline/artifact/layout/layout.js";
-import { forgetVerified } from "../../pipeline/artifact/manifest/verified-sets.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout/index.js";
+import { forgetVerified } from "../../pipeline/artifact/manifest/index.js";
 import type { ArtifactCatalog } from "./artifact-catalog.js";
 import type { Catalog } from "../data/catalog.js";
 import { errorFields, type Logger } from "../log.js";

@@ -7,7 +7,7 @@
  * switch's job, so spurious events cost one realpath.
  */
 import { watch, type FSWatcher } from "node:fs";
-import { DATA_DIR_NAMES } from "../../pipeline/artifact/layout/layout.js";
+import { DATA_DIR_NAMES } from "../../pipeline/artifact/layout/index.js";
 import { errorFields, type Logger } from "../log.js";
 
 export interface CurrentWatcherOptions {

@@ -7,10 +7,8 @@
 import { existsSync, readdirSync, realpathSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { readManifest } from "../../pipeline/artifact/manifest/manifest.js";
-import { dataDirLayout } from "../../pipeline/artifact/layout/layout.js";
-import { hashFilesInWorker } from "../../pipeline/artifact/manifest/hash-worker.js";
-import { verifyArtifactSet, type VerifyOutcome } from "../../pipeline/artifact/manifest/verified-sets.js";
+import { hashFilesInWorker, readManifest, verifyArtifactSet, type VerifyOutcome } from "../../pipeline/artifact/manifest/index.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout/index.js";
 import type { Logger } from "../log.js";
 
 /** Checks the set in the resolved directory `dir` against its manifest; throws ArtifactError when it does not match. */

@@ -19,7 +19,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { DATA_DIR_NAMES, dataDirLayout } from "../../pipeline/artifact/layout/layout.js";
+import { DATA_DIR_NAMES, dataDirLayout } from "../../pipeline/artifact/layout/index.js";
 import type { Plan } from "../config.js";
 import { generateKey, generateKeyId, hashKey, keyMatchesHash, parseKeyId } from "./api-key.js";
 import type { KeyRecord } from "./key-record.js";

@@ -7,7 +7,7 @@
  * cost is an upstream fetch, never a wrong answer).
  */
 import type { Redis } from "ioredis";
-import { languageKey } from "../../pipeline/artifact/contract/language.js";
+import { languageKey } from "../../pipeline/artifact/contract/index.js";
 import { NEGATIVE_CODES, PER_LANGUAGE_CODES } from "../live/negative-cache.js";
 import type { Logger } from "../log.js";
 import { shareYouTubeError, youTubeErrorFrom, type SharedNegativeCache, type SharedYouTubeError } from "../live/fetch-coordination.js";

@@ -3,9 +3,8 @@
  * implements it over the published artifact set (and, later, the live store).
  * Routes depend on this interface only.
  */
-import type { ChapterRecord } from "../../pipeline/artifact/contract/contract.js";
-import type { Sub } from "../../pipeline/artifact/segments/segments.js";
-import type { TrackKind } from "../../pipeline/artifact/contract/track-kind.js";
+import type { ChapterRecord, TrackKind } from "../../pipeline/artifact/contract/index.js";
+import type { Sub } from "../../pipeline/artifact/segments/index.js";
 import type { SearchFilters } from "../schemas/search-filters.js";
 
 export interface VideoMeta {

@@ -3,10 +3,8 @@
  * the live store): a video's transcript in a language (and of a kind), a channel's videos.
  */
 import type Database from "better-sqlite3";
-import type { ChapterRecord } from "../../pipeline/artifact/contract/contract.js";
-import { sameLanguage } from "../../pipeline/artifact/contract/language.js";
-import { decodeSegments, type Sub } from "../../pipeline/artifact/segments/segments.js";
-import { isOfKind, type TrackKind } from "../../pipeline/artifact/contract/track-kind.js";
+import { type ChapterRecord, isOfKind, sameLanguage, type TrackKind } from "../../pipeline/artifact/contract/index.js";
+import { decodeSegments, type Sub } from "../../pipeline/artifact/segments/index.js";
 import type { ChannelItem, ChannelPage, ChannelVideoItem, TranscriptLookup, VideoMeta } from "./catalog.js";
 
 interface VideoRow {

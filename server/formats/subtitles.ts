@@ -8,7 +8,7 @@
  * if it would run past it; a cue left without duration (a 0 s segment)
  * lasts until the next cue, or LAST_CUE_MIN_MS when it is the last.
  */
-import type { Sub } from "../../pipeline/artifact/segments/segments.js";
+import type { Sub } from "../../pipeline/artifact/segments/index.js";
 
 export interface Cue {
   startMs: number;

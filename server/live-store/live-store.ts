@@ -17,10 +17,10 @@
  */
 import { randomUUID } from "node:crypto";
 import Database from "better-sqlite3";
-import { PRIMARY_TRACK_ORDER, VideoRecord, type TranscriptRecord } from "../../pipeline/artifact/contract/contract.js";
-import { hasLiveStoreSchema, LIVE_META, LIVE_STORE_DDL, mergeRecords } from "../../pipeline/artifact/live-store/live-records.js";
-import { prepareTrack } from "../../pipeline/artifact/segments/segments.js";
-import { createTitleIndex, type TitleIndex } from "../../pipeline/artifact/search-index/title-index.js";
+import { PRIMARY_TRACK_ORDER, type TranscriptRecord, VideoRecord } from "../../pipeline/artifact/contract/index.js";
+import { hasLiveStoreSchema, LIVE_META, LIVE_STORE_DDL, mergeRecords } from "../../pipeline/artifact/live-store/index.js";
+import { prepareTrack } from "../../pipeline/artifact/segments/index.js";
+import { createTitleIndex, type TitleIndex } from "../../pipeline/artifact/search-index/index.js";
 import type { ChannelItem, ChannelVideoItem } from "../data/catalog.js";
 import { toChannelVideoItem, type ChannelVideoRow } from "../data/transcript-tables.js";
 import { whileBusy } from "../data/while-busy.js";

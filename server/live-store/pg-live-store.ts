@@ -24,10 +24,9 @@
  * queued at once); the mirror's next read, in the background, finds it back.
  */
 import pg from "pg";
-import type { VideoRecord } from "../../pipeline/artifact/contract/contract.js";
-import { ensureSharedLiveStore, insertSharedRecord, LIVE_CHANNEL_NAME, sharedMaxSeq, sharedRecords } from "../../pipeline/artifact/live-store/pg-live-records.js";
+import type { Manifest, VideoRecord } from "../../pipeline/artifact/contract/index.js";
+import { ensureSharedLiveStore, insertSharedRecord, LIVE_CHANNEL_NAME, sharedMaxSeq, sharedRecords } from "../../pipeline/artifact/live-store/index.js";
 import type { LiveStore } from "./live-store.js";
-import type { Manifest } from "../../pipeline/artifact/contract/contract.js";
 import { HttpError } from "../problem/http-error.js";
 import { errorFields, type Logger } from "../log.js";
 

@@ -5,8 +5,7 @@
  * the signal that closes it. live-fetcher.ts makes one per fetcher;
  * fetch-slots.ts admits fetches with it, fetch-in-slot.ts runs them.
  */
-import type { TrackKind } from "../../pipeline/artifact/contract/track-kind.js";
-import type { VideoRecord } from "../../pipeline/artifact/contract/contract.js";
+import type { TrackKind, VideoRecord } from "../../pipeline/artifact/contract/index.js";
 import type { YouTubeClient } from "../../pipeline/youtube/index.js";
 import type { TranscriptLookup } from "../data/catalog.js";
 import type { Logger } from "../log.js";

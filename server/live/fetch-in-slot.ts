@@ -8,8 +8,8 @@
  * store) claims again and fetches it itself once the first fetch is over.
  */
 import { isYouTubeError, YouTubeError, type FetchTranscriptResult } from "../../pipeline/youtube/index.js";
-import { prepareTrack } from "../../pipeline/artifact/segments/segments.js";
-import type { TranscriptRecord } from "../../pipeline/artifact/contract/contract.js";
+import { prepareTrack } from "../../pipeline/artifact/segments/index.js";
+import type { TranscriptRecord } from "../../pipeline/artifact/contract/index.js";
 import type { TranscriptSourceResult } from "./transcript-source.js";
 import { shareYouTubeError, youTubeErrorFrom, type Claim } from "./fetch-coordination.js";
 import type { FetchContext, Wanted } from "./fetch-context.js";

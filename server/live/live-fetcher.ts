@@ -25,7 +25,7 @@
  * deadlines); fetch-slots.ts the pool; fetch-in-slot.ts the claim, the fetch
  * and the store; fetch-context.ts what they share.
  */
-import { languageKey } from "../../pipeline/artifact/contract/language.js";
+import { languageKey } from "../../pipeline/artifact/contract/index.js";
 import type { YouTubeClient, YouTubeError } from "../../pipeline/youtube/index.js";
 import { isDeadlineExceeded } from "../http/deadline.js";
 import type { Logger } from "../log.js";

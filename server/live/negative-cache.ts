@@ -9,8 +9,7 @@
  * `track_not_available` for one language and kind of track, which callers
  * pass as the language (`kindLanguage`), so every cache keys it as it keys a language.
  */
-import { languageKey } from "../../pipeline/artifact/contract/language.js";
-import type { TrackKind } from "../../pipeline/artifact/contract/track-kind.js";
+import { languageKey, type TrackKind } from "../../pipeline/artifact/contract/index.js";
 import type { YouTubeError, YouTubeErrorCode } from "../../pipeline/youtube/index.js";
 import { Lru } from "../data/lru.js";
 

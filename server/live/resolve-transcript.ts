@@ -7,7 +7,7 @@
  * the bulk route runs its two steps apart (every stored lookup first, then
  * its misses a few at a time) through the same `lookupStored` and `fetchLive`.
  */
-import { isOfKind, type TrackKind } from "../../pipeline/artifact/contract/track-kind.js";
+import { isOfKind, type TrackKind } from "../../pipeline/artifact/contract/index.js";
 import type { Catalog, StoredTranscript } from "../data/catalog.js";
 import { untilDeadline } from "../http/deadline.js";
 import { HttpError } from "../problem/http-error.js";

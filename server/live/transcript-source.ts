@@ -5,7 +5,7 @@
  * them); anything else it throws is the caller's signal reason (the client
  * left) or a bug (500).
  */
-import type { TrackKind } from "../../pipeline/artifact/contract/track-kind.js";
+import type { TrackKind } from "../../pipeline/artifact/contract/index.js";
 import type { StoredTranscript } from "../data/catalog.js";
 
 export interface TranscriptSourceResult {

@@ -3,7 +3,7 @@
  * window, rendered in the format asked for by the same formatters as
  * `GET /v1/transcript?format=` (server/formats/), so both speak the same text.
  */
-import type { Sub } from "../../pipeline/artifact/segments/segments.js";
+import type { Sub } from "../../pipeline/artifact/segments/index.js";
 import { toSrt, toText, toVtt } from "../formats/subtitles.js";
 
 /** Formats rendered as one text; `json` is the segments themselves. */

@@ -4,7 +4,7 @@
  * /v/, m., music. and nocookie hosts, with or without a scheme, with extra
  * parameters). Anything else comes back as it was, for the id check to refuse.
  */
-import { VIDEO_ID_PATTERN } from "../../pipeline/artifact/contract/contract.js";
+import { VIDEO_ID_PATTERN } from "../../pipeline/artifact/contract/index.js";
 
 const HOSTS = new Set(["youtube.com", "www.youtube.com", "m.youtube.com", "music.youtube.com", "youtube-nocookie.com", "www.youtube-nocookie.com"]);
 const PATH_FORMS = new Set(["shorts", "embed", "live", "v", "e"]);

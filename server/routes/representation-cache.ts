@@ -7,8 +7,7 @@
  * entry can never outlive what it shows; bounded by bytes, least recently
  * used first out.
  */
-import { languageKey } from "../../pipeline/artifact/contract/language.js";
-import type { TrackKind } from "../../pipeline/artifact/contract/track-kind.js";
+import { languageKey, type TrackKind } from "../../pipeline/artifact/contract/index.js";
 import { Lru } from "../data/lru.js";
 import { weakEtag } from "../http/etag.js";
 import { RawJson, safeJson } from "../http/respond.js";

@@ -10,7 +10,7 @@
 import { setMaxListeners } from "node:events";
 import PQueue from "p-queue";
 import { z } from "zod";
-import type { TrackKind } from "../../pipeline/artifact/contract/track-kind.js";
+import type { TrackKind } from "../../pipeline/artifact/contract/index.js";
 import type { Config } from "../config.js";
 import type { StoredTranscript } from "../data/catalog.js";
 import { isDeadlineExceeded, untilDeadline } from "../http/deadline.js";

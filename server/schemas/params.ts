@@ -4,8 +4,7 @@
  * number, so "", "NaN", "1e3" and "0x10" are rejected rather than coerced.
  */
 import { z } from "zod";
-import { CHANNEL_ID_PATTERN, VIDEO_ID_PATTERN } from "../../pipeline/artifact/contract/contract.js";
-import { TRACK_KINDS } from "../../pipeline/artifact/contract/track-kind.js";
+import { CHANNEL_ID_PATTERN, TRACK_KINDS, VIDEO_ID_PATTERN } from "../../pipeline/artifact/contract/index.js";
 
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;

@@ -7,7 +7,7 @@
  * `v`; `bindFilters` folds them into the bounds every list of matches takes
  * (match/match-list.ts).
  */
-import { channelToken } from "../../pipeline/artifact/contract/contract.js";
+import { channelToken } from "../../pipeline/artifact/contract/index.js";
 import { UNKNOWN_PUBLISHED_AT } from "../../pipeline/youtube/video-record.js";
 import { SEARCH_FILTER_NAMES, type SearchFilters } from "../schemas/search-filters.js";
 

@@ -6,7 +6,7 @@
  * quoted in the expression, so FTS5 syntax characters in `q` (`* : ^ ( ) -
  * NEAR AND OR`) are plain text and can never change the query's meaning.
  */
-import { tokenize } from "../../pipeline/artifact/text/text.js";
+import { tokenize } from "../../pipeline/artifact/text/index.js";
 
 /** Terms beyond this are ignored: each one adds a doclist to intersect. */
 export const MAX_QUERY_TERMS = 16;

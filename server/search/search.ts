@@ -10,7 +10,7 @@
  * for the artifact set). So every page is consistent with every other page,
  * and no query sorts all of its matches.
  */
-import { TERM_COUNTS_MAX_SHARE, TERM_COUNTS_MIN_DF } from "../../pipeline/artifact/search-index/term-counts.js";
+import { TERM_COUNTS_MAX_SHARE, TERM_COUNTS_MIN_DF } from "../../pipeline/artifact/search-index/index.js";
 import type { SearchPage, SearchParams } from "../data/catalog.js";
 import { Lru } from "../data/lru.js";
 import { parseSearchQuery } from "./query.js";

@@ -10,7 +10,7 @@
  * are read from (texts.ts) and snippets (snippet/).
  */
 import type Database from "better-sqlite3";
-import type { TitleIndex } from "../../pipeline/artifact/search-index/title-index.js";
+import type { TitleIndex } from "../../pipeline/artifact/search-index/index.js";
 import type { SearchHit, SearchParams } from "../data/catalog.js";
 import { countMatches, type ShardCount } from "./count.js";
 import { bitmapAllWords, ftsAllWords, WordMatches } from "./match/all-words.js";

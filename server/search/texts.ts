@@ -10,7 +10,7 @@ import { isAscii } from "node:buffer";
 import type Database from "better-sqlite3";
 import type { HotTranscripts } from "./memory/hot-transcripts.js";
 import type { StoredTermCounts } from "./memory/stored-term-counts.js";
-import type { TermVector } from "../../pipeline/artifact/search-index/term-vectors.js";
+import type { TermVector } from "../../pipeline/artifact/search-index/index.js";
 import { MIN_PREFETCH, type TextPrefetch } from "./memory/text-prefetch.js";
 import { indexFromCompact, indexFromTimings, type SegmentIndex } from "./snippet/segment-index.js";
 

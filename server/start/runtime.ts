@@ -11,9 +11,9 @@
  */
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
-import { dataDirLayout } from "../../pipeline/artifact/layout/layout.js";
-import { trimmableThrough } from "../../pipeline/artifact/live-store/live-records.js";
-import { readManifest } from "../../pipeline/artifact/manifest/manifest.js";
+import { dataDirLayout } from "../../pipeline/artifact/layout/index.js";
+import { trimmableThrough } from "../../pipeline/artifact/live-store/index.js";
+import { readManifest } from "../../pipeline/artifact/manifest/index.js";
 import { createYouTubeClient, ExitPool, exitPolicyFromSettings, type YouTubeClient, type YouTubeClientOptions } from "../../pipeline/youtube/index.js";
 import { ArtifactSwitch, type SwitchOutcome, type SwitchTrigger } from "../artifact-set/artifact-switch.js";
 import { CatalogHolder } from "../artifact-set/catalog-holder.js";

@@ -2,7 +2,8 @@
  * The import rules of .dependency-cruiser.cjs (`npm run lint:deps`, run by
  * .ci/run): the real tree passes them, and a copy of it with one forbidden
  * import of each kind added fails, naming each rule and each import; a
- * copy with one folder loop added fails, naming the folders.
+ * copy importing the artifact format behind its faces fails; a copy with
+ * one folder loop added fails, naming the folders.
  */
 import { spawnSync } from "node:child_process";
 import { appendFileSync, cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -63,6 +64,23 @@ describe("npm run lint:deps", () => {
     expect(output).toMatch(/error shared-stays-shared: pipeline\/artifact\/layout\/layout\.ts → pipeline\/publish\/publish\.ts/);
     expect(output).toMatch(/error settings-neither-side: settings\/define\.ts → pipeline\/artifact\/layout\/layout\.ts/);
     expect(output).toMatch(/error no-circular: pipeline\/artifact\/cycle-[ab]\.ts → /);
+  }, 120_000);
+
+  test("a copy of the tree importing artifact files behind their faces fails, naming each import; through the faces it passes", () => {
+    const copy = copyTree();
+    const add = (file: string, line: string) => appendFileSync(path.join(copy, file), `\n${line}\n`);
+    // The server reaching past the text face, and one artifact folder past another's.
+    add("server/main.ts", 'import { tokenize } from "../pipeline/artifact/text/text.js";\nvoid tokenize;');
+    add("pipeline/artifact/segments/segments.ts", 'import { SCHEMA_VERSION } from "../contract/contract.js";\nvoid SCHEMA_VERSION;');
+    // The same names through the faces, and a folder's own file directly, are allowed.
+    add("server/start/demo.ts", 'import { tokenize as viaFace } from "../../pipeline/artifact/text/index.js";\nvoid viaFace;');
+    add("pipeline/artifact/segments/index.ts", 'export { encodeSegments } from "./segments.js";');
+
+    const { status, output } = lintDeps(copy);
+    expect(status).not.toBe(0);
+    expect(output).toMatch(/error artifact-through-face: server\/main\.ts → pipeline\/artifact\/text\/text\.ts/);
+    expect(output).toMatch(/error artifact-folders-through-faces: pipeline\/artifact\/segments\/segments\.ts → pipeline\/artifact\/contract\/contract\.ts/);
+    expect(output).toMatch(/x 2 dependency violations/);
   }, 120_000);
 
   test("a copy of the tree with one folder loop added fails, naming the folders, though no file is in a cycle", () => {

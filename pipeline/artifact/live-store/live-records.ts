@@ -11,9 +11,9 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { dataDirLayout } from "../layout/layout.js";
+import { dataDirLayout } from "../layout/index.js";
 import Database from "better-sqlite3";
-import { ARTIFACT_FILES, DATABASE_DDL, type TranscriptRecord, type VideoRecord } from "../contract/contract.js";
+import { ARTIFACT_FILES, DATABASE_DDL, type TranscriptRecord, type VideoRecord } from "../contract/index.js";
 
 export const LIVE_RECORDS_DDL = `
 CREATE TABLE live_records (

@@ -12,7 +12,7 @@
  */
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import type { VideoRecord } from "../contract/contract.js";
+import type { VideoRecord } from "../contract/index.js";
 import type { LiveRecord } from "./live-records.js";
 
 /** NOTIFY channel of a committed row (payload: its seq). */

@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { closeSync, openSync, readSync, statSync } from "node:fs";
-import { tsWorker } from "../worker-thread/ts-worker.js";
+import { tsWorker } from "../worker-thread/index.js";
 
 /** Bytes read at a time: large reads keep the hash's share of the time high. */
 const CHUNK_BYTES = 4 << 20;

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { createReadStream, readFileSync, statSync } from "node:fs";
 import { stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { ARTIFACT_FILES, Manifest, OPTIONS_HASH, SCHEMA_VERSION } from "../contract/contract.js";
+import { ARTIFACT_FILES, Manifest, OPTIONS_HASH, SCHEMA_VERSION } from "../contract/index.js";
 
 export async function sha256File(path: string): Promise<string> {
   const hash = createHash("sha256");

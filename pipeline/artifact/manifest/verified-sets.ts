@@ -11,8 +11,8 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import type { Manifest } from "../contract/contract.js";
-import { dataDirLayout } from "../layout/layout.js";
+import type { Manifest } from "../contract/index.js";
+import { dataDirLayout } from "../layout/index.js";
 import { ArtifactError, sha256File } from "./manifest.js";
 
 /** What identifies one version of a file on this machine (bigints as strings: JSON has no 64-bit integers). */

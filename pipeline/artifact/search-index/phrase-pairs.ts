@@ -22,8 +22,8 @@
  * pipeline/build/build-phrase-pairs.ts.
  */
 import type Database from "better-sqlite3";
-import { PHRASE_PAIRS_VERSION } from "../contract/contract.js";
-import { tokenize } from "../text/text.js";
+import { PHRASE_PAIRS_VERSION } from "../contract/index.js";
+import { tokenize } from "../text/index.js";
 
 /** Pair tokens are already folded: the tokenizer only has to keep `_` inside them. */
 export const PHRASE_PAIRS_DDL = `

@@ -17,8 +17,7 @@
  * The counts, and every answer, are the same with or without vectors.
  */
 import { isAscii } from "node:buffer";
-import { foldText } from "../text/text.js";
-import { foldedBytes, isTokenUnitAt } from "../text/folded-bytes.js";
+import { foldedBytes, foldText, isTokenUnitAt } from "../text/index.js";
 
 /**
  * Bytes of a transcript scanned for term frequencies (default 32 KiB, about

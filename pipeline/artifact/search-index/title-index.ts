@@ -4,7 +4,7 @@
  * the contract, so the two can never disagree.
  */
 import { Charset, Document } from "flexsearch";
-import { TITLE_INDEX_OPTIONS } from "../contract/contract.js";
+import { TITLE_INDEX_OPTIONS } from "../contract/index.js";
 
 export interface TitleDoc {
   /** `videos.id`, the popularity rank. */

@@ -24,7 +24,7 @@
  * pipeline/build/build-word-bitmaps.ts.
  */
 import type Database from "better-sqlite3";
-import { WORD_BITMAPS_VERSION } from "../contract/contract.js";
+import { WORD_BITMAPS_VERSION } from "../contract/index.js";
 
 /** Words in at least this share of the transcripts get a bitmap. */
 export const WORD_BITMAP_MIN_SHARE = 1 / 32;

@@ -4,8 +4,8 @@
  * compact `timings` blob of Int32 triples (start ms, duration ms, text length
  * in UTF-16 code units) from which every segment is sliced back out.
  */
-import type { SegmentRecord, TranscriptRecord } from "../contract/contract.js";
-import { countWords, foldWhitespace, stripControlCharacters } from "../text/text.js";
+import type { SegmentRecord, TranscriptRecord } from "../contract/index.js";
+import { countWords, foldWhitespace, stripControlCharacters } from "../text/index.js";
 
 export interface StoredSegments {
   script: string;

@@ -8,7 +8,7 @@
  * not deleted unread.
  */
 import type pg from "pg";
-import type { VideoRecord } from "../../artifact/contract/contract.js";
+import type { VideoRecord } from "../../artifact/contract/index.js";
 
 export type FetchResultOutcome = "fetched" | "permanent" | "failed";
 

@@ -5,7 +5,7 @@
  * does to a request is decided behind `client`; the worker only hears the
  * outcome, sorted into what the queue does with it.
  */
-import type { VideoRecord } from "../../artifact/contract/contract.js";
+import type { VideoRecord } from "../../artifact/contract/index.js";
 import { isYouTubeError, type YouTubeClient, type YouTubeError } from "../../youtube/index.js";
 import { fallbackLanguage } from "../fetch-transcripts.js";
 

@@ -11,7 +11,7 @@
  *   common to make NEAR cheap.
  * Where neither applies, the tier is FTS5's phrase query (shard.ts).
  */
-import { phrasePairs } from "../../../pipeline/artifact/search-index/phrase-pairs.js";
+import { phrasePairs } from "../../../pipeline/artifact/search-index/index.js";
 import type { ShardQuery } from "../plan.js";
 import type { ScoringRow, ShardTexts } from "../texts.js";
 import type { MatchList } from "./match-list.js";

@@ -12,7 +12,7 @@
  * the phrase's first occurrence.
  */
 import { isAscii } from "node:buffer";
-import { foldedTokens } from "../../../pipeline/artifact/text/text.js";
+import { foldedTokens } from "../../../pipeline/artifact/text/index.js";
 
 const ASCII_TERM = /^[a-z0-9]+$/;
 

@@ -12,7 +12,7 @@
  */
 import type Database from "better-sqlite3";
 import { endianness } from "node:os";
-import { hasWordBitmaps } from "../../../pipeline/artifact/search-index/word-bitmaps.js";
+import { hasWordBitmaps } from "../../../pipeline/artifact/search-index/index.js";
 
 export interface BitmapWarmth {
   words: number;

@@ -15,7 +15,7 @@
 import type Database from "better-sqlite3";
 import type { Warmth, WarmOptions } from "./index-memory.js";
 import { compactTimings } from "../snippet/segment-index.js";
-import { TermVectors, type TermVector } from "../../../pipeline/artifact/search-index/term-vectors.js";
+import { type TermVector, TermVectors } from "../../../pipeline/artifact/search-index/index.js";
 
 export interface HotRow {
   words: number;

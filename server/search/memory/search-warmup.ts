@@ -19,7 +19,7 @@
  */
 import type Database from "better-sqlite3";
 import type { SearchParams } from "../../data/catalog.js";
-import { tokenize } from "../../../pipeline/artifact/text/text.js";
+import { tokenize } from "../../../pipeline/artifact/text/index.js";
 import { filtersKey } from "../filters.js";
 import type { HotTranscripts } from "./hot-transcripts.js";
 

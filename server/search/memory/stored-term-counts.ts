@@ -6,9 +6,7 @@
  * `countTerms` makes in the text, so the answers are the same without them.
  */
 import type Database from "better-sqlite3";
-import { decodeCounts, TERM_COUNTS_VERSION } from "../../../pipeline/artifact/search-index/term-counts.js";
-import { scanScale } from "../../../pipeline/artifact/search-index/term-vectors.js";
-import { VarintReader, writeVarint } from "../../../pipeline/artifact/search-index/varint.js";
+import { decodeCounts, scanScale, TERM_COUNTS_VERSION, VarintReader, writeVarint } from "../../../pipeline/artifact/search-index/index.js";
 
 export interface StoredCountsWarmth {
   /** Transcripts whose counts are held. */

@@ -18,7 +18,7 @@
  * reads, for less time.
  */
 import type { Worker } from "node:worker_threads";
-import { tsWorker } from "../../../pipeline/artifact/worker-thread/ts-worker.js";
+import { tsWorker } from "../../../pipeline/artifact/worker-thread/index.js";
 
 /** `items` dealt round robin into `parts` lists (at least one). */
 function roundRobin<T>(items: readonly T[], parts: number): T[][] {

@@ -5,8 +5,8 @@
 import type { ScoringRow, ShardTexts } from "../texts.js";
 import { bm25, inverseDocumentFrequency, type CorpusStats } from "./bm25.js";
 import type { IndexTermCounts } from "./index-term-counts.js";
-import { TermVectors } from "../../../pipeline/artifact/search-index/term-vectors.js";
-import { ASCII_TERM } from "../../../pipeline/artifact/text/folded-bytes.js";
+import { TermVectors } from "../../../pipeline/artifact/search-index/index.js";
+import { ASCII_TERM } from "../../../pipeline/artifact/text/index.js";
 import { countTerms } from "./term-counts.js";
 
 export interface Scored {

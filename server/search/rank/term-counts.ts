@@ -14,9 +14,8 @@
  * candidate), else in the decoded text.
  */
 import { isAscii } from "node:buffer";
-import { foldText } from "../../../pipeline/artifact/text/text.js";
-import { ASCII_TERM, foldedBytes, isTokenUnitAt, nextWholeWord } from "../../../pipeline/artifact/text/folded-bytes.js";
-import { SCAN_BYTES, scanScale } from "../../../pipeline/artifact/search-index/term-vectors.js";
+import { ASCII_TERM, foldedBytes, foldText, isTokenUnitAt, nextWholeWord } from "../../../pipeline/artifact/text/index.js";
+import { SCAN_BYTES, scanScale } from "../../../pipeline/artifact/search-index/index.js";
 
 export { SCAN_BYTES, scanScale };
 

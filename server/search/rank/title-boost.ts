@@ -3,7 +3,7 @@
  * channel name holds every one of the query's (not too common) terms, from
  * the FlexSearch title index.
  */
-import type { TitleIndex } from "../../../pipeline/artifact/search-index/title-index.js";
+import type { TitleIndex } from "../../../pipeline/artifact/search-index/index.js";
 import { Lru } from "../../data/lru.js";
 import type { ParsedQuery } from "../query.js";
 

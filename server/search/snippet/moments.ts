@@ -11,7 +11,7 @@
  * it shows one (a multi-word query ranks those first), else its first
  * group match, so a stray word before the phrase does not take the moment.
  */
-import { TOKEN_CHARACTER } from "../../../pipeline/artifact/text/text.js";
+import { TOKEN_CHARACTER } from "../../../pipeline/artifact/text/index.js";
 import type { Moment } from "../../data/catalog.js";
 import { findOccurrences } from "./occurrences.js";
 import type { ParsedQuery } from "../query.js";

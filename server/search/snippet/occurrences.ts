@@ -3,8 +3,7 @@
  * both BM25 term frequencies and the snippet window. Terms are already
  * folded (pipeline/artifact/text/text.ts), so matching agrees with the FTS5 tokenizer.
  */
-import { foldKeepingOffsets, foldTerm, TOKEN, TOKEN_CHARACTER } from "../../../pipeline/artifact/text/text.js";
-import { ASCII_TERM, foldedBytes, isTokenUnitAt, nextWholeWord } from "../../../pipeline/artifact/text/folded-bytes.js";
+import { ASCII_TERM, foldedBytes, foldKeepingOffsets, foldTerm, isTokenUnitAt, nextWholeWord, TOKEN, TOKEN_CHARACTER } from "../../../pipeline/artifact/text/index.js";
 
 export interface Occurrences {
   /** Occurrences of each term, by term index. */

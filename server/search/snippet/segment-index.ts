@@ -5,8 +5,8 @@
  * and the ranges are in order: a binary search over their starts finds the
  * segment, and the timings give its start time.
  */
-import type { Sub } from "../../../pipeline/artifact/segments/segments.js";
-import { VarintReader, writeVarint } from "../../../pipeline/artifact/search-index/varint.js";
+import type { Sub } from "../../../pipeline/artifact/segments/index.js";
+import { VarintReader, writeVarint } from "../../../pipeline/artifact/search-index/index.js";
 
 export interface SegmentIndex {
   /** Offset of each segment's first character in the text, in UTF-16 code units. */
