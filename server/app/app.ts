@@ -24,6 +24,7 @@ import {
   routeTo,
   standardHeaders,
   supportedExpectation,
+  supportedFraming,
 } from "./app-middleware.js";
 import type { KeyStore } from "../auth/key-store.js";
 import type { CatalogProvider } from "../artifact-set/catalog-holder.js";
@@ -109,6 +110,7 @@ export function createApp(options: AppOptions): http.Server {
       ...(cors.enabled ? [corsHeaders(cors)] : []),
       ...(config.accessLog ? [accessLog(log)] : []),
       requireHost,
+      supportedFraming,
       supportedExpectation,
       refusedEarly,
       ...(cors.enabled ? [corsPreflight(cors, router)] : []),
