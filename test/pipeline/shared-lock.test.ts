@@ -46,7 +46,7 @@ async function lockHeld(): Promise<boolean> {
   const client = new pg.Client({ connectionString: database!.url });
   await client.connect();
   try {
-    const { rows } = await client.query("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = 0 AND objid = $1", [PIPELINE_LOCK_KEY]);
+    const { rows } = await client.query("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = 0 AND objid = $1 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())", [PIPELINE_LOCK_KEY]);
     return rows.length > 0;
   } finally {
     await client.end();
