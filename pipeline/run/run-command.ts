@@ -11,6 +11,8 @@ import { parseRunArgs, RUN_USAGE, type RunArgs } from "./parse-run-args.js";
 import { createProgress, formatDuration } from "./report-progress.js";
 import { runPipeline, type RunSummary } from "./run-pipeline.js";
 import { exitPolicyFromSettings } from "../youtube/index.js";
+import { openPipelineExitState, type PipelineExitState } from "../command/exit-state.js";
+import { mkdirSync } from "node:fs";
 
 export async function runCommand(argv: string[], config: Settings<"pipeline">): Promise<number> {
   if (argv.includes("--help") || argv.includes("-h")) {
@@ -36,6 +38,13 @@ export async function runCommand(argv: string[], config: Settings<"pipeline">): 
   process.on("SIGTERM", () => onSignal("SIGTERM"));
 
   const origin = args.origin ?? config.youtubeOrigin;
+  const progress = createProgress({ stream: process.stderr });
+  // The exits' state of this host (shared with its server) and of the fleet; a dry run writes nothing, so it keeps its own.
+  let exitState: PipelineExitState | undefined;
+  if (!args.dryRun) {
+    mkdirSync(config.dataDir, { recursive: true });
+    exitState = await openPipelineExitState({ ...config, log: (message) => progress.log(message) });
+  }
   let summary: RunSummary;
   try {
     summary = await runPipeline({
@@ -52,13 +61,14 @@ export async function runCommand(argv: string[], config: Settings<"pipeline">): 
       origin,
       proxyUrls: config.youtubeProxyUrls,
       exitPolicy: exitPolicyFromSettings(config, origin),
+      ...(exitState ? { exitStore: exitState.store } : {}),
       maxBlockedRetries: config.youtubeMaxBlockedRetries,
       timeoutMs: args.timeoutMs,
       languages: args.languages,
       retries: args.retries,
       retryPermanentAfterMs: args.retryPermanentAfterMs,
       recrawlAfterMs: args.recrawlAfterMs,
-      progress: createProgress({ stream: process.stderr }),
+      progress,
       signal: controller.signal,
     });
   } catch (error) {
@@ -71,6 +81,8 @@ export async function runCommand(argv: string[], config: Settings<"pipeline">): 
       return EXIT.locked;
     }
     throw error;
+  } finally {
+    await exitState?.close();
   }
   process.stdout.write(formatSummary(summary));
   return summary.exitCode;

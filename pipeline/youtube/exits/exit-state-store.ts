@@ -30,7 +30,8 @@ export interface ExitRecord {
   lastBlockedAt: number;
 }
 
-export type ClaimResult = { granted: true; probe: boolean } | { granted: false; readyAt: number; reason: "cooling" | "pacing" | "dead" };
+/** `record`: the exit's record after the claim, when the store has it at hand (saves the pool a `read`). */
+export type ClaimResult = ({ granted: true; probe: boolean } | { granted: false; readyAt: number; reason: "cooling" | "pacing" | "dead" }) & { record?: ExitRecord };
 
 /** What one request through an exit came to. */
 export type ExitOutcome =
