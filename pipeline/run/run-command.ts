@@ -123,8 +123,10 @@ export function formatSummary(s: RunSummary): string {
 function exitLines(s: RunSummary): string[] {
   if (s.exits.length === 0) return [];
   const total = (key: "sent" | "blocked" | "failed"): number => s.exits.reduce((sum, e) => sum + e[key], 0);
-  const resting = s.exits.filter((e) => e.condition === "cooling" || e.condition === "dead").length;
-  const lines = [`  exits:       ${s.exits.length}: ${total("sent")} requests, ${total("blocked")} blocked, ${total("failed")} failed; ${resting} cooling or out at the end`];
+  const cooling = s.exits.filter((e) => e.condition === "cooling").length;
+  const dead = s.exits.filter((e) => e.condition === "dead").length;
+  const resting = cooling + dead;
+  const lines = [`  exits:       ${s.exits.length}: ${total("sent")} requests, ${total("blocked")} blocked, ${total("failed")} failed; ${cooling} cooling, ${dead} out at the end`];
   if (s.exits.length > 1 || resting > 0) {
     for (const e of s.exits) if (e.blocked > 0 || e.failed > 0 || e.condition === "cooling" || e.condition === "dead") lines.push(`               ${e.label}: ${e.sent} requests, ${e.blocked} blocked, ${e.failed} failed${e.condition === "dead" ? ", out" : e.condition === "cooling" ? ", cooling" : ""}`);
   }
