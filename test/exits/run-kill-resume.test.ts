@@ -4,8 +4,9 @@
  * with SIGKILL part way and run again: every transcript is stored and
  * published, and no video is fetched again but those whose caption was in
  * flight (downloaded, not yet stored) at the kill, counted by the stand-in
- * per video. The exits' cool-downs outlive the kill (DATA_DIR/exits.db): no
- * request of either run reaches an address during a Retry-After it was given.
+ * per video. The run is killed while every exit rests after a block; the
+ * rests outlive the kill (DATA_DIR/exits.db), so no request of either run
+ * reaches an address during a Retry-After it was given.
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -34,24 +35,29 @@ it("killed with -9 mid-run, then run again: every transcript stored and publishe
   const list = writeChannelList(join(data.dir, "channels.txt"), world.corpus);
   const ids = Array.from({ length: VIDEOS }, (_, i) => world.corpus.videoIdAt(i));
   const captioned = ids.filter((id) => (world.corpus.video(id)?.transcripts.length ?? 0) > 0);
-  // Eight requests per address per 2 s, then 2 s of rest announced with Retry-After; each caption answer takes a while.
-  world.standin.setLimits({ budget: 8, windowMs: 2_000, coolDownMs: 2_000, answer: "rate-limit" });
+  // Limits on, generous at first; each caption answer takes a while, so the run can be killed part way.
+  world.standin.setLimits({ budget: 1_000, windowMs: 2_000, coolDownMs: 10_000, answer: "rate-limit" });
   world.standin.setFault({ kind: "slow", delayMs: 150, endpoint: "timedtext" });
   const env = {
     DATA_DIR: data.dir,
     YOUTUBE_PROXY_URLS: exits.map((e) => e.url).join(","),
-    // Unpaced, one request at a time per exit: the exits meet the stand-in's limits and rest.
+    // One request at a time per exit, so none is on its way when a block is answered.
     YOUTUBE_EXIT_RATE: "0",
     YOUTUBE_EXIT_IN_FLIGHT: "1",
-    YOUTUBE_EXIT_COOL_DOWN_SECONDS: "2",
+    YOUTUBE_EXIT_COOL_DOWN_SECONDS: "10",
   };
   const args = ["run", "--channels", list, "--origin", world.standin.origin];
   const downloads = (id: string): number => world.standin.stats.byVideo[id]?.timedtext ?? 0;
+  const blockedAddresses = (): number => Object.values(world.standin.limitsReport().addresses).filter((a) => a.blocked > 0).length;
 
   const first = startChild("pipeline/cli.ts", args, env);
   await until(() => ids.filter(downloads).length >= 15, 90_000, "the first run to fetch some captions");
+  // Then YouTube pushes back: one request a minute per address; every exit is told to rest 10 s, and is killed resting.
+  world.standin.setLimits({ budget: 1, windowMs: 60_000, coolDownMs: 10_000, answer: "rate-limit" });
+  await until(() => blockedAddresses() === exits.length, 30_000, "every exit to be blocked");
   first.process.kill("SIGKILL");
   expect((await first.exited).signal).toBe("SIGKILL");
+  world.standin.setLimits({ budget: 1_000, windowMs: 2_000, coolDownMs: 10_000, answer: "rate-limit" });
   const stored = new Set(stateRows<{ video_id: string }>(data.dir, "SELECT video_id FROM videos WHERE status = 'fetched'").map((r) => r.video_id));
   expect(stored.size).toBeGreaterThan(0);
   expect(stored.size).toBeLessThan(captioned.length);
@@ -69,5 +75,7 @@ it("killed with -9 mid-run, then run again: every transcript stored and publishe
   for (const id of stored) expect(world.standin.stats.byVideo[id], id).toBeUndefined();
   const again = ids.filter((id) => downloads(id) > 0);
   expect(again.sort()).toEqual(captioned.filter((id) => !stored.has(id)).sort());
+  // The rests announced before the kill held for the new run too (DATA_DIR/exits.db): it waited them out.
   expect(world.standin.limitsReport().totals.duringAnnouncedCoolDown).toBe(0);
+  expect(world.standin.limitsReport().totals.requests).toBeGreaterThan(0);
 }, 180_000);
