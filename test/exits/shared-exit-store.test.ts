@@ -162,7 +162,7 @@ describe("falling back", () => {
     const exits = new ExitPool({ proxyUrls: [PROXY], policy: POLICY, store: opened.store });
     for (let i = 0; i < 3; i++) await (await exits.acquire({ maxWaitMs: 100 })).settle({ kind: "answered" });
     await (await exits.acquire({ maxWaitMs: 100 })).settle({ kind: "blocked", retryAfterMs: 30_000 });
-    expect(lines).toEqual(["warn redis unreachable: exit state kept in this host's exits.db until it is back"]);
+    expect(lines).toEqual(["warn redis unreachable for the exit state: kept in this host's exits.db until it is back"]);
 
     // The block went to the host's file: another process of this host (no Redis) sees the exit cooling.
     const host = SqliteExitStore.open(join(dir, "exits.db"));

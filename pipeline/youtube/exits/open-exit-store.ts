@@ -76,8 +76,8 @@ export function openExitStore(options: OpenExitStoreOptions): OpenedExitStore {
     ...(options.redis.failed ? { failed: options.redis.failed } : {}),
     onChange: (up, error) =>
       up
-        ? log.info("redis reachable again: exit state shared by the fleet again")
-        : log.warn(`redis unreachable: exit state kept in ${where} until it is back${error === undefined ? "" : ` (${error instanceof Error ? error.message : String(error)})`}`),
+        ? log.info("exit state shared through redis again")
+        : log.warn(`redis unreachable for the exit state: kept in ${where} until it is back${error === undefined ? "" : ` (${error instanceof Error ? error.message : String(error)})`}`),
   });
   return { store, scope: "fleet", close };
 }
