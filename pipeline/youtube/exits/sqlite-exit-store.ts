@@ -8,7 +8,7 @@
  * Each claim and settle is one `BEGIN IMMEDIATE` transaction that reads the
  * exit's record, applies exit-rules.ts and writes it back, so two processes
  * never both take the last pacing slot or both miss a block. In WAL mode
- * readers never wait; a writer waits at most the busy timeout for another.
+ * readers never wait; a writer waits at most the busy timeout (1 s) for another.
  * What would change nothing is only read: a claim refused, a claim on an
  * unpaced exit that is neither resting nor due a probe (its start time paces
  * nothing), and an answer that ends no row of blocks or failures. So the
@@ -42,7 +42,8 @@ export class SqliteExitStore implements ExitStateStore {
   static open(path: string, options: { now?: number } = {}): SqliteExitStore {
     const db = new Database(path);
     try {
-      db.pragma("busy_timeout = 5000");
+      // Every transaction here is a read and a write of one row: a lock held longer than this is a fault, and the caller falls back.
+      db.pragma("busy_timeout = 1000");
       db.pragma("journal_mode = WAL");
       // Exit state is rebuilt by use: a commit lost with the machine costs nothing, so no sync per commit.
       db.pragma("synchronous = NORMAL");
