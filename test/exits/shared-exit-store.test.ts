@@ -19,8 +19,11 @@ import { RedisExitStore } from "../../pipeline/youtube/exits/redis-exit-store.js
 import { SqliteExitStore } from "../../pipeline/youtube/exits/sqlite-exit-store.js";
 import { closedPort } from "../helpers/closed-port.js";
 import { REDIS_URL, redisAvailable } from "../helpers/services.js";
+import { ownRedis, redisServerInstalled } from "../reliability/helpers/own-redis.js";
+import { until } from "../reliability/helpers/child.js";
 
 const redisUp = await redisAvailable("exit state shared through Redis");
+const redisServer = await redisServerInstalled("exit state while a Redis of the test's own goes away");
 const dirs: string[] = [];
 const connections: Redis[] = [];
 const closers: (() => void)[] = [];
@@ -182,4 +185,50 @@ describe("falling back", () => {
     const exits = new ExitPool({ proxyUrls: [], store: opened.store });
     await (await exits.acquire()).settle({ kind: "answered" });
   });
+});
+
+describe.skipIf(!redisServer)("Redis going away while in use", () => {
+  it("stopped, then frozen past its deadline: no acquire or settle fails, the host's file holds the blocks, one line each way", async () => {
+    const own = await ownRedis();
+    await own.start();
+    try {
+      const dir = tempDir();
+      const redis = await connectExitRedis({ url: own.url, deadlineMs: 200 });
+      connections.push(redis);
+      const lines: string[] = [];
+      const opened = openExitStore({ hostPath: join(dir, "exits.db"), redis: { redis, prefix: "t:" }, log: { info: (l) => lines.push(l), warn: (l) => lines.push(l) } });
+      closers.push(opened.close);
+      const exits = new ExitPool({ proxyUrls: [PROXY], policy: POLICY, store: opened.store });
+      const send = async (outcome: "answered" | "blocked") =>
+        (await exits.acquire({ maxWaitMs: 3_000 })).settle(outcome === "blocked" ? { kind: "blocked", retryAfterMs: 300 } : { kind: "answered" });
+      await send("answered");
+      expect(lines).toEqual([]);
+
+      await own.stop();
+      await send("answered");
+      await send("blocked");
+      // The block is in the host's file: a neighbour without Redis sees it.
+      const host = SqliteExitStore.open(join(dir, "exits.db"));
+      closers.push(() => host.close());
+      expect((await host.read(exits.exits[0]!.key)).coolingUntil).toBeGreaterThan(Date.now());
+      await send("answered"); // after the rest
+
+      await own.start();
+      await until(() => redis.status === "ready", 10_000, "the connection to come back");
+      await new Promise((resolve) => setTimeout(resolve, 5_100)); // the fallback asks Redis again after its pause
+      await send("answered");
+      own.pause();
+      const frozenAt = Date.now();
+      await send("answered");
+      await send("answered");
+      expect(Date.now() - frozenAt).toBeLessThan(2_000);
+      own.resume();
+      expect(lines[0]).toMatch(/^redis unreachable for the exit state: kept in this host's exits\.db until it is back/);
+      expect(lines.filter((l) => l === "exit state shared through redis again").length).toBeGreaterThanOrEqual(1);
+      expect(lines.filter((l) => l.startsWith("redis unreachable")).length).toBe(2);
+    } finally {
+      own.resume();
+      await own.stop();
+    }
+  }, 40_000);
 });
