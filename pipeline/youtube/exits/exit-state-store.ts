@@ -7,7 +7,11 @@
 import type { ExitPolicy } from "./exit-policy.js";
 
 export interface ExitRecord {
-  /** Requests started through the exit, blocked, and failed (every process sharing the store). */
+  /**
+   * Requests started through the exit, blocked, and failed (every process sharing the store). The shared
+   * stores leave out starts of an unpaced exit that was neither resting nor probed (nothing reads them);
+   * a pool reports its own counts.
+   */
   sent: number;
   blocked: number;
   failed: number;
