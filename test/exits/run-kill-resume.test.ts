@@ -10,6 +10,8 @@
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { proxyExitKey } from "../../pipeline/youtube/exits/exit-key.js";
+import { SqliteExitStore } from "../../pipeline/youtube/exits/sqlite-exit-store.js";
 import { startExitProxies, type ExitProxy } from "../../scripts/youtube-standin/exit-proxy.js";
 import { stateRows, tempDataDir } from "../pipeline/helpers/run-harness.js";
 import { startSyntheticStandin, writeChannelList, type SyntheticStandin } from "../pipeline/helpers/synthetic-standin.js";
@@ -55,6 +57,12 @@ it("killed with -9 mid-run, then run again: every transcript stored and publishe
   // Then YouTube pushes back: one request a minute per address; every exit is told to rest 10 s, and is killed resting.
   world.standin.setLimits({ budget: 1, windowMs: 60_000, coolDownMs: 10_000, answer: "rate-limit" });
   await until(() => blockedAddresses() === exits.length, 30_000, "every exit to be blocked");
+  // Killed once the run has recorded every rest (a block answered but not yet read is gone with the process).
+  const host = SqliteExitStore.open(join(data.dir, "exits.db"));
+  const resting = async (): Promise<boolean> =>
+    (await Promise.all(exits.map((e) => host.read(proxyExitKey(e.url))))).every((record) => record.coolingUntil > Date.now() + 3_000);
+  await until(resting, 30_000, "the run to record every exit's rest");
+  host.close();
   first.process.kill("SIGKILL");
   expect((await first.exited).signal).toBe("SIGKILL");
   world.standin.setLimits({ budget: 1_000, windowMs: 2_000, coolDownMs: 10_000, answer: "rate-limit" });
