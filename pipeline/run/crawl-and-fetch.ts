@@ -7,7 +7,7 @@ import { crawlChannels, type CrawlOptions, type CrawlResult } from "../crawl/cra
 import { fetchTranscripts, type CrawlFeed, type FetchOptions, type FetchResult } from "../fetch/fetch-transcripts.js";
 import type { PipelineState } from "../state/open-state.js";
 import { formatDuration, type Progress } from "./report-progress.js";
-import { describeExits } from "../youtube/index.js";
+import { blockedThrough, describeExits } from "../youtube/index.js";
 /**
  * The crawl and the fetch side by side: the fetch takes videos in discovery
  * order as soon as the crawl has written them, so it is not idle while the
@@ -31,13 +31,15 @@ export async function crawlAndFetch(
   let channelsDone = 0;
   let known = 0;
   const exits = fetchOptions.client.exits;
-  const show = (): void =>
+  const show = (): void => {
+    const snapshot = exits.snapshot();
     progress.update({
       done: counts.ok + counts.permanent + counts.failed,
       total: known,
-      detail: { ...(feed.finished ? {} : { channels: channelsDone }), ...counts },
-      note: describeExits(exits.snapshot()),
+      detail: { ...(feed.finished ? {} : { channels: channelsDone }), ...counts, blocked: blockedThrough(snapshot) },
+      note: describeExits(snapshot),
     });
+  };
   let ticker: NodeJS.Timeout | undefined;
   const crawlStarted = performance.now();
   const crawling = crawlChannels({

@@ -9,7 +9,7 @@
  * state, so the build sees each transcript, whichever host fetched it.
  */
 import { setMaxListeners } from "node:events";
-import type { YouTubeClient } from "../youtube/index.js";
+import { blockedThrough, describeExits, type YouTubeClient } from "../youtube/index.js";
 import { CrawlProgress } from "./crawl-and-fetch.js";
 import { crawlChannels, type CrawlOptions, type CrawlResult } from "../crawl/crawl-channels.js";
 import type { FetchResult } from "../fetch/fetch-transcripts.js";
@@ -55,16 +55,24 @@ export async function crawlAndQueue(
   let queued = 0;
   let unfinished = 0;
   let here: WorkerCounts | undefined;
-  const show = (): void =>
+  const exits = options.client.exits;
+  const show = (): void => {
+    const snapshot = exits.snapshot();
     progress.update({
       done: Math.max(0, queued - unfinished),
       total: queued,
       detail: {
         ...(feed.finished ? {} : { channels: channelsDone }),
         ...(here ? { here: here.fetched, permanent: here.permanent, requeued: here.requeued, failed: here.failed } : {}),
+        blocked: blockedThrough(snapshot),
       },
+      note: describeExits(snapshot),
     });
+  };
   progress.stage("fetch", 0, "transcripts");
+  // Redrawn while nothing finishes too, so a wait for resting exits is said as it happens.
+  const ticker = setInterval(show, 1000);
+  ticker.unref();
 
   const crawlStarted = performance.now();
   const crawling = crawlChannels({
@@ -138,6 +146,7 @@ export async function crawlAndQueue(
     await Promise.allSettled([crawling, enqueuing]);
     // Stopped: the fetches in flight are abandoned and their jobs given back for the next run.
     await worker.stop({ release: both.aborted });
+    clearInterval(ticker);
     progress.end();
   }
   const counts = worker.counts;

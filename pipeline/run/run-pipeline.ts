@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { createYouTubeClient, ExitPool, type ExitPolicy, type ExitView, type YouTubeClient } from "../youtube/index.js";
+import { createYouTubeClient, ExitPool, type ExitPolicy, type ExitStateStore, type ExitView, type YouTubeClient } from "../youtube/index.js";
 import { acquireLock, type RunLock } from "../state/acquire-lock.js";
 import { acquireSharedLock, type SharedLock } from "../state/shared-lock.js";
 import { buildAndPublish, sharedRecordsPending, unchangedPublishedSet, type PublishedBuild } from "../build/build-and-publish.js";
@@ -56,6 +56,8 @@ export interface RunOptions {
   proxyUrls?: string[];
   /** Pacing, cool-down and liveness of each exit (YOUTUBE_EXIT_*). Default: the library's (unpaced, cool-down from 1 s). */
   exitPolicy?: Partial<ExitPolicy>;
+  /** Where the exits' state is kept: the host's or the fleet's, shared with the server (pipeline/command/exit-state.ts). Default: this run's memory. */
+  exitStore?: ExitStateStore;
   /** Retries of a call YouTube blocked, each through the next proxy (the client's own). Default 2. */
   maxBlockedRetries?: number;
   /** Per upstream call, ms. Default 15000. */
@@ -170,7 +172,11 @@ export async function runPipeline(options: RunOptions): Promise<RunSummary> {
       ? undefined
       : createYouTubeClient({
           ...(options.origin ? { origin: options.origin } : {}),
-          exitPool: new ExitPool({ proxyUrls: options.proxyUrls ?? [], ...(options.exitPolicy ? { policy: options.exitPolicy } : {}) }),
+          exitPool: new ExitPool({
+            proxyUrls: options.proxyUrls ?? [],
+            ...(options.exitPolicy ? { policy: options.exitPolicy } : {}),
+            ...(options.exitStore ? { store: options.exitStore } : {}),
+          }),
           timeoutMs: options.timeoutMs ?? 15_000,
           ...(options.maxBlockedRetries !== undefined ? { maxBlockedRetries: options.maxBlockedRetries } : {}),
         });
