@@ -80,6 +80,7 @@ async function main(): Promise<void> {
     catalog: runtime.catalogs,
     keyStore,
     ...(runtime.fetcher ? { transcriptSource: runtime.fetcher } : {}),
+    ...(runtime.exits ? { exits: runtime.exits } : {}),
     rateLimiter: rateLimiterFor({ config, connection, link }),
     log,
     state: runtime.state,
@@ -244,6 +245,7 @@ async function openServices(options: OpenOptions): Promise<Opened | undefined> {
     ...(coordination ? { coordination } : {}),
     ...(link ? { liveSyncMs: LIVE_SYNC_MS } : {}),
     ...(sharedLive ? { sharedLive } : {}),
+    ...(connection ? { redis: connection } : {}),
   });
   const close = async () => {
     await runtime.close();

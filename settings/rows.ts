@@ -47,8 +47,8 @@ export const ROWS = {
     name: "REDIS_URL",
     kind: optionalUrl(["redis", "rediss"], "must be a redis:// or rediss:// URL"),
     default: "",
-    readBy: ["server"],
-    help: "Redis shared by replicas: with it, the rate-limit windows are counted there (exactly, across every replica), and the live-fetch claims and negative cache are kept there; unset: in this machine's memory. Unreachable, or past REDIS_DEADLINE_MS: each process counts and coordinates on its own until it is back (/healthz: degraded).",
+    readBy: ["server", "pipeline"],
+    help: "Redis shared by replicas: with it, the rate-limit windows are counted there (exactly, across every replica), the live-fetch claims and negative cache are kept there, and so is the state of the YouTube exits (pace, cool-down, dead) that every replica, pipeline run and fetch worker shares; unset: in this machine's memory (the exits in `DATA_DIR/exits.db`). Unreachable, or past REDIS_DEADLINE_MS: each process counts and coordinates on its own until it is back (/healthz: degraded), the exits on the host's file.",
   }),
   // May hold credentials: never log the value.
   databaseUrl: setting({
@@ -62,14 +62,14 @@ export const ROWS = {
     name: "REDIS_KEY_PREFIX",
     kind: nonEmpty(),
     default: "transcripts:",
-    readBy: ["server"],
+    readBy: ["server", "pipeline"],
     help: "Prefix of every Redis key the service writes, so several services can share one Redis.",
   }),
   redisDeadlineMs: setting({
     name: "REDIS_DEADLINE_MS",
     kind: wholeNumber(10, 60_000),
     default: "250",
-    readBy: ["server"],
+    readBy: ["server", "pipeline"],
     help: "With REDIS_URL: how long any Redis command may take (10 to 60000). A miss counts as Redis being down, as a refused connection does: the request is counted by the process, /healthz says degraded, and no request asks Redis until a new connection answers within it (tried every 0.2 to 2 s).",
   }),
   dataDir: setting({

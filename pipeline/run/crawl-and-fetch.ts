@@ -7,7 +7,7 @@ import type { CrawlResult } from "../crawl/crawl-channels.js";
 import { fetchTranscripts, type FetchOptions, type FetchResult } from "../fetch/fetch-transcripts.js";
 import type { PipelineState } from "../state/open-state.js";
 import type { Progress } from "./report-progress.js";
-import { describeExits } from "../youtube/index.js";
+import { blockedThrough, describeExits } from "../youtube/index.js";
 import { CrawlProgress, startFeedingCrawl, type CrawlStageOptions } from "./crawl-feed.js";
 
 export type { CrawlStageOptions } from "./crawl-feed.js";
@@ -41,13 +41,15 @@ export async function crawlAndFetch({ state, crawl: crawlOptions, fetch: fetchOp
   let channelsDone = 0;
   let known = 0;
   const exits = fetchOptions.client.exits;
-  const show = (): void =>
+  const show = (): void => {
+    const snapshot = exits.snapshot();
     progress.update({
       done: counts.ok + counts.permanent + counts.failed,
       total: known,
-      detail: { ...(feed.finished ? {} : { channels: channelsDone }), ...counts },
-      note: describeExits(exits.snapshot()),
+      detail: { ...(feed.finished ? {} : { channels: channelsDone }), ...counts, blocked: blockedThrough(snapshot) },
+      note: describeExits(snapshot),
     });
+  };
   let ticker: NodeJS.Timeout | undefined;
   const crawling = startFeedingCrawl({
     crawl: crawlOptions,

@@ -9,7 +9,7 @@
  * state, so the build sees each transcript, whichever host fetched it.
  */
 import { setMaxListeners } from "node:events";
-import type { YouTubeClient } from "../youtube/index.js";
+import { blockedThrough, describeExits, type YouTubeClient } from "../youtube/index.js";
 import type { CrawlResult } from "../crawl/crawl-channels.js";
 import type { FetchResult } from "../fetch/fetch-transcripts.js";
 import type { PipelineState } from "../state/open-state.js";
@@ -54,8 +54,11 @@ export async function crawlAndQueue({ state, crawl: crawlOptions, fetch, signal,
   const both = AbortSignal.any([signal, stop.signal]);
   setMaxListeners(crawlOptions.concurrency + fetch.concurrency + 2, both);
   const feed = new CrawlProgress();
-  const board = new QueueBoard(progress, feed);
+  const board = new QueueBoard(progress, feed, fetch.client.exits);
   progress.stage("fetch", 0, "transcripts");
+  // Redrawn while nothing finishes too, so a wait for resting exits is said as it happens.
+  const ticker = setInterval(() => board.show(), 1000);
+  ticker.unref();
   const crawling = startFeedingCrawl({ crawl: crawlOptions, feed, signal: both, stop, onChannel: (done) => board.channelDone(done) });
   const worker = startFetchWorker({ queue, client: fetch.client, concurrency: fetch.concurrency, log, onOutcome: () => board.show() });
   board.here = worker.counts;
@@ -75,6 +78,7 @@ export async function crawlAndQueue({ state, crawl: crawlOptions, fetch, signal,
     await Promise.allSettled([crawling, enqueuing]);
     // Stopped: the fetches in flight are abandoned and their jobs given back for the next run.
     await worker.stop({ release: both.aborted });
+    clearInterval(ticker);
     progress.end();
   }
   return { crawl, fetched: await foldEverything({ state, queue, worker, candidates, log }) };
@@ -90,6 +94,7 @@ class QueueBoard {
   constructor(
     readonly progress: Progress,
     readonly feed: CrawlProgress,
+    readonly exits: YouTubeClient["exits"],
   ) {}
 
   channelDone(done: number): void {
@@ -113,13 +118,16 @@ class QueueBoard {
 
   show(): void {
     const here = this.here;
+    const snapshot = this.exits.snapshot();
     this.progress.update({
       done: Math.max(0, this.#queued - this.#unfinished),
       total: this.#queued,
       detail: {
         ...(this.feed.finished ? {} : { channels: this.#channelsDone }),
         ...(here ? { here: here.fetched, permanent: here.permanent, requeued: here.requeued, failed: here.failed } : {}),
+        blocked: blockedThrough(snapshot),
       },
+      note: describeExits(snapshot),
     });
   }
 }

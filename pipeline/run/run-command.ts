@@ -11,6 +11,8 @@ import { createProgress, formatDuration } from "./report-progress.js";
 import { runPipeline, type RunSummary } from "./run-pipeline.js";
 import { runAsCommand } from "../command/run-as-command.js";
 import { exitPolicyFromSettings } from "../youtube/index.js";
+import { openPipelineExitState, type PipelineExitState } from "../command/exit-state.js";
+import { mkdirSync } from "node:fs";
 
 export async function runCommand(argv: string[], config: Settings<"pipeline">): Promise<number> {
   if (argv.includes("--help") || argv.includes("-h")) {
@@ -34,29 +36,42 @@ export async function runCommand(argv: string[], config: Settings<"pipeline">): 
     },
     exits: [[UsageError, EXIT.usage]],
     work: async ({ signal }) => {
-      const summary = await runPipeline({
-        dataDir: config.dataDir,
-        ...(config.databaseUrl !== undefined ? { databaseUrl: config.databaseUrl } : {}),
-        fetchQueue: { leaseSeconds: config.fetchLeaseSeconds, retryLimit: config.fetchRetryLimit, retryDelaySeconds: config.fetchRetryDelaySeconds },
-        channelsFile: args.channelsFile,
-        dryRun: args.dryRun,
-        ...(args.limit !== undefined ? { limit: args.limit } : {}),
-        concurrency: args.concurrency,
-        ...(args.rate ? { rate: args.rate } : {}),
-        build: args.build,
-        force: args.force,
-        origin,
-        proxyUrls: config.youtubeProxyUrls,
-        exitPolicy: exitPolicyFromSettings(config, origin),
-        maxBlockedRetries: config.youtubeMaxBlockedRetries,
-        timeoutMs: args.timeoutMs,
-        languages: args.languages,
-        retries: args.retries,
-        retryPermanentAfterMs: args.retryPermanentAfterMs,
-        recrawlAfterMs: args.recrawlAfterMs,
-        progress: createProgress({ stream: process.stderr }),
-        signal,
-      });
+      const progress = createProgress({ stream: process.stderr });
+      // The exits' state of this host (shared with its server) and of the fleet; a dry run writes nothing, so it keeps its own.
+      let exitState: PipelineExitState | undefined;
+      if (!args.dryRun) {
+        mkdirSync(config.dataDir, { recursive: true });
+        exitState = await openPipelineExitState({ ...config, log: (message) => progress.log(message) });
+      }
+      let summary: RunSummary;
+      try {
+        summary = await runPipeline({
+          dataDir: config.dataDir,
+          ...(config.databaseUrl !== undefined ? { databaseUrl: config.databaseUrl } : {}),
+          fetchQueue: { leaseSeconds: config.fetchLeaseSeconds, retryLimit: config.fetchRetryLimit, retryDelaySeconds: config.fetchRetryDelaySeconds },
+          channelsFile: args.channelsFile,
+          dryRun: args.dryRun,
+          ...(args.limit !== undefined ? { limit: args.limit } : {}),
+          concurrency: args.concurrency,
+          ...(args.rate ? { rate: args.rate } : {}),
+          build: args.build,
+          force: args.force,
+          origin,
+          proxyUrls: config.youtubeProxyUrls,
+          exitPolicy: exitPolicyFromSettings(config, origin),
+          ...(exitState ? { exitStore: exitState.store } : {}),
+          maxBlockedRetries: config.youtubeMaxBlockedRetries,
+          timeoutMs: args.timeoutMs,
+          languages: args.languages,
+          retries: args.retries,
+          retryPermanentAfterMs: args.retryPermanentAfterMs,
+          recrawlAfterMs: args.recrawlAfterMs,
+          progress,
+          signal,
+        });
+      } finally {
+        await exitState?.close();
+      }
       process.stdout.write(formatSummary(summary));
       return summary.exitCode;
     },
@@ -98,8 +113,10 @@ export function formatSummary(s: RunSummary): string {
 function exitLines(s: RunSummary): string[] {
   if (s.exits.length === 0) return [];
   const total = (key: "sent" | "blocked" | "failed"): number => s.exits.reduce((sum, e) => sum + e[key], 0);
-  const resting = s.exits.filter((e) => e.condition === "cooling" || e.condition === "dead").length;
-  const lines = [`  exits:       ${s.exits.length}: ${total("sent")} requests, ${total("blocked")} blocked, ${total("failed")} failed; ${resting} cooling or out at the end`];
+  const cooling = s.exits.filter((e) => e.condition === "cooling").length;
+  const dead = s.exits.filter((e) => e.condition === "dead").length;
+  const resting = cooling + dead;
+  const lines = [`  exits:       ${s.exits.length}: ${total("sent")} requests, ${total("blocked")} blocked, ${total("failed")} failed; ${cooling} cooling, ${dead} out at the end`];
   if (s.exits.length > 1 || resting > 0) {
     for (const e of s.exits) if (e.blocked > 0 || e.failed > 0 || e.condition === "cooling" || e.condition === "dead") lines.push(`               ${e.label}: ${e.sent} requests, ${e.blocked} blocked, ${e.failed} failed${e.condition === "dead" ? ", out" : e.condition === "cooling" ? ", cooling" : ""}`);
   }

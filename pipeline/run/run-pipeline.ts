@@ -4,7 +4,7 @@
  * in-process and the CLI stays a thin shell around it.
  */
 import { existsSync } from "node:fs";
-import { createYouTubeClient, ExitPool, type ExitPolicy, type YouTubeClient } from "../youtube/index.js";
+import { createYouTubeClient, ExitPool, type ExitPolicy, type ExitStateStore, type YouTubeClient } from "../youtube/index.js";
 import { takeRunLocks, type RunLocks } from "../state/run-locks.js";
 import { buildAndPublish, sharedRecordsPending, unchangedPublishedSet } from "../build/build-and-publish.js";
 import type { VideoRecord } from "../artifact/contract/index.js";
@@ -53,6 +53,8 @@ export interface RunOptions {
   proxyUrls?: string[];
   /** Pacing, cool-down and liveness of each exit (YOUTUBE_EXIT_*). Default: the library's (unpaced, cool-down from 1 s). */
   exitPolicy?: Partial<ExitPolicy>;
+  /** Where the exits' state is kept: the host's or the fleet's, shared with the server (pipeline/command/exit-state.ts). Default: this run's memory. */
+  exitStore?: ExitStateStore;
   /** Retries of a call YouTube blocked, each through the next proxy (the client's own). Default 2. */
   maxBlockedRetries?: number;
   /** Per upstream call, ms. Default 15000. */
@@ -168,7 +170,11 @@ async function openRun(run: Run, held: Held): Promise<void> {
 function ownClient(options: RunOptions): YouTubeClient {
   return createYouTubeClient({
     ...(options.origin ? { origin: options.origin } : {}),
-    exitPool: new ExitPool({ proxyUrls: options.proxyUrls ?? [], ...(options.exitPolicy ? { policy: options.exitPolicy } : {}) }),
+    exitPool: new ExitPool({
+      proxyUrls: options.proxyUrls ?? [],
+      ...(options.exitPolicy ? { policy: options.exitPolicy } : {}),
+      ...(options.exitStore ? { store: options.exitStore } : {}),
+    }),
     timeoutMs: options.timeoutMs ?? 15_000,
     ...(options.maxBlockedRetries !== undefined ? { maxBlockedRetries: options.maxBlockedRetries } : {}),
   });

@@ -24,4 +24,4 @@ export { MemoryExitStore } from "./exits/memory-exit-store.js";
 export { REAL_CLOCK, type ExitClock } from "./exits/exit-clock.js";
 export { ExitsResting } from "./exits/exits-resting.js";
 export { exitPolicyFromSettings, type ExitSettings } from "./exits/exit-settings.js";
-export { describeExits } from "./exits/describe-exits.js";
+export { blockedThrough, describeExits } from "./exits/describe-exits.js";

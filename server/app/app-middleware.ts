@@ -89,6 +89,19 @@ export const requireHost: Step = (ctx, next) => {
   return next(ctx);
 };
 
+/**
+ * A transfer coding other than chunked alone is refused before anything else is decided: node reads such a
+ * body as chunked, so a body sent otherwise would fail mid-parse, and the answer must not depend on which
+ * of that failure and the route's own answer comes first.
+ */
+export const supportedFraming: Step = (ctx, next) => {
+  const coding = ctx.req.headers["transfer-encoding"];
+  if (coding !== undefined && coding.trim().toLowerCase() !== "chunked") {
+    throw new HttpError(400, "bad_request", "Only Transfer-Encoding: chunked is supported.", { headers: { Connection: "close" } });
+  }
+  return next(ctx);
+};
+
 export const supportedExpectation: Step = (ctx, next) => {
   const expectation = ctx.req.headers.expect;
   if (expectation !== undefined && expectation.toLowerCase() !== "100-continue") {

@@ -24,6 +24,7 @@ import {
   routeTo,
   standardHeaders,
   supportedExpectation,
+  supportedFraming,
 } from "./app-middleware.js";
 import type { KeyStore } from "../auth/key-store.js";
 import type { CatalogProvider } from "../artifact-set/catalog-holder.js";
@@ -44,7 +45,7 @@ import { RepresentationCache } from "../routes/representation-cache.js";
 import type { RouteDeps } from "../routes/route.js";
 import { createRouter } from "../http/router.js";
 import { createLogger, errorFields, type Logger } from "../log.js";
-import { createMetrics, type Metrics, type ServedSet } from "../metrics/metrics.js";
+import { createMetrics, type ExitsToMeasure, type Metrics, type ServedSet } from "../metrics/metrics.js";
 import { buildOpenApiDocument } from "./openapi-document.js";
 import type { RateLimiter } from "../rate-limit/rate-limiter.js";
 import { admit, apiKey, entitlement, knownQuery, rateLimit, runRoute } from "./route-middleware.js";
@@ -79,6 +80,8 @@ export interface AppOptions {
   onDatabaseFault?: (code: string, catalog: Catalog) => void;
   /** What /metrics exposes. Default: a registry of this app's own. */
   metrics?: Metrics;
+  /** The live fetcher's exits, counted per exit by /metrics. */
+  exits?: ExitsToMeasure;
 }
 
 export function createApp(options: AppOptions): http.Server {
@@ -88,7 +91,7 @@ export function createApp(options: AppOptions): http.Server {
   const router = createRouter(ROUTES);
   const catalogs = catalogProvider(options.catalog);
   const cors = createCors(config.corsOrigins);
-  const metrics = options.metrics ?? createMetrics(() => catalogs.current as ServedSet);
+  const metrics = options.metrics ?? createMetrics(() => catalogs.current as ServedSet, options.exits);
   const stopObserving = options.transcriptSource?.observe?.((event) => metrics.liveFetch(event));
 
   // A new cross-cutting concern is one more entry here, in the place its effect belongs.
@@ -109,6 +112,7 @@ export function createApp(options: AppOptions): http.Server {
       ...(cors.enabled ? [corsHeaders(cors)] : []),
       ...(config.accessLog ? [accessLog(log)] : []),
       requireHost,
+      supportedFraming,
       supportedExpectation,
       refusedEarly,
       ...(cors.enabled ? [corsPreflight(cors, router)] : []),

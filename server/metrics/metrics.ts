@@ -2,13 +2,27 @@
  * What GET /metrics exposes, in the Prometheus text format (prom-client):
  * requests by route template and status, request latency by route, live
  * fetches by outcome, upstream errors by kind, rate-limited requests, the
- * served artifact set as an info gauge, and prom-client's process defaults.
+ * served artifact set as an info gauge, the live fetcher's requests, blocks
+ * and failures per YouTube exit with each exit's state (read from the shared
+ * exit store at each scrape, so an exit the pipeline found blocked shows as
+ * cooling here too), and prom-client's process defaults.
  * Each app has its own registry, so servers in one process (tests) never
  * share or double-register metrics.
  */
 import { basename } from "node:path";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { LiveFetchEvent } from "../live/transcript-source.js";
+import type { ExitPoolSnapshot } from "../../pipeline/youtube/index.js";
+
+/** The exits /metrics reads: the live fetcher's pool. */
+export interface ExitsToMeasure {
+  /** Reads the exits' state from their store again (other processes' blocks included). */
+  refresh(): Promise<void>;
+  snapshot(): ExitPoolSnapshot;
+}
+
+/** The states of `transcript_exit_state`: one series each, 1 for the exit's current one. */
+const EXIT_STATES = ["ok", "cooling", "dead"] as const;
 
 /** What the metrics gauge reads of the served set. */
 export interface ServedSet {
@@ -29,7 +43,7 @@ export interface Metrics {
 /** Seconds; fine at the low end, where searches and stored transcripts answer. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
-export function createMetrics(servedSet: () => ServedSet | undefined): Metrics {
+export function createMetrics(servedSet: () => ServedSet | undefined, exits?: ExitsToMeasure): Metrics {
   const registry = new Registry();
   // prom-client's process metrics start their monitors (event-loop delay, GC) when registered:
   // registered at the first scrape, so an app that is never scraped (most tests) starts none.
@@ -86,6 +100,7 @@ export function createMetrics(servedSet: () => ServedSet | undefined): Metrics {
   });
   // Zero from the start, so a rate() over the first scrapes is defined.
   rateLimited.inc(0);
+  if (exits) registerExitMetrics(registry, exits);
 
   return {
     registry,
@@ -106,4 +121,51 @@ export function createMetrics(servedSet: () => ServedSet | undefined): Metrics {
       return { text: await registry.metrics(), contentType: registry.contentType };
     },
   };
+}
+
+/**
+ * Per exit (labelled by its key: the proxy URL without credentials, or `direct:<host>`): this process's requests,
+ * blocked answers and failures through it, set from the pool's own counts at each scrape, and its state as the shared store says.
+ */
+function registerExitMetrics(registry: Registry, exits: ExitsToMeasure): void {
+  /** Read once per scrape, by the first metric collected; the others use it. */
+  let reading: Promise<ExitPoolSnapshot> | undefined;
+  const current = async (): Promise<ExitPoolSnapshot> => {
+    reading ??= exits
+      .refresh()
+      .catch(() => undefined) // the store unreadable: the state as this process last saw it
+      .then(() => exits.snapshot())
+      .finally(() => setImmediate(() => (reading = undefined)));
+    return reading;
+  };
+  const counter = (name: string, help: string, key: "sent" | "blocked" | "failed"): void => {
+    new Counter({
+      name,
+      help,
+      labelNames: ["exit"] as const,
+      registers: [registry],
+      async collect() {
+        const snapshot = await current();
+        this.reset();
+        for (const exit of snapshot.exits) this.inc({ exit: exit.key }, exit[key]);
+      },
+    });
+  };
+  counter("transcript_exit_requests_total", "Requests the live fetch sent to YouTube through each exit (proxy URL without credentials, or direct:<host>).", "sent");
+  counter("transcript_exit_blocked_total", "Answers through each exit that were YouTube's blocks (429, unusual traffic, bot check, captcha, consent wall, empty caption body).", "blocked");
+  counter("transcript_exit_failures_total", "Requests through each exit that got no answer (connection refused or cut, timeout).", "failed");
+  new Gauge({
+    name: "transcript_exit_state",
+    help: "Each exit's state as the exits' shared state says (1 for the current one): ok, cooling (resting after a block), dead (out after failures, probed later).",
+    labelNames: ["exit", "state"] as const,
+    registers: [registry],
+    async collect() {
+      const snapshot = await current();
+      this.reset();
+      for (const exit of snapshot.exits) {
+        const state = exit.condition === "cooling" || exit.condition === "dead" ? exit.condition : "ok";
+        for (const each of EXIT_STATES) this.set({ exit: exit.key, state: each }, each === state ? 1 : 0);
+      }
+    },
+  });
 }

@@ -14,7 +14,9 @@ import { join } from "node:path";
 import { dataDirLayout } from "../../pipeline/artifact/layout/index.js";
 import { trimmableThrough } from "../../pipeline/artifact/live-store/index.js";
 import { readManifest } from "../../pipeline/artifact/manifest/index.js";
-import { createYouTubeClient, ExitPool, exitPolicyFromSettings, type YouTubeClient, type YouTubeClientOptions } from "../../pipeline/youtube/index.js";
+import { createYouTubeClient, ExitPool, exitPolicyFromSettings, type ExitStateStore, type YouTubeClient, type YouTubeClientOptions } from "../../pipeline/youtube/index.js";
+import { openExitStore, type OpenedExitStore } from "../../pipeline/youtube/exits/open-exit-store.js";
+import type { RedisConnection } from "../coordination/redis-client.js";
 import { ArtifactSwitch, type SwitchOutcome, type SwitchTrigger } from "../artifact-set/artifact-switch.js";
 import { CatalogHolder } from "../artifact-set/catalog-holder.js";
 import { CurrentWatcher } from "../artifact-set/current-watcher.js";
@@ -51,6 +53,8 @@ export interface RuntimeOptions {
   sharedLive?: SharedLiveStore;
   /** The health state to report into (main.ts makes it first, so shared services can report before the runtime opens); default a new one. */
   state?: ServiceState;
+  /** REDIS_URL's connection: the exits' state is shared by the fleet there, with DATA_DIR/exits.db behind it while Redis is down. */
+  redis?: Pick<RedisConnection, "redis" | "usable" | "failed">;
 }
 
 export interface Runtime {
@@ -58,6 +62,8 @@ export interface Runtime {
   catalogs: CatalogHolder<ArtifactCatalog>;
   /** undefined when LIVE_FETCH is off. */
   fetcher: LiveFetcher | undefined;
+  /** The live fetcher's exits (for /metrics); undefined when LIVE_FETCH is off. */
+  exits: ExitPool | undefined;
   /** Health and readiness for /healthz and /readyz (main.ts marks it loaded once the first set is warm). */
   state: ServiceState;
   /** Re-reads `current` and switches if it changed (SIGHUP forces a retry of a set that failed before). */
@@ -108,13 +114,14 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
       ...(options.watch === undefined ? {} : { watch: options.watch }),
       ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
     });
-    const { client, fetcher } = openLiveFetch({ config, options, catalogs });
+    const { client, fetcher, exitStore } = openLiveFetch({ config, options, catalogs });
     const liveSync = options.liveSyncMs !== undefined && options.liveSyncMs > 0 ? syncLive({ catalogs, everyMs: options.liveSyncMs, log }) : undefined;
     shared?.mirror(catalogs, live);
     return {
       live,
       catalogs,
       fetcher,
+      exits: client?.exits,
       state,
       reload: (trigger, force = false) => artifactSwitch.check(trigger, force),
       databaseFault: (code, catalog) => artifactSwitch.fallBack(catalog, code),
@@ -124,6 +131,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
         artifactSwitch.close();
         await fetcher?.close();
         await client?.close();
+        exitStore?.close();
         await shared?.close();
         catalogs.close();
         live.close();
@@ -140,13 +148,15 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
 function openLiveFetch(parts: { config: Config; options: RuntimeOptions; catalogs: CatalogHolder<ArtifactCatalog> }): {
   client: YouTubeClient | undefined;
   fetcher: LiveFetcher | undefined;
+  exitStore: OpenedExitStore | undefined;
 } {
   const { config, options, catalogs } = parts;
-  if (!config.liveFetch) return { client: undefined, fetcher: undefined };
+  if (!config.liveFetch) return { client: undefined, fetcher: undefined, exitStore: undefined };
+  const exitStore = liveExitStore(config, options);
   const client = createYouTubeClient({
     ...options.client,
     origin: config.youtubeOrigin,
-    exitPool: liveExitPool(config, options.client),
+    exitPool: liveExitPool(config, options.client, exitStore.store),
     // A live request waits for a resting exit no longer than one upstream call may take; past that it is answered at once.
     maxExitWaitMs: config.youtubeTimeoutMs,
     timeoutMs: config.youtubeTimeoutMs,
@@ -164,7 +174,20 @@ function openLiveFetch(parts: { config: Config; options: RuntimeOptions; catalog
     ...(options.sharedLive ? { shared: options.sharedLive } : {}),
     log: options.log,
   });
-  return { client, fetcher };
+  return { client, fetcher, exitStore };
+}
+
+/**
+ * The exits' state the live fetch shares: with the pipeline of this host (DATA_DIR/exits.db, made by whichever
+ * opens it first) and, with REDIS_URL, with every replica; a DATA_DIR the file cannot be made in leaves this process's memory.
+ */
+function liveExitStore(config: Config, options: RuntimeOptions): OpenedExitStore {
+  const { log } = options;
+  return openExitStore({
+    hostPath: dataDirLayout(config.dataDir).exits,
+    ...(options.redis ? { redis: { ...options.redis, prefix: config.redisKeyPrefix } } : {}),
+    log: { info: (message) => log.info(message), warn: (message) => log.warn(message) },
+  });
 }
 
 /** Looks for live records other processes stored, every `everyMs`: one pragma per tick when nothing changed; a record another worker stored is then served and searched here too. */
@@ -264,9 +287,10 @@ export function reloadOnSighup(runtime: Pick<Runtime, "reload">): () => void {
 }
 
 /** The live fetcher's exits: YOUTUBE_PROXY_URLS under the YOUTUBE_EXIT_* policy; a test's short backoffs shorten the cool-down, its `random` sets the jitter. */
-function liveExitPool(config: Config, client: RuntimeOptions["client"]): ExitPool {
+function liveExitPool(config: Config, client: RuntimeOptions["client"], store: ExitStateStore): ExitPool {
   return new ExitPool({
     proxyUrls: [...config.youtubeProxyUrls],
+    store,
     policy: {
       ...exitPolicyFromSettings(config, config.youtubeOrigin),
       ...(client?.backoffBaseMs === undefined ? {} : { coolDownMs: client.backoffBaseMs }),

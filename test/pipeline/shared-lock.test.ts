@@ -46,11 +46,7 @@ async function lockHeld(): Promise<boolean> {
   const client = new pg.Client({ connectionString: database!.url });
   await client.connect();
   try {
-    // pg_locks lists every database's locks: only this test's database counts (another run elsewhere on the server may hold its own).
-    const { rows } = await client.query(
-      "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = 0 AND objid = $1 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
-      [PIPELINE_LOCK_KEY],
-    );
+    const { rows } = await client.query("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = 0 AND objid = $1 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())", [PIPELINE_LOCK_KEY]);
     return rows.length > 0;
   } finally {
     await client.end();

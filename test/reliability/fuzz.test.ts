@@ -318,6 +318,21 @@ describe("hostile bodies", () => {
     }
   });
 
+  test("a transfer coding other than chunked is 400 with a key too; a chunked body is read", async () => {
+    const head = `POST /v1/transcripts/bulk HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-API-Key: ${server.keys.pro}\r\nContent-Type: application/json\r\n`;
+    const refused = await rawRequest(port, `${head}Transfer-Encoding: gzip, chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`, { timeoutMs: 5_000 });
+    cases++;
+    expectSaneAnswer(refused, "gzip, chunked");
+    expect(refused.status).toBe(400);
+    expect(JSON.parse(refused.body).detail).toBe("Only Transfer-Encoding: chunked is supported.");
+    const body = JSON.stringify({ videoIds: ["dQw4w9WgXcQ"] });
+    const read = await rawRequest(port, `${head}Transfer-Encoding: chunked\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`, { timeoutMs: 5_000 });
+    cases++;
+    expectSaneAnswer(read, "chunked");
+    expect(read.status).toBe(200);
+    expect(JSON.parse(read.body)).toMatchObject({ requested: 1 });
+  });
+
   test("the server is still serving after all of it", async () => {
     const res = await check({ method: "GET", target: "/v1/search?q=river", headers: { "X-API-Key": server.keys.pro } });
     expect(res.status).toBe(200);

@@ -5,6 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startLiveServer, type LiveServer } from "../live/helpers/live-server.js";
+import { startExitProxy, type ExitProxy } from "../../scripts/youtube-standin/exit-proxy.js";
+import { closedPort } from "../helpers/closed-port.js";
 import { call } from "./helpers/http.js";
 import { roomInThisMinute } from "../helpers/rate-window.js";
 import { buildFixtureArtifacts, startTestServer, type Artifacts, type TestServer } from "./helpers/test-server.js";
@@ -208,5 +210,44 @@ describe("/metrics of a server with live fetching", () => {
     // The published build's directory name under builds/.
     expect(info?.labels.build_id).toMatch(/^\d{8}T\d{9}Z-[0-9a-f]{6}$/);
     expect(info?.labels.dataset).toBe("live-test");
+  });
+});
+
+describe("/metrics per YouTube exit", () => {
+  let exit: ExitProxy;
+  const servers: LiveServer[] = [];
+  beforeAll(async () => {
+    exit = await startExitProxy({ localAddress: "127.0.0.71" });
+  });
+  afterAll(async () => {
+    for (const server of servers) await server.close();
+    await exit?.close();
+  });
+
+  test("counts requests, blocked answers and failures per exit, labelled without credentials, with each exit's state", async () => {
+    const withUser = exit.url.replace("http://", "http://operator:pa55word@");
+    const dead = `http://127.0.0.1:${await closedPort()}`;
+    const live = await startLiveServer({ env: { YOUTUBE_PROXY_URLS: `${withUser},${dead}`, YOUTUBE_EXIT_DEAD_AFTER: "1" } });
+    servers.push(live);
+    live.standin.setFault({ kind: "rate-limit", times: 1, retryAfterSeconds: 1 });
+    const res = await call(live.baseUrl, "/v1/transcript/fresh000002", { key: live.key });
+    expect(res.status).toBe(200);
+
+    const { exposition, res: scraped } = await scrape(live.baseUrl);
+    const text = await (await fetch(`${live.baseUrl}/metrics`)).text();
+    expect(scraped.status).toBe(200);
+    expect(text).not.toMatch(/pa55word|operator/);
+    const good = exposition.samples.find((s) => s.name === "transcript_exit_requests_total" && s.labels.exit?.startsWith(exit.url))?.labels.exit;
+    expect(good).toMatch(new RegExp(`^${exit.url.replace(/[.]/g, "\\.")}#user-[0-9a-f]{10}$`));
+    // Every request the proxy carried was counted, one of them blocked (the 429); the down proxy failed and is out.
+    expect(value(exposition, "transcript_exit_requests_total", { exit: good! })).toBe(exit.requests);
+    expect(value(exposition, "transcript_exit_blocked_total", { exit: good! })).toBe(1);
+    expect(value(exposition, "transcript_exit_failures_total", { exit: good! })).toBe(0);
+    expect(value(exposition, "transcript_exit_failures_total", { exit: dead })).toBeGreaterThanOrEqual(1);
+    expect(value(exposition, "transcript_exit_blocked_total", { exit: dead })).toBe(0);
+    expect(value(exposition, "transcript_exit_state", { exit: dead, state: "dead" })).toBe(1);
+    expect(value(exposition, "transcript_exit_state", { exit: dead, state: "ok" })).toBe(0);
+    expect(exposition.types.get("transcript_exit_requests_total")).toBe("counter");
+    expect(exposition.types.get("transcript_exit_state")).toBe("gauge");
   });
 });

@@ -42,6 +42,9 @@ describe("each command reads its own rows", () => {
       youtubeExitCoolDownSeconds: 60,
       youtubeExitCoolDownMaxSeconds: 3600,
       youtubeExitDeadAfter: 3,
+      // The fleet's view of the exits (REDIS_URL unset here).
+      redisKeyPrefix: "transcripts:",
+      redisDeadlineMs: 250,
     });
     expect(() => loadSettings("server", { PORT: "not-a-port" })).toThrow("PORT: must be a whole number");
   });

@@ -8,6 +8,7 @@
  *   live.db          the server's live store (transcripts fetched on demand)
  *   keys.db          API keys
  *   verified.json    this machine's record of the sets whose hashes were checked
+ *   exits.db         the YouTube exits' state, shared by the server and the pipeline on this host
  *   pipeline/        the pipeline's state.db, run.lock and last-run.json
  */
 import { join } from "node:path";
@@ -19,6 +20,7 @@ export const DATA_DIR_NAMES = {
   liveStore: "live.db",
   keys: "keys.db",
   verified: "verified.json",
+  exits: "exits.db",
   pipeline: "pipeline",
   /** In `pipeline/`. */
   state: "state.db",
@@ -35,6 +37,7 @@ export interface DataDirLayout {
   liveStore: string;
   keys: string;
   verified: string;
+  exits: string;
   pipeline: string;
   state: string;
   lock: string;
@@ -51,6 +54,7 @@ export function dataDirLayout(dataDir: string): DataDirLayout {
     liveStore: join(dataDir, DATA_DIR_NAMES.liveStore),
     keys: join(dataDir, DATA_DIR_NAMES.keys),
     verified: join(dataDir, DATA_DIR_NAMES.verified),
+    exits: join(dataDir, DATA_DIR_NAMES.exits),
     pipeline,
     state: join(pipeline, DATA_DIR_NAMES.state),
     lock: join(pipeline, DATA_DIR_NAMES.lock),

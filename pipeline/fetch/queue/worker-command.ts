@@ -8,7 +8,8 @@
  */
 import { parseArgs } from "node:util";
 import type { Settings } from "../../../settings/settings.js";
-import { createYouTubeClient } from "../../youtube/index.js";
+import { createYouTubeClient, ExitPool, exitPolicyFromSettings, type ExitPoolSnapshot } from "../../youtube/index.js";
+import { openPipelineExitState } from "../../command/exit-state.js";
 import { EXIT } from "../../command/exit-codes.js";
 import { runAsCommand } from "../../command/run-as-command.js";
 import { FetchQueue } from "./fetch-queue.js";
@@ -63,9 +64,11 @@ export async function workerCommand(argv: string[], config: Settings<"pipeline">
         connections: Math.min(concurrency, 16) + 2,
         log,
       });
+      // This host's exits under the YOUTUBE_EXIT_* policy, their state shared with this host's server and run (DATA_DIR) and the fleet (REDIS_URL).
+      const exitState = await openPipelineExitState({ ...config, log });
       const client = createYouTubeClient({
         origin: config.youtubeOrigin,
-        proxyUrls: config.youtubeProxyUrls,
+        exitPool: new ExitPool({ proxyUrls: config.youtubeProxyUrls, policy: exitPolicyFromSettings(config, config.youtubeOrigin), store: exitState.store }),
         timeoutMs: 15_000,
         maxBlockedRetries: config.youtubeMaxBlockedRetries,
       });
@@ -80,10 +83,11 @@ export async function workerCommand(argv: string[], config: Settings<"pipeline">
       } finally {
         await client.close();
         await queue.close();
+        await exitState.close();
       }
       console.log(
         `worker stopped: ${counts.fetched} fetched, ${counts.permanent} permanent, ${counts.failed} failed (next run retries), ` +
-          `${counts.requeued} requeued, ${counts.resumed} resumed, ${counts.released} released, ${counts.errors} errors`,
+          `${counts.requeued} requeued, ${counts.resumed} resumed, ${counts.released} released, ${counts.errors} errors; ${exitsLine(client.exits.snapshot())}`,
       );
       return EXIT.ok;
     },
@@ -94,4 +98,12 @@ export async function workerCommand(argv: string[], config: Settings<"pipeline">
 function whenAborted(signal: AbortSignal, then: () => void): void {
   if (signal.aborted) then();
   else signal.addEventListener("abort", then, { once: true });
+}
+
+/** The exits in the worker's last line: requests, blocked and failed through them, and how many rest at the end. */
+function exitsLine(snapshot: ExitPoolSnapshot): string {
+  const total = (key: "sent" | "blocked" | "failed"): number => snapshot.exits.reduce((sum, e) => sum + e[key], 0);
+  const cooling = snapshot.exits.filter((e) => e.condition === "cooling").length;
+  const dead = snapshot.exits.filter((e) => e.condition === "dead").length;
+  return `exits ${snapshot.exits.length}: ${total("sent")} requests, ${total("blocked")} blocked, ${total("failed")} failed, ${cooling} cooling, ${dead} out`;
 }

@@ -15,3 +15,8 @@ export function describeExits(snapshot: ExitPoolSnapshot): string {
   const parts = [...(cooling > 0 ? [`${cooling} cooling`] : []), ...(dead > 0 ? [`${dead} out`] : [])];
   return parts.length === 0 ? "" : `exits: ${parts.join(", ")} of ${count}`;
 }
+
+/** Blocked answers through every exit of a snapshot (this process's), for a progress line. */
+export function blockedThrough(snapshot: ExitPoolSnapshot): number {
+  return snapshot.exits.reduce((sum, exit) => sum + exit.blocked, 0);
+}

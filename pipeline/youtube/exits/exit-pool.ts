@@ -5,16 +5,19 @@
  * may send now, or waits until one may: for a request slot (in flight per
  * exit), the next pacing slot, the end of a cool-down, or a dead exit's probe.
  * A caller with `maxWaitMs` (a live request) is refused instead of waiting longer.
+ * With a shared store (the host's, or the fleet's in Redis), a block or a
+ * pace one process meets holds for every process using the same exit.
  */
 import type { YouTubeError } from "../errors.js";
 import { REAL_CLOCK, type ExitClock } from "./exit-clock.js";
+import { directExitKey, proxyExitKey } from "./exit-key.js";
 import { DEFAULT_EXIT_POLICY, validatePolicy, type ExitPolicy } from "./exit-policy.js";
 import { ExitsResting } from "./exits-resting.js";
 import { emptyRecord, type ExitOutcome, type ExitRecord, type ExitStateStore } from "./exit-state-store.js";
 import { MemoryExitStore } from "./memory-exit-store.js";
 
 export interface Exit {
-  /** Stable key in the state store: the proxy URL, or `direct`. */
+  /** Stable key in the state store and /metrics, without credentials: the proxy URL (exit-key.ts), or `direct:<host name>`. */
   readonly key: string;
   /** The proxy to send through; undefined for the direct route. */
   readonly proxyUrl: string | undefined;
@@ -31,6 +34,8 @@ export interface ExitPoolOptions {
   clock?: ExitClock;
   /** Jitter source in [0, 1). Default Math.random. */
   random?: () => number;
+  /** Names the direct route's key (`direct:<name>`). Default this machine's host name. */
+  hostName?: string;
 }
 
 export interface AcquireOptions {
@@ -51,8 +56,11 @@ export type ExitCondition = "ready" | "cooling" | "dead" | "busy";
 
 export interface ExitView {
   label: string;
+  /** The exit's key (Exit.key): no credentials. */
+  key: string;
   condition: ExitCondition;
   inFlight: number;
+  /** Requests this pool sent through the exit, and how many were blocked or failed (other processes sharing the store count their own). */
   sent: number;
   blocked: number;
   failed: number;
@@ -78,6 +86,10 @@ interface ExitSlot {
   index: number;
   inFlight: number;
   lastStarted: number;
+  /** This pool's own counts. */
+  sent: number;
+  blocked: number;
+  failed: number;
   /** The store's record as this process last saw it. */
   seen: ExitRecord;
 }
@@ -95,8 +107,9 @@ export class ExitPool {
 
   constructor(options: ExitPoolOptions) {
     this.policy = validatePolicy({ ...DEFAULT_EXIT_POLICY, ...options.policy });
-    this.exits = options.proxyUrls.length === 0 ? [{ key: "direct", proxyUrl: undefined, label: "direct" }] : options.proxyUrls.map(proxyExit);
-    this.#slots = this.exits.map((exit, index) => ({ exit, index, inFlight: 0, lastStarted: -1, seen: emptyRecord() }));
+    this.exits =
+      options.proxyUrls.length === 0 ? [{ key: directExitKey(options.hostName), proxyUrl: undefined, label: "direct" }] : options.proxyUrls.map(proxyExit);
+    this.#slots = this.exits.map((exit, index) => ({ exit, index, inFlight: 0, lastStarted: -1, sent: 0, blocked: 0, failed: 0, seen: emptyRecord() }));
     this.#store = options.store ?? new MemoryExitStore();
     this.#clock = options.clock ?? REAL_CLOCK;
     this.#random = options.random ?? Math.random;
@@ -130,11 +143,16 @@ export class ExitPool {
           }
           if (claim.granted) {
             slot.lastStarted = ++this.#starts;
-            slot.seen = await this.#store.read(slot.exit.key);
+            slot.sent++;
+            try {
+              slot.seen = claim.record ?? (await this.#store.read(slot.exit.key));
+            } catch {
+              // The request is claimed: a view not refreshed is no reason to drop it.
+            }
             return this.#lease(slot, now, claim.probe);
           }
           slot.inFlight--;
-          slot.seen = await this.#store.read(slot.exit.key);
+          slot.seen = claim.record ?? (await this.#store.read(slot.exit.key));
           if (claim.readyAt < readyAt) readyAt = claim.readyAt;
           if (claim.reason !== "pacing") resting = resting === "cooling" || claim.reason === "cooling" ? "cooling" : "dead";
         }
@@ -148,6 +166,15 @@ export class ExitPool {
     }
   }
 
+  /** Reads every exit's record from the store again, so `snapshot` shows what other processes sharing it saw too. */
+  async refresh(): Promise<void> {
+    await Promise.all(
+      this.#slots.map(async (slot) => {
+        slot.seen = await this.#store.read(slot.exit.key);
+      }),
+    );
+  }
+
   /** The exits as this process last saw them, with what would be said of a wait. */
   snapshot(): ExitPoolSnapshot {
     const at = this.#clock.now();
@@ -156,11 +183,12 @@ export class ExitPool {
       const condition: ExitCondition = seen.dead ? "dead" : seen.coolingUntil > at ? "cooling" : slot.inFlight >= this.policy.maxInFlight ? "busy" : "ready";
       return {
         label: slot.exit.label,
+        key: slot.exit.key,
         condition,
         inFlight: slot.inFlight,
-        sent: seen.sent,
-        blocked: seen.blocked,
-        failed: seen.failed,
+        sent: slot.sent,
+        blocked: slot.blocked,
+        failed: slot.failed,
         ...(condition === "cooling" ? { coolingUntil: seen.coolingUntil } : {}),
         ...(condition === "dead" ? { probeAt: seen.deadUntil } : {}),
       };
@@ -178,6 +206,8 @@ export class ExitPool {
       settle: async (outcome) => {
         if (settled) return;
         settled = true;
+        if (outcome.kind === "blocked") slot.blocked++;
+        else if (outcome.kind === "failed") slot.failed++;
         try {
           slot.seen = await this.#store.settle(slot.exit.key, sentAt, this.#clock.now(), outcome, this.policy, this.#random());
         } finally {
@@ -247,5 +277,5 @@ function proxyExit(proxyUrl: string, index: number): Exit {
   } catch {
     // validated by the client; a label without the host is still a label
   }
-  return { key: proxyUrl, proxyUrl, label: `proxy ${index + 1}${where}` };
+  return { key: proxyExitKey(proxyUrl), proxyUrl, label: `proxy ${index + 1}${where}` };
 }

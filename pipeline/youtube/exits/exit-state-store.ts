@@ -7,7 +7,11 @@
 import type { ExitPolicy } from "./exit-policy.js";
 
 export interface ExitRecord {
-  /** Requests started through the exit, blocked, and failed (every process sharing the store). */
+  /**
+   * Requests started through the exit, blocked, and failed (every process sharing the store). The shared
+   * stores leave out starts of an unpaced exit that was neither resting nor probed (nothing reads them);
+   * a pool reports its own counts.
+   */
   sent: number;
   blocked: number;
   failed: number;
@@ -30,7 +34,8 @@ export interface ExitRecord {
   lastBlockedAt: number;
 }
 
-export type ClaimResult = { granted: true; probe: boolean } | { granted: false; readyAt: number; reason: "cooling" | "pacing" | "dead" };
+/** `record`: the exit's record after the claim, when the store has it at hand (saves the pool a `read`). */
+export type ClaimResult = ({ granted: true; probe: boolean } | { granted: false; readyAt: number; reason: "cooling" | "pacing" | "dead" }) & { record?: ExitRecord };
 
 /** What one request through an exit came to. */
 export type ExitOutcome =

@@ -16,7 +16,8 @@ export class MemoryExitStore implements ExitStateStore {
   }
 
   async claim(key: string, now: number, policy: ExitPolicy): Promise<ClaimResult> {
-    return claimOn(this.#record(key), now, policy);
+    const record = this.#record(key);
+    return { ...claimOn(record, now, policy), record: { ...record } };
   }
 
   async settle(key: string, sentAt: number, now: number, outcome: ExitOutcome, policy: ExitPolicy, random: number): Promise<ExitRecord> {

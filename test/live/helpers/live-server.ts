@@ -84,6 +84,7 @@ export async function startLiveServer(options: LiveServerOptions = {}): Promise<
     catalog: runtime.catalogs,
     keyStore,
     ...(runtime.fetcher ? { transcriptSource: runtime.fetcher } : {}),
+    ...(runtime.exits ? { exits: runtime.exits } : {}),
     rateLimiter: createMemoryRateLimiter({ limit: config.rateLimitPerMinute }),
     log,
     state: runtime.state,
