@@ -1,7 +1,8 @@
 /**
  * The shared fetch queue (pipeline/fetch/queue/) on a real PostgreSQL, a
  * database of each test's own, with `worker` processes (real child
- * processes of the CLI) fetching from the stand-in, which counts the
+ * processes of the CLI, each through its own loopback exit) fetching from
+ * the stand-in, which counts the
  * caption downloads of every video: each video is fetched once across the
  * workers and stored once, and a worker killed with -9 mid-job loses
  * nothing (its jobs come back after the lease and the other worker fetches
@@ -13,6 +14,7 @@ import { saveFetchResult } from "../../pipeline/fetch/queue/fetch-results.js";
 import { FetchQueue } from "../../pipeline/fetch/queue/fetch-queue.js";
 import { startFetchWorker } from "../../pipeline/fetch/queue/fetch-worker.js";
 import { createYouTubeClient } from "../../pipeline/youtube/index.js";
+import { startExitProxies, type ExitProxy } from "../../scripts/youtube-standin/exit-proxy.js";
 import { freshDatabase, postgresAvailable } from "../helpers/services.js";
 import { startChild, until, type Child } from "../reliability/helpers/child.js";
 import { startSyntheticStandin, type SyntheticStandin } from "./helpers/synthetic-standin.js";
@@ -20,6 +22,8 @@ import { startSyntheticStandin, type SyntheticStandin } from "./helpers/syntheti
 const available = await postgresAvailable("the shared fetch queue");
 const VIDEOS = 90;
 let world: SyntheticStandin | undefined;
+/** Two exits, one per worker host: each leaves from its own loopback address. */
+let exits: ExitProxy[] = [];
 const databases: { url: string; drop(): Promise<void> }[] = [];
 const children: Child[] = [];
 const queues: FetchQueue[] = [];
@@ -27,6 +31,7 @@ const queues: FetchQueue[] = [];
 beforeAll(async () => {
   if (!available) return;
   world = await startSyntheticStandin({ videos: VIDEOS, channels: 3, seed: 23 });
+  exits = await startExitProxies(2);
 });
 afterEach(async () => {
   for (const child of children.splice(0)) child.process.kill("SIGKILL");
@@ -36,6 +41,7 @@ afterEach(async () => {
 });
 afterAll(async () => {
   await world?.close();
+  for (const exit of exits) await exit.close();
   for (const database of databases) await database.drop();
 });
 
@@ -98,7 +104,8 @@ describe.skipIf(!available)("the shared fetch queue with worker processes", () =
     const ids = videoIds();
     // Slow caption answers, so the queue lasts long enough for both workers to take jobs.
     world!.standin.setFault({ kind: "slow", delayMs: 60, endpoint: "timedtext" });
-    const [a, b] = [worker(url, []), worker(url, [])];
+    // Each worker host with its own exit, as hosts with their own YOUTUBE_PROXY_URLS would be.
+    const [a, b] = [worker(url, [], { YOUTUBE_PROXY_URLS: exits[0]!.url }), worker(url, [], { YOUTUBE_PROXY_URLS: exits[1]!.url })];
     await until(() => a.stderr().includes("working fetch jobs") && b.stderr().includes("working fetch jobs"), 60_000, "both workers to start");
     await queue.enqueue(
       ids.map((videoId) => ({ videoId, attempts: 0 })),
@@ -126,6 +133,8 @@ describe.skipIf(!available)("the shared fetch queue with worker processes", () =
     expect(fetchedA).toBeGreaterThan(0);
     expect(fetchedB).toBeGreaterThan(0);
     expect(fetchedA + fetchedB).toBe(ids.filter(hasTranscript).length);
+    expect(exits[0]!.requests).toBeGreaterThan(0);
+    expect(exits[1]!.requests).toBeGreaterThan(0);
   }, 180_000);
 
   test("a worker killed with -9 mid-job: after the lease the other worker fetches its videos, and every video is stored once", async () => {
@@ -139,7 +148,7 @@ describe.skipIf(!available)("the shared fetch queue with worker processes", () =
     );
     // Caption answers that take long enough for the kill to land while the first worker waits for some.
     world!.standin.setFault({ kind: "slow", delayMs: 1_500, endpoint: "timedtext" });
-    const doomed = worker(url, []);
+    const doomed = worker(url, [], { YOUTUBE_PROXY_URLS: exits[0]!.url });
     await until(() => ids.filter(downloads).length >= 6, 60_000, "the first worker to fetch some videos");
     doomed.process.kill("SIGKILL");
     await doomed.exited;
@@ -151,7 +160,7 @@ describe.skipIf(!available)("the shared fetch queue with worker processes", () =
     world!.standin.setFault(null);
 
     const killedAt = Date.now();
-    const survivor = worker(url, ["--until-empty"]);
+    const survivor = worker(url, ["--until-empty"], { YOUTUBE_PROXY_URLS: exits[1]!.url });
     expect((await survivor.exited).code).toBe(0);
     // It waited for the leases: the queue was not empty while the killed worker's jobs were held.
     expect(Date.now() - killedAt).toBeGreaterThanOrEqual(leaseSeconds * 1000);
