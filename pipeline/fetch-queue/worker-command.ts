@@ -8,7 +8,7 @@
  */
 import { parseArgs } from "node:util";
 import type { Settings } from "../../settings/settings.js";
-import { createYouTubeClient } from "../youtube/index.js";
+import { createYouTubeClient, ExitPool, exitPolicyFromSettings } from "../youtube/index.js";
 import { EXIT } from "../command/exit-codes.js";
 import { FetchQueue } from "./fetch-queue.js";
 import { startFetchWorker, type WorkerCounts } from "./fetch-worker.js";
@@ -53,9 +53,10 @@ export async function workerCommand(argv: string[], config: Settings<"pipeline">
     connections: Math.min(concurrency, 16) + 2,
     log,
   });
+  // This host's exits under the YOUTUBE_EXIT_* policy, as a run's: pacing, in flight and cool-downs per exit.
   const client = createYouTubeClient({
     origin: config.youtubeOrigin,
-    proxyUrls: config.youtubeProxyUrls,
+    exitPool: new ExitPool({ proxyUrls: config.youtubeProxyUrls, policy: exitPolicyFromSettings(config, config.youtubeOrigin) }),
     timeoutMs: 15_000,
     maxBlockedRetries: config.youtubeMaxBlockedRetries,
   });
