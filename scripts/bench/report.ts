@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { ablationTable, compareSummary } from "./ablation.js";
+import { ingestLimitsRows } from "./ingest-limits-rows.js";
 import type { LatencySummary } from "./latency.js";
 import type { BenchResults } from "./run.js";
 import type { CpuShares } from "./threads.js";
@@ -127,7 +128,7 @@ export function resultRows(r: BenchResults): Row[] {
   return rows;
 }
 
-/** Rows of the opt-in phases (mcp, workers, redis, dataset, pg-peer). */
+/** Rows of the opt-in phases (mcp, workers, redis, dataset, pg-peer, ingest-limits). */
 function optInRows(r: BenchResults, load: (phase: keyof BenchResults["load"]) => string): Row[] {
   const rows: Row[] = [];
   if (r.mcp) {
@@ -289,6 +290,7 @@ function optInRows(r: BenchResults, load: (phase: keyof BenchResults["load"]) =>
       rows.push({ section: s, metric: `ratio PostgreSQL ÷ ours, same ${p.common} queries`, value: `p99 ${p.p99Ratio.toFixed(1)}×, p50 ${p.p50Ratio.toFixed(1)}×`, target: "", verdict: "" });
     }
   }
+  if (r.ingestLimits) rows.push(...ingestLimitsRows(r.ingestLimits, load("ingest-limits")));
   return rows;
 }
 
@@ -373,6 +375,7 @@ short, by the number a row's section starts with:
 - **9 serving with Redis** (\`--phases redis\`): GET /v1/transcript as in 5, the rate limit counted in Redis.
 - **10 dataset** (\`--phases dataset\`): export as Parquet and JSON Lines, and \`build --input\` of the Parquet export.
 - **11 PostgreSQL peer** (\`--phases pg-peer\`): PostgreSQL's full-text search over the same transcripts and queries.
+- **12 ingestion under limits** (\`--phases ingest-limits\`): crawl and fetch through exits the stand-in limits, by \`run\` and workers.
 
 `;
 
@@ -383,11 +386,13 @@ const OPT_IN_PARTS = [
   { field: "redis", phase: "redis", title: "serving with Redis", number: 9 },
   { field: "dataset", phase: "dataset", title: "dataset export", number: 10 },
   { field: "pgPeer", phase: "pg-peer", title: "PostgreSQL peer", number: 11 },
+  { field: "ingestLimits", phase: "ingest-limits", title: "ingestion under limits", number: 12 },
 ] as const;
 
 /** One section per size and path (the direct build and the full pipeline give different artifact sets). */
 export function sectionHeading(r: BenchResults): string {
-  const mode = r.build?.mode === "pipeline" ? "full pipeline" : r.build?.mode === "direct" ? "direct build" : "artifact set reused";
+  // The ingest-limits phase crawls and fetches through the stand-in without a set of its own: the full pipeline's path.
+  const mode = r.build?.mode === "pipeline" || (!r.build && r.ingestLimits) ? "full pipeline" : r.build?.mode === "direct" ? "direct build" : "artifact set reused";
   // An ablation run on its own has a section of its own, beside the full run's; so has each opt-in phase run without the full run (reportParts).
   const optIn = OPT_IN_PARTS.filter((part) => r[part.field] !== undefined);
   const alone = optIn.length === 1 ? `, ${optIn[0]!.title}` : optIn.length > 1 ? ", opt-in phases" : "";
