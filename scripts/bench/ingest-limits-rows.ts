@@ -34,51 +34,50 @@ export function runThroughput(f: IngestLimitsFigures, run: IngestLimitsRun) {
   };
 }
 
+/** One row per target, each giving every run's figure (1 worker; 3 workers; …): the verdict passes when every run meets it. */
 export function ingestLimitsRows(f: IngestLimitsFigures | { url: string; skipped: string }, load: string): Row[] {
   const base = "12 ingestion under limits";
   if ("skipped" in f) return [{ section: `${base}${load}`, metric: "npm run pipeline -- run and worker through limited exits", value: `not run: ${f.skipped}`, target: "≥ 90% of ideal", verdict: "" }];
   const section =
-    `${base}: ${num(f.size)} videos, ${f.exits} exits of ${f.budget} requests per ${f.windowMs / 1000} s (then 429, Retry-After ${f.coolDownMs / 1000} s), ` +
+    `${base}: ${num(f.size)} videos, ${f.exits} exits of ${f.budget} requests per ${f.windowMs / 1000} s (then 429, Retry-After ${f.coolDownMs / 1000} s) = ` +
     `ideal ${num(idealRequestsPerSecond(f))} requests/s; YOUTUBE_EXIT_RATE=${f.exitRatePerMinute} (95%), YOUTUBE_EXIT_IN_FLIGHT=${f.exitInFlight}${load}`;
-  const rows: Row[] = [];
-  for (const run of f.runs) {
-    const t = runThroughput(f, run);
-    const who = `${run.workers} worker${run.workers === 1 ? "" : "s"} + the run (exits ${run.hosts.map((h) => h.exits).join("/")}) [load ${run.load}]`;
-    const { requests: r, videos: v } = run;
-    rows.push({
-      section,
-      metric: `${who}: throughput`,
-      value:
-        `${t.requestsPerSecond.toFixed(1)} requests/s = ${pct(t.share)} of ideal; ${t.videosPerSecond.toFixed(1)} videos/s of ideal ${t.idealVideosPerSecond.toFixed(1)} ` +
-        `(${t.requestsPerVideo.toFixed(2)} requests a video, crawl included); ${run.spanSeconds.toFixed(0)} s first to last request, run ${run.runSeconds.toFixed(0)} s`,
-      target: "≥ 90% of ideal",
-      verdict: check(t.share >= 0.9),
-    });
-    const blocked = r.blocked / Math.max(1, r.total);
-    rows.push({ section, metric: `${who}: blocked answers`, value: `${num(r.blocked)} of ${num(r.total)} requests = ${pct(blocked)}`, target: "≤ 1%", verdict: check(blocked <= 0.01) });
-    rows.push({
-      section,
-      metric: `${who}: requests to an exit during its announced cool-down`,
-      value: `${num(r.duringCoolDown)}${r.notThroughExits ? `; ${num(r.notThroughExits)} not through an exit` : ""}`,
-      target: "0",
-      verdict: check(r.duringCoolDown === 0 && r.notThroughExits === 0),
-    });
-    rows.push({
-      section,
-      metric: `${who}: videos fetched twice (caption body, or player answer without captions, served twice)`,
-      value: `${num(v.fetchedTwice)}; player answer served again after a block: ${num(v.playerAgain)}`,
-      target: "0",
-      verdict: check(v.fetchedTwice === 0),
-    });
-    rows.push({
-      section,
-      metric: `${who}: videos lost (neither stored nor recorded permanent)`,
-      value:
-        `${num(v.lost)} of ${num(v.corpus)}; stored ${num(v.stored)} of ${num(v.withTranscript)} with a transcript, ${num(v.permanent)} permanent` +
-        `${v.wronglyPermanent ? ` (${num(v.wronglyPermanent)} of them with a transcript)` : ""}; run exit ${run.exitCode}`,
-      target: "0",
-      verdict: check(v.lost === 0 && v.wronglyPermanent === 0),
-    });
-  }
-  return rows;
+  const who = (run: IngestLimitsRun) => `${run.workers} worker${run.workers === 1 ? "" : "s"} + run (exits ${run.hosts.map((h) => h.exits).join("/")}, load ${run.load})`;
+  const row = (metric: string, target: string, value: (run: IngestLimitsRun) => string, ok: (run: IngestLimitsRun) => boolean): Row => ({
+    section,
+    metric,
+    value: f.runs.map((run) => `${who(run)}: ${value(run)}`).join("; "),
+    target,
+    verdict: f.runs.length > 0 ? check(f.runs.every(ok)) : "",
+  });
+  const blocked = (run: IngestLimitsRun) => run.requests.blocked / Math.max(1, run.requests.total);
+  return [
+    row("throughput: answered requests/s from first to last request, and videos/s", "≥ 90% of ideal", (run) => {
+      const t = runThroughput(f, run);
+      return (
+        `${t.requestsPerSecond.toFixed(1)}/s = ${pct(t.share)} of ideal, ${t.videosPerSecond.toFixed(1)} videos/s of ${t.idealVideosPerSecond.toFixed(1)} ` +
+        `(${t.requestsPerVideo.toFixed(2)} requests a video, crawl included), ${run.spanSeconds.toFixed(0)} s (run ${run.runSeconds.toFixed(0)} s)`
+      );
+    }, (run) => runThroughput(f, run).share >= 0.9),
+    row("blocked answers", "≤ 1%", (run) => `${num(run.requests.blocked)} of ${num(run.requests.total)} = ${pct(blocked(run))}`, (run) => blocked(run) <= 0.01),
+    row(
+      "requests to an exit during its announced cool-down",
+      "0",
+      (run) => `${num(run.requests.duringCoolDown)}${run.requests.notThroughExits ? ` (+${num(run.requests.notThroughExits)} not through an exit)` : ""}`,
+      (run) => run.requests.duringCoolDown === 0 && run.requests.notThroughExits === 0,
+    ),
+    row(
+      "videos fetched twice (caption, or player answer without captions, served twice)",
+      "0",
+      (run) => `${num(run.videos.fetchedTwice)} (player served again after a block: ${num(run.videos.playerAgain)})`,
+      (run) => run.videos.fetchedTwice === 0,
+    ),
+    row(
+      "videos lost (neither stored nor recorded permanent)",
+      "0",
+      (run) =>
+        `${num(run.videos.lost)} of ${num(run.videos.corpus)}, stored ${num(run.videos.stored)} of ${num(run.videos.withTranscript)} with a transcript, ${num(run.videos.permanent)} permanent` +
+        `${run.videos.wronglyPermanent ? ` (${num(run.videos.wronglyPermanent)} with a transcript)` : ""}, exit ${run.exitCode}`,
+      (run) => run.videos.lost === 0 && run.videos.wronglyPermanent === 0,
+    ),
+  ];
 }
