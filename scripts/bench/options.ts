@@ -4,11 +4,11 @@
  */
 import { parseArgs } from "node:util";
 
-export const PHASES = ["corpus", "server", "search", "recall", "serving", "soak", "peers", "ablation", "compare", "mcp", "workers", "redis", "dataset", "pg-peer"] as const;
+export const PHASES = ["corpus", "server", "search", "recall", "serving", "soak", "peers", "ablation", "compare", "mcp", "workers", "redis", "dataset", "pg-peer", "ingest-limits"] as const;
 export type Phase = (typeof PHASES)[number];
 
 /** Phases run only when listed: each starts servers of its own, writes GBs of scratch files, or needs Redis or PostgreSQL. */
-const OPT_IN: readonly Phase[] = ["ablation", "compare", "mcp", "workers", "redis", "dataset", "pg-peer"];
+const OPT_IN: readonly Phase[] = ["ablation", "compare", "mcp", "workers", "redis", "dataset", "pg-peer", "ingest-limits"];
 
 /** The phases run without `--phases`: all but the opt-in ones (the ablation alone starts the server twenty times, ablation.ts). */
 export const DEFAULT_PHASES: readonly Phase[] = PHASES.filter((phase) => !OPT_IN.includes(phase));
@@ -68,6 +68,13 @@ export interface BenchOptions {
   pgUrl: string;
   /** Most transcripts the `pg-peer` phase loads into PostgreSQL (most viewed first); undefined for all. */
   pgMaxDocs: number | undefined;
+  /** The `ingest-limits` phase: exit proxies, each one client address of the limited stand-in. */
+  limitsExits: number;
+  /** Requests the limited stand-in allows each address per `limitsWindowMs`. */
+  limitsBudget: number;
+  limitsWindowMs: number;
+  /** Worker processes beside the run, one measured run per entry. */
+  limitsWorkers: number[];
 }
 
 interface OptionSpec {
@@ -99,6 +106,10 @@ export const OPTION_TABLE: readonly OptionSpec[] = [
   { name: "redis-url", default: "redis://127.0.0.1:6379", help: "Redis for the redis phase (the server's REDIS_URL, keys under a prefix of the bench's own); the phase is skipped when it does not answer." },
   { name: "pg-url", default: "postgres://postgres@127.0.0.1:5432/postgres", help: "PostgreSQL the pg-peer phase creates its scratch database on (and drops it at the end); skipped when it does not answer." },
   { name: "pg-max-docs", default: "all", help: "Most transcripts the pg-peer phase loads into PostgreSQL, most viewed first." },
+  { name: "limits-exits", default: "8", help: "The ingest-limits phase's exits: loopback proxies, each leaving from its own 127.0.0.x address, split among the run and its workers." },
+  { name: "limits-budget", default: "100", help: "Requests the ingest-limits phase's stand-in allows each exit per --limits-window-ms (then a 429 with a 10 s Retry-After); each process paces its exits at 95% of it (YOUTUBE_EXIT_RATE)." },
+  { name: "limits-window-ms", default: "10000", help: "The ingest-limits phase's window, in ms." },
+  { name: "limits-workers", default: "1,3", help: "Comma-separated: `npm run pipeline -- worker` processes beside the run, one measured run each, on a fresh PostgreSQL database (--pg-url's server)." },
   { name: "report", default: "BENCHMARKS.md", help: "Markdown file to update (\"\" for none)." },
   { name: "jobs", default: "<cores>", help: "Corpus generator processes; on the pipeline path, the stand-in's worker processes." },
   { name: "quiet", default: "off", help: "No progress lines." },
@@ -141,6 +152,16 @@ function url(raw: string | undefined, fallback: string, name: string, protocols:
   return value;
 }
 
+/** `--limits-workers`: comma-separated counts of worker processes, each at least 1. */
+function workerCounts(raw: string | undefined): number[] {
+  if (raw === undefined) return [1, 3];
+  const counts = raw.split(",").map((part) => part.trim());
+  if (counts.length === 0 || counts.some((part) => !/^\d+$/.test(part) || Number(part) < 1 || Number(part) > 64)) {
+    throw new BenchUsageError('Expected the "--limits-workers" option to list worker counts from 1 to 64, separated by commas');
+  }
+  return counts.map(Number);
+}
+
 export function usage(): string {
   const rows = OPTION_TABLE.map((o) => `  --${o.name.padEnd(16)} ${o.help} (default ${o.default})`);
   return `usage: npm run bench -- [options]\n${rows.join("\n")}`;
@@ -181,6 +202,10 @@ export function parseBenchArgs(argv: string[], cores: number): BenchOptions {
         "redis-url": { type: "string" },
         "pg-url": { type: "string" },
         "pg-max-docs": { type: "string" },
+        "limits-exits": { type: "string" },
+        "limits-budget": { type: "string" },
+        "limits-window-ms": { type: "string" },
+        "limits-workers": { type: "string" },
       },
     }));
   } catch (error) {
@@ -192,6 +217,11 @@ export function parseBenchArgs(argv: string[], cores: number): BenchOptions {
   if (values.direct && values.pipeline) throw new BenchUsageError('The "--direct" and "--pipeline" options exclude each other');
   const size = integer(values.size, 500_000, "size", 10);
   const phases = (values.phases ?? DEFAULT_PHASES.join(",")).split(",").map((p) => p.trim()).filter(Boolean);
+  const limitsExits = integer(values["limits-exits"], 8, "limits-exits", 2);
+  const limitsWorkers = workerCounts(values["limits-workers"]);
+  if (Math.max(...limitsWorkers) + 1 > limitsExits) {
+    throw new BenchUsageError('Expected "--limits-exits" to give the run and every worker of "--limits-workers" an exit of its own');
+  }
   for (const phase of phases) {
     if (!(PHASES as readonly string[]).includes(phase)) {
       throw new BenchUsageError(`Expected "--phases" to list phases out of: ${PHASES.join(", ")}`);
@@ -226,5 +256,9 @@ export function parseBenchArgs(argv: string[], cores: number): BenchOptions {
     redisUrl: url(values["redis-url"], "redis://127.0.0.1:6379", "redis-url", ["redis:", "rediss:"]),
     pgUrl: url(values["pg-url"], "postgres://postgres@127.0.0.1:5432/postgres", "pg-url", ["postgres:", "postgresql:"]),
     pgMaxDocs: values["pg-max-docs"] === undefined || values["pg-max-docs"] === "all" ? undefined : integer(values["pg-max-docs"], 0, "pg-max-docs", 1),
+    limitsExits,
+    limitsBudget: integer(values["limits-budget"], 100, "limits-budget", 1),
+    limitsWindowMs: integer(values["limits-window-ms"], 10_000, "limits-window-ms", 100),
+    limitsWorkers,
   };
 }

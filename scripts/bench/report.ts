@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { ablationTable, compareSummary } from "./ablation.js";
+import { ingestLimitsRows } from "./ingest-limits-rows.js";
 import type { LatencySummary } from "./latency.js";
 import type { BenchResults } from "./run.js";
 import type { CpuShares } from "./threads.js";
@@ -127,7 +128,7 @@ export function resultRows(r: BenchResults): Row[] {
   return rows;
 }
 
-/** Rows of the opt-in phases (mcp, workers, redis, dataset, pg-peer). */
+/** Rows of the opt-in phases (mcp, workers, redis, dataset, pg-peer, ingest-limits). */
 function optInRows(r: BenchResults, load: (phase: keyof BenchResults["load"]) => string): Row[] {
   const rows: Row[] = [];
   if (r.mcp) {
@@ -289,6 +290,7 @@ function optInRows(r: BenchResults, load: (phase: keyof BenchResults["load"]) =>
       rows.push({ section: s, metric: `ratio PostgreSQL ÷ ours, same ${p.common} queries`, value: `p99 ${p.p99Ratio.toFixed(1)}×, p50 ${p.p50Ratio.toFixed(1)}×`, target: "", verdict: "" });
     }
   }
+  if (r.ingestLimits) rows.push(...ingestLimitsRows(r.ingestLimits, load("ingest-limits")));
   return rows;
 }
 
@@ -350,30 +352,13 @@ export function markdownSection(r: BenchResults, rows: readonly Row[]): string {
 
 export const REPORT_HEADER = `# Benchmarks
 
-Written by \`npm run bench\` (scripts/bench.ts): the latest run of each corpus
-size and path, with its date, machine, commit and command. A new run replaces
-the section of its size and path (an opt-in phase run alone has a section of
-its own); earlier runs are in the git history of this file (\`git log -p
-BENCHMARKS.md\`). The machines were shared with other jobs, so each section
-gives the load average at the start of each phase: compare figures within one
-section. Why search is built as it is, and the measurements behind it:
-docs/search.md. What each phase measures, in full: scripts/bench/README.md; in
-short, by the number a row's section starts with:
+Written by \`npm run bench\` (scripts/bench.ts): the latest run of each corpus size and path, with its date, machine, commit and command (an opt-in phase run alone has a section of its own; earlier runs: \`git log -p BENCHMARKS.md\`). The machines were shared with other jobs: each section gives the load average at each phase's start, so compare figures within a section. Why search is built as it is: docs/search.md. Each phase in full: scripts/bench/README.md; in short, by the number a row's section starts with:
 
-- **1 corpus+artifacts**: the seeded synthetic corpus (\`pipeline/corpus\`), then the pipeline's build and publish.
-- **2 server**: \`server/main.ts\` as a child process: spawn to the first 200 from /healthz, RSS; mixed load from 4 clients.
-- **3 search**: \`--queries\` (240) seeded queries of 1-4 words (some filtered, some deep pages), 10 results, to the last byte;
-  FIRST pass = a freshly started server, repeated pass = the same set again (cached ranked heads).
-- **4 quality**: known items, a transcript and a 2-4 word run no other transcript holds, sent unquoted; hit = top 10.
-- **5 serving**: autocannon, 64 connections, the server against a bare node:http serving the same bytes; mean req/s.
-- **6 peers**: in-process on the same database and queries: the server's catalog, plain FTS5, FlexSearch in memory.
-- **7 MCP vs REST** (\`--phases mcp\`): the queries as \`search_transcripts\` over POST /mcp and as GET /v1/search.
-- **8 workers** (\`--phases workers\`): WORKERS=1 and 2 in alternated rounds, result cache off: first pass, warm-up,
-  throughput over a timed run, where the CPU went.
-- **9 serving with Redis** (\`--phases redis\`): GET /v1/transcript as in 5, the rate limit counted in Redis.
-- **10 dataset** (\`--phases dataset\`): export as Parquet and JSON Lines, and \`build --input\` of the Parquet export.
-- **11 PostgreSQL peer** (\`--phases pg-peer\`): PostgreSQL's full-text search over the same transcripts and queries.
-
+- **1 corpus+artifacts**: the seeded synthetic corpus (\`pipeline/corpus\`), then the pipeline's build and publish. **2 server**: \`server/main.ts\` as a child process: spawn to the first 200 from /healthz, RSS; mixed load from 4 clients.
+- **3 search**: \`--queries\` (240) seeded queries of 1-4 words (some filtered, some deep pages), 10 results, to the last byte; FIRST pass = a freshly started server, repeated pass = the same set again (cached ranked heads). **4 quality**: known items, a transcript and a 2-4 word run no other transcript holds, sent unquoted; hit = top 10.
+- **5 serving**: autocannon, 64 connections, the server against a bare node:http serving the same bytes; mean req/s. **6 peers**: in-process on the same database and queries: the server's catalog, plain FTS5, FlexSearch in memory.
+- Opt-in (\`--phases\`): **7 MCP vs REST** (\`mcp\`): the queries as \`search_transcripts\` over POST /mcp and as GET /v1/search. **8 workers**: WORKERS=1 and 2 in alternated rounds, result cache off: first pass, warm-up, throughput over a timed run, where the CPU went. **9 serving with Redis** (\`redis\`): GET /v1/transcript as in 5, the rate limit counted in Redis.
+- Opt-in: **10 dataset**: export as Parquet and JSON Lines, and \`build --input\` of the Parquet export. **11 PostgreSQL peer** (\`pg-peer\`): PostgreSQL's full-text search over the same transcripts and queries. **12 ingestion under limits** (\`ingest-limits\`): crawl and fetch through exits the stand-in limits, by \`run\` and workers on a shared queue.
 `;
 
 /** The opt-in phases: the results' field, the phase, its section's title, and the number its rows' section starts with. */
@@ -383,11 +368,13 @@ const OPT_IN_PARTS = [
   { field: "redis", phase: "redis", title: "serving with Redis", number: 9 },
   { field: "dataset", phase: "dataset", title: "dataset export", number: 10 },
   { field: "pgPeer", phase: "pg-peer", title: "PostgreSQL peer", number: 11 },
+  { field: "ingestLimits", phase: "ingest-limits", title: "ingestion under limits", number: 12 },
 ] as const;
 
 /** One section per size and path (the direct build and the full pipeline give different artifact sets). */
 export function sectionHeading(r: BenchResults): string {
-  const mode = r.build?.mode === "pipeline" ? "full pipeline" : r.build?.mode === "direct" ? "direct build" : "artifact set reused";
+  // The ingest-limits phase crawls and fetches through the stand-in without a set of its own: the full pipeline's path.
+  const mode = r.build?.mode === "pipeline" || (!r.build && r.ingestLimits) ? "full pipeline" : r.build?.mode === "direct" ? "direct build" : "artifact set reused";
   // An ablation run on its own has a section of its own, beside the full run's; so has each opt-in phase run without the full run (reportParts).
   const optIn = OPT_IN_PARTS.filter((part) => r[part.field] !== undefined);
   const alone = optIn.length === 1 ? `, ${optIn[0]!.title}` : optIn.length > 1 ? ", opt-in phases" : "";

@@ -37,6 +37,7 @@ import { compareWorkers, waitForWorkers, type WorkersComparison } from "./worker
 import { measureDataset, type DatasetFigures } from "./dataset.js";
 import { comparePostgres, type PgPeerFigures } from "./pg-peer.js";
 import { reachable, withoutCredentials } from "./reachable.js";
+import { measureIngestLimits, type IngestLimitsFigures } from "./ingest-limits.js";
 
 export interface SearchFigures {
   queries: number;
@@ -83,6 +84,8 @@ export interface BenchResults {
   dataset?: DatasetFigures;
   /** PostgreSQL full-text search beside ours (pg-peer.ts); `skipped` when PostgreSQL did not answer. */
   pgPeer?: PgPeerFigures | { url: string; skipped: string };
+  /** Crawl and fetch through the stand-in's limits with workers (ingest-limits.ts); `skipped` when PostgreSQL did not answer. */
+  ingestLimits?: IngestLimitsFigures | { url: string; skipped: string };
   /** Wall time of each phase, seconds. */
   phaseSeconds?: Partial<Record<Phase, number>>;
 }
@@ -112,16 +115,17 @@ export async function runBench(options: BenchOptions, command: string, log: (lin
   };
   const save = () => writeFile(layout.results, JSON.stringify(results, null, 2) + "\n");
 
-  // (1) corpus and artifacts
+  // (1) corpus and artifacts; the ingest-limits phase crawls the corpus itself and needs no set.
   if (has("corpus")) mark("corpus");
-  results.build = await ensureArtifactSet(options, layout, has("corpus"), log);
+  const needSet = options.phases.some((phase) => phase !== "ingest-limits");
+  results.build = needSet ? await ensureArtifactSet(options, layout, has("corpus"), log) : undefined;
   await save();
   const artifactsDir = dataDirLayout(layout.dataDir).current;
   const databasePath = join(artifactsDir, ARTIFACT_FILES.database);
 
   const needServer = (["server", "search", "recall", "serving", "soak"] as const).some(has);
   const ownServers = (["ablation", "compare", "mcp", "workers", "redis"] as const).some(has);
-  const queries = needServer || ownServers || has("peers") || has("pg-peer") ? buildQuerySet(databasePath, options.queries, options.seed) : [];
+  const queries = needSet && (needServer || ownServers || has("peers") || has("pg-peer")) ? buildQuerySet(databasePath, options.queries, options.seed) : [];
   await writeFile(join(layout.root, "queries.json"), JSON.stringify(queries, null, 1) + "\n");
 
   const apiKey = needServer || ownServers ? benchKey(layout.dataDir) : "";
@@ -364,6 +368,30 @@ export async function runBench(options: BenchOptions, command: string, log: (lin
       results.pgPeer = await comparePostgres({ artifactsDir, queries, adminUrl: options.pgUrl, maxDocs: options.pgMaxDocs, budgetSeconds: options.peerBudgetSeconds, log });
     }
     took("pg-peer");
+    await save();
+  }
+  if (has("ingest-limits")) {
+    mark("ingest-limits");
+    const url = withoutCredentials(options.pgUrl);
+    if (!(await reachable(options.pgUrl, 5432))) {
+      results.ingestLimits = { url, skipped: `no PostgreSQL answered at ${url}` };
+      log(`skipped the ingest-limits phase: no PostgreSQL answered at ${url}`);
+    } else {
+      results.ingestLimits = await measureIngestLimits({
+        size: options.size,
+        seed: options.seed,
+        exits: options.limitsExits,
+        budget: options.limitsBudget,
+        windowMs: options.limitsWindowMs,
+        coolDownMs: 10_000,
+        workers: options.limitsWorkers,
+        adminUrl: options.pgUrl,
+        dir: join(layout.root, "ingest-limits"),
+        logsDir: layout.logs,
+        log,
+      });
+    }
+    took("ingest-limits");
     await save();
   }
   mark("end");

@@ -46,6 +46,8 @@ export interface StandinStats {
   total: number;
   byEndpoint: Record<Endpoint, number>;
   byVideo: Record<string, VideoRequestCounts>;
+  /** The same, counting only requests the limits let through (not answered with a block): what the client was actually served. */
+  servedByVideo: Record<string, VideoRequestCounts>;
   /** Requests to unknown routes. */
   unknown: number;
   /** Bytes actually written for `huge-body` faults (shows the client stopped reading). */
@@ -123,6 +125,7 @@ export async function startStandin(options: StandinOptions): Promise<Standin> {
     // Wall-clock time, not `now` (tests pin that one for stable caption expiries).
     const admission = limits.admit(clientAddress(req.socket.remoteAddress), endpoint, Date.now());
     if (admission.blocked) return send(res, blockReply(admission.block, files, url), origin);
+    countVideo(stats.servedByVideo, endpoint, videoId);
 
     const hasConsent = /(^|;\s*)CONSENT=YES\+/.test(req.headers.cookie ?? "");
     const fault = faults.take(endpoint, (f) => f.kind !== "consent" || f.ignoreCookie === true || !hasConsent);
@@ -255,6 +258,7 @@ function createStats(): StandinStats {
     total: 0,
     byEndpoint: Object.fromEntries(ENDPOINTS.map((e) => [e, 0])) as Record<Endpoint, number>,
     byVideo: {},
+    servedByVideo: {},
     unknown: 0,
     hugeBodyBytesSent: 0,
     reset() {
@@ -263,6 +267,7 @@ function createStats(): StandinStats {
       stats.hugeBodyBytesSent = 0;
       for (const endpoint of ENDPOINTS) stats.byEndpoint[endpoint] = 0;
       for (const key of Object.keys(stats.byVideo)) delete stats.byVideo[key];
+      for (const key of Object.keys(stats.servedByVideo)) delete stats.servedByVideo[key];
     },
   };
   return stats;
@@ -270,8 +275,12 @@ function createStats(): StandinStats {
 
 function countRequest(stats: StandinStats, endpoint: Endpoint, videoId: string | undefined): void {
   stats.byEndpoint[endpoint]++;
+  countVideo(stats.byVideo, endpoint, videoId);
+}
+
+function countVideo(byVideo: Record<string, VideoRequestCounts>, endpoint: Endpoint, videoId: string | undefined): void {
   if (videoId === undefined || (endpoint !== "watch" && endpoint !== "player" && endpoint !== "timedtext")) return;
-  const counts = (stats.byVideo[videoId] ??= { watch: 0, player: 0, timedtext: 0 });
+  const counts = (byVideo[videoId] ??= { watch: 0, player: 0, timedtext: 0 });
   counts[endpoint]++;
 }
 

@@ -7,6 +7,9 @@
 import { describe, expect, it } from "vitest";
 import { ExitPool, ExitsResting, type ExitClock } from "../../pipeline/youtube/index.js";
 import { describeExits } from "../../pipeline/youtube/exits/describe-exits.js";
+import { DEFAULT_EXIT_POLICY } from "../../pipeline/youtube/exits/exit-policy.js";
+import { claimOn } from "../../pipeline/youtube/exits/exit-rules.js";
+import { emptyRecord } from "../../pipeline/youtube/exits/exit-state-store.js";
 
 class ManualClock implements ExitClock {
   #now = 1_000_000;
@@ -75,6 +78,20 @@ describe("pacing and in flight", () => {
       await next.state.lease.settle({ kind: "answered" });
     }
     expect(starts).toEqual([0, 1_000, 2_000]);
+  });
+
+  it("keeps its pace when a start comes late for its slot (a busy host's late timer), and earns no burst from a pause", () => {
+    const policy = { ...DEFAULT_EXIT_POLICY, requestsPerMinute: 60 };
+    const record = emptyRecord();
+    expect(claimOn(record, 0, policy).granted).toBe(true);
+    // 300 ms late for the slot at 1 s: the next slot is still at 2 s, not 2.3 s.
+    expect(claimOn(record, 1_300, policy).granted).toBe(true);
+    expect(claimOn(record, 1_999, policy)).toMatchObject({ granted: false, readyAt: 2_000, reason: "pacing" });
+    expect(claimOn(record, 2_000, policy).granted).toBe(true);
+    // Idle from 3 s to 9 s: the pace starts again from 9 s, with no catching up.
+    expect(claimOn(record, 9_000, policy).granted).toBe(true);
+    expect(claimOn(record, 9_500, policy)).toMatchObject({ granted: false, readyAt: 10_000 });
+    expect(record.sent).toBe(4);
   });
 
   it("holds a caller while the exit has maxInFlight requests out, and lets it go when one settles", async () => {

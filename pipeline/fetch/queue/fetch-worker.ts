@@ -18,6 +18,7 @@
  * abandoned and given back at once. With `untilEmpty` the worker stops by
  * itself once no job is queued, waiting or leased anywhere.
  */
+import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";
 import type { YouTubeClient } from "../../youtube/index.js";
 import { realSleep } from "../../youtube/blocked-retry.js";
@@ -79,6 +80,8 @@ export function startFetchWorker(options: FetchWorkerOptions): FetchWorker {
   const stopping = new AbortController();
   /** Aborted by stop({ release }): in-flight fetches stop. */
   const releasing = new AbortController();
+  // Every slot's fetch and idle wait listen on these, a few listeners each: past Node's default of 10 from a concurrency of 4 or so.
+  setMaxListeners(Math.max(10, 4 * options.concurrency), stopping.signal, releasing.signal);
 
   const ended = (outcome: WorkerOutcome): void => {
     counts[outcome.kind === "resumed" ? "resumed" : outcome.kind]++;

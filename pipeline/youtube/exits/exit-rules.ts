@@ -14,10 +14,13 @@ export function claimOn(record: ExitRecord, now: number, policy: ExitPolicy): Cl
     probe = true;
   }
   if (now < record.coolingUntil) return { granted: false, readyAt: record.coolingUntil, reason: "cooling" };
-  const paced = record.lastSentAt + spacingMs(policy);
+  const spacing = spacingMs(policy);
+  const paced = record.lastSentAt + spacing;
   if (record.sent > 0 && now < paced) return { granted: false, readyAt: paced, reason: "pacing" };
+  // A start a little late for its slot (a timer that fired late on a busy host) keeps the slot's time, so
+  // lateness does not add up to a slower pace; a start after a pause counts from now, so a pause earns no burst.
+  record.lastSentAt = record.sent > 0 && now - paced < spacing ? paced : now;
   record.sent++;
-  record.lastSentAt = now;
   if (probe) record.probing = true;
   return { granted: true, probe };
 }
