@@ -15,7 +15,8 @@
  * candidates and the crawl has finished.
  */
 import PQueue from "p-queue";
-import { realSleep, backoffDelay, type Sleep } from "../youtube/blocked-retry.js";
+import { backoffDelay } from "../youtube/blocked-retry.js";
+import { realSleep, type Sleep } from "../youtube/exits/exit-clock.js";
 import { isYouTubeError, YouTubeError, type YouTubeClient } from "../youtube/index.js";
 import type { VideoRecord } from "../artifact/contract/index.js";
 import type { FetchCandidate, PipelineState } from "../state/open-state.js";
