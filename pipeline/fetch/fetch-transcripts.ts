@@ -72,9 +72,8 @@ export interface CrawlFeed {
   next(): Promise<void>;
 }
 
-export interface FetchResult {
-  /** Videos that wanted a transcript during the stage, fetched or not (e.g. past --limit). */
-  candidates: number;
+/** What the fetch did to the videos it tried; a run's summary reports these as they are. */
+export interface FetchCounts {
   attempted: number;
   fetched: number;
   /** Recorded, not retried before the configured age: code → count. */
@@ -83,6 +82,11 @@ export interface FetchResult {
   failed: Record<string, number>;
   /** Fetches YouTube blocked that went back to be fetched again. */
   requeued: number;
+}
+
+export interface FetchResult extends FetchCounts {
+  /** Videos that wanted a transcript during the stage, fetched or not (e.g. past --limit). */
+  candidates: number;
 }
 
 const PAGE = 500;
