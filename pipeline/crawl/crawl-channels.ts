@@ -94,7 +94,7 @@ export async function crawlChannels(options: CrawlOptions): Promise<CrawlResult>
 
 async function crawlOne(entry: ChannelListEntry, options: CrawlOptions, result: CrawlResult): Promise<boolean> {
   if (entry.playlistId !== undefined) return crawlPlaylist(entry, entry.playlistId, options, result);
-  const { client, signal, state } = options;
+  const { client, signal } = options;
   let channelId = entry.channelId;
   let title: string | undefined;
   let handle: string | undefined;
@@ -102,10 +102,7 @@ async function crawlOne(entry: ChannelListEntry, options: CrawlOptions, result: 
     const resolved = await client.resolveChannel(entry.input, { signal });
     ({ channelId, title, handle } = resolved);
   }
-  if (options.recrawlAfterMs > 0) {
-    const last = state?.channelCrawledAt(channelId);
-    if (last && options.now().getTime() - Date.parse(last) < options.recrawlAfterMs) return false;
-  }
+  if (crawledRecently(channelId, options)) return false;
 
   let feed = new Map<string, FeedEntry>();
   try {
@@ -117,41 +114,66 @@ async function crawlOne(entry: ChannelListEntry, options: CrawlOptions, result: 
   }
 
   const stream = client.listChannelVideos(channelId, { signal });
+  const nowMs = options.now().getTime();
+  async function* videos(): AsyncIterable<CrawledVideo> {
+    for await (const item of stream) {
+      const exact = feed.get(item.videoId);
+      const publishedAt = exact?.publishedAt ?? approximatePublishedAt(item.publishedText, nowMs);
+      yield {
+        videoId: item.videoId,
+        channelId: channelId!,
+        title: item.title,
+        viewCount: exact?.viewCount ?? item.viewCount,
+        publishedAt,
+        approximate: exact === undefined,
+      };
+    }
+  }
+  const saveChannel = async (): Promise<void> => {
+    const metadata = stream.metadata;
+    handle ??= /\/(@[^/?#]+)/.exec(metadata?.vanityChannelUrl ?? "")?.[1];
+    title ??= metadata?.title;
+    await options.writes?.saveChannel({ channelId: channelId!, input: entry.input, ...(title ? { title } : {}), ...(handle ? { handle } : {}) }, options.now());
+  };
+  const count = await writeInPages(videos(), saveChannel, options, result);
+  await options.writes?.saveChannelCrawled(channelId, count, options.now());
+  return true;
+}
+
+/** Whether the channel or playlist had a complete crawl younger than `recrawlAfterMs` (then it is skipped). */
+function crawledRecently(id: string, options: CrawlOptions): boolean {
+  if (options.recrawlAfterMs <= 0) return false;
+  const last = options.state?.channelCrawledAt(id);
+  if (!last) return false;
+  return options.now().getTime() - Date.parse(last) < options.recrawlAfterMs;
+}
+
+/**
+ * Writes a crawl's videos a page at a time and returns how many there were.
+ * The source's row is saved once, at the first page (or at the end when it
+ * has none), so what it reads from the stream (title, handle) is known by then.
+ */
+async function writeInPages(videos: AsyncIterable<CrawledVideo>, saveSource: () => Promise<void>, options: CrawlOptions, result: CrawlResult): Promise<number> {
   let batch: CrawledVideo[] = [];
   let count = 0;
-  let channelSaved = false;
-  const { writes } = options;
+  let sourceSaved = false;
   const flush = async (): Promise<void> => {
-    if (!channelSaved) {
-      const metadata = stream.metadata;
-      handle ??= /\/(@[^/?#]+)/.exec(metadata?.vanityChannelUrl ?? "")?.[1];
-      title ??= metadata?.title;
-      await writes?.saveChannel({ channelId: channelId!, input: entry.input, ...(title ? { title } : {}), ...(handle ? { handle } : {}) }, options.now());
-      channelSaved = true;
+    if (!sourceSaved) {
+      await saveSource();
+      sourceSaved = true;
     }
     if (batch.length === 0) return;
     const page = batch;
     batch = [];
     await writePage(page, options, result);
   };
-  const nowMs = options.now().getTime();
-  for await (const item of stream) {
-    const exact = feed.get(item.videoId);
-    const publishedAt = exact?.publishedAt ?? approximatePublishedAt(item.publishedText, nowMs);
-    batch.push({
-      videoId: item.videoId,
-      channelId,
-      title: item.title,
-      viewCount: exact?.viewCount ?? item.viewCount,
-      publishedAt,
-      approximate: exact === undefined,
-    });
+  for await (const video of videos) {
+    batch.push(video);
     count++;
     if (batch.length >= PAGE) await flush();
   }
   await flush();
-  await writes?.saveChannelCrawled(channelId, count, options.now());
-  return true;
+  return count;
 }
 
 /** A crawled page of videos written to the state (counted as new against it in a dry run). */
@@ -168,33 +190,20 @@ async function writePage(page: CrawledVideo[], options: CrawlOptions, result: Cr
 
 /** A playlist's videos, each under its uploader's channel; dates approximate until the fetch reads the watch page (playlists have no feed here). */
 async function crawlPlaylist(entry: ChannelListEntry, playlistId: string, options: CrawlOptions, result: CrawlResult): Promise<boolean> {
-  const { client, signal, state, writes } = options;
-  if (options.recrawlAfterMs > 0) {
-    const last = state?.channelCrawledAt(playlistId);
-    if (last && options.now().getTime() - Date.parse(last) < options.recrawlAfterMs) return false;
-  }
+  const { client, signal, writes } = options;
+  if (crawledRecently(playlistId, options)) return false;
   const stream = client.listPlaylistVideos(playlistId, { signal });
-  let batch: CrawledVideo[] = [];
-  let count = 0;
-  let saved = false;
-  const flush = async (): Promise<void> => {
-    if (!saved) {
-      await writes?.saveChannel({ channelId: playlistId, input: entry.input, ...(stream.title ? { title: stream.title } : {}) }, options.now());
-      saved = true;
-    }
-    if (batch.length === 0) return;
-    const page = batch;
-    batch = [];
-    await writePage(page, options, result);
-  };
   const nowMs = options.now().getTime();
-  for await (const item of stream) {
-    const publishedAt = approximatePublishedAt(item.publishedText, nowMs);
-    batch.push({ videoId: item.videoId, channelId: item.channelId, title: item.title, viewCount: item.viewCount, publishedAt, approximate: true });
-    count++;
-    if (batch.length >= PAGE) await flush();
+  async function* videos(): AsyncIterable<CrawledVideo> {
+    for await (const item of stream) {
+      const publishedAt = approximatePublishedAt(item.publishedText, nowMs);
+      yield { videoId: item.videoId, channelId: item.channelId, title: item.title, viewCount: item.viewCount, publishedAt, approximate: true };
+    }
   }
-  await flush();
+  const savePlaylist = async (): Promise<void> => {
+    await writes?.saveChannel({ channelId: playlistId, input: entry.input, ...(stream.title ? { title: stream.title } : {}) }, options.now());
+  };
+  const count = await writeInPages(videos(), savePlaylist, options, result);
   if (stream.unavailable > 0) options.log(`playlist ${playlistId}: ${stream.unavailable} private or deleted videos skipped`);
   await writes?.saveChannelCrawled(playlistId, count, options.now());
   return true;

@@ -15,7 +15,8 @@
  * candidates and the crawl has finished.
  */
 import PQueue from "p-queue";
-import { realSleep, backoffDelay, type Sleep } from "../youtube/blocked-retry.js";
+import { backoffDelay } from "../youtube/blocked-retry.js";
+import { realSleep, type Sleep } from "../youtube/exits/exit-clock.js";
 import { isYouTubeError, YouTubeError, type YouTubeClient } from "../youtube/index.js";
 import type { VideoRecord } from "../artifact/contract/index.js";
 import type { FetchCandidate, PipelineState } from "../state/open-state.js";
@@ -71,9 +72,8 @@ export interface CrawlFeed {
   next(): Promise<void>;
 }
 
-export interface FetchResult {
-  /** Videos that wanted a transcript during the stage, fetched or not (e.g. past --limit). */
-  candidates: number;
+/** What the fetch did to the videos it tried; a run's summary reports these as they are. */
+export interface FetchCounts {
   attempted: number;
   fetched: number;
   /** Recorded, not retried before the configured age: code → count. */
@@ -82,6 +82,11 @@ export interface FetchResult {
   failed: Record<string, number>;
   /** Fetches YouTube blocked that went back to be fetched again. */
   requeued: number;
+}
+
+export interface FetchResult extends FetchCounts {
+  /** Videos that wanted a transcript during the stage, fetched or not (e.g. past --limit). */
+  candidates: number;
 }
 
 const PAGE = 500;

@@ -7,6 +7,7 @@ import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import type { ExitView } from "../youtube/index.js";
 import type { PublishedBuild } from "../build/build-and-publish.js";
 import type { ChannelFailure, CrawlResult } from "../crawl/crawl-channels.js";
+import type { FetchCounts } from "../fetch/fetch-transcripts.js";
 import type { DataDirLayout } from "../artifact/layout/index.js";
 import { EXIT } from "../command/exit-codes.js";
 import { PublishRefused } from "../publish/publish-guard.js";
@@ -20,19 +21,8 @@ export interface RunSummary {
   durationSeconds: number;
   channels: { listed: number; crawled: number; skipped: number; failed: ChannelFailure[] };
   videos: { seen: number; new: number };
-  transcripts: {
-    /** Wanting a transcript at the start of the fetch stage. */
-    wanted: number;
-    attempted: number;
-    fetched: number;
-    /** Recorded with reason and time; not retried before the configured age. */
-    permanent: Record<string, number>;
-    /** Failed after retries; the next run tries again. */
-    failed: Record<string, number>;
-    /** Fetches YouTube blocked that went back and were fetched again (or left for the next run). */
-    requeued: number;
-    perSecond: number;
-  };
+  /** The fetch's counts, with how many wanted a transcript at the start of the fetch stage and the rate fetched. */
+  transcripts: FetchCounts & { wanted: number; perSecond: number };
   /** Each exit at the end of the fetch: requests sent, blocked and failed, and whether it is cooling or out. */
   exits: ExitView[];
   build: (Omit<PublishedBuild, "seconds"> & { seconds: number }) | null;

@@ -10,8 +10,6 @@
 import { YouTubeError } from "./errors.js";
 import { ExitsResting } from "./exits/exits-resting.js";
 
-export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
-
 export interface BlockedRetryOptions {
   maxBlockedRetries: number;
 }
@@ -33,20 +31,3 @@ export function backoffDelay(attempt: number, options: { backoffBaseMs: number; 
   const jittered = exponential * (1 + 0.5 * options.random());
   return Math.min(options.backoffMaxMs, Math.round(jittered));
 }
-
-export const realSleep: Sleep = (ms, signal) =>
-  new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });

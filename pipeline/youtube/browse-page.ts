@@ -4,6 +4,7 @@
  * continuation token, and the channel's own metadata.
  */
 import { asArray, asString, dig, textOf } from "./client-context.js";
+import { continuationItems } from "./continuation-items.js";
 import { isViewCountText, parseViewCount } from "./view-count.js";
 
 export interface ChannelVideo {
@@ -49,10 +50,7 @@ export function readBrowsePage(json: unknown): BrowsePage {
 
 /** Grid entries of a first page (the selected tab with a grid) or of a continuation. */
 function pageEntries(json: unknown): unknown[] {
-  const appended = asArray(dig(json, "onResponseReceivedActions")).flatMap((action) => [
-    ...asArray(dig(action, "appendContinuationItemsAction", "continuationItems")),
-    ...asArray(dig(action, "reloadContinuationItemsCommand", "continuationItems")),
-  ]);
+  const appended = continuationItems(json);
   if (appended.length > 0) return appended;
   const tabs = asArray(dig(json, "contents", "twoColumnBrowseResultsRenderer", "tabs"));
   const grids = tabs

@@ -3,10 +3,10 @@
  * Iterating sends requests lazily, so a caller that stops early (or hits a
  * video it already has) costs no further calls.
  */
+import { browsePages } from "./browse-pages.js";
 import type { ClientContext } from "./client-context.js";
 import { YouTubeError } from "./errors.js";
 import { readBrowsePage, type ChannelMetadata, type ChannelVideo } from "./browse-page.js";
-import { postWeb } from "./innertube-web.js";
 
 /** `params` of the Videos tab, as the WEB client sends it. */
 export const VIDEOS_TAB_PARAMS = "EgZ2aWRlb3PyBgQKAjoA";
@@ -44,13 +44,10 @@ export class ChannelVideoStream implements AsyncIterable<ChannelVideo> {
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<ChannelVideo> {
-    const seenTokens = new Set<string>();
-    let payload: Record<string, unknown> = { browseId: this.#channelId, params: VIDEOS_TAB_PARAMS };
-    for (;;) {
-      const { json, usedProxy } = await postWeb(this.#ctx, "browse", payload, this.#signal);
+    const first = { browseId: this.#channelId, params: VIDEOS_TAB_PARAMS };
+    for await (const { page, usedProxy } of browsePages({ ctx: this.#ctx, first, read: readBrowsePage, signal: this.#signal })) {
       this.#pages++;
       this.#usedProxy ||= usedProxy;
-      const page = readBrowsePage(json);
       if (this.#pages === 1) {
         if (!page.metadata && page.items.length === 0) {
           throw new YouTubeError("upstream_unparsable", "The channel's Videos tab has neither metadata nor items", { usedProxy });
@@ -58,10 +55,6 @@ export class ChannelVideoStream implements AsyncIterable<ChannelVideo> {
         this.#metadata = page.metadata;
       }
       yield* page.items;
-      // A repeated token would loop forever; YouTube has been seen to send one at the end.
-      if (!page.continuation || seenTokens.has(page.continuation)) return;
-      seenTokens.add(page.continuation);
-      payload = { continuation: page.continuation };
     }
   }
 }

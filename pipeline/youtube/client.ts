@@ -3,13 +3,13 @@
  * fetch. Every URL it requests is built on `origin`, so the same code runs
  * against youtube.com and against the local stand-in.
  */
-import { withBlockedRetries, type Sleep } from "./blocked-retry.js";
+import { withBlockedRetries } from "./blocked-retry.js";
 import { channelFeed, type FeedEntry } from "./channel-feed.js";
 import { resolveChannel, type ResolvedChannel } from "./channel-resolve.js";
 import { ChannelVideoStream, type ListChannelVideosOptions } from "./channel-videos.js";
 import type { ClientContext } from "./client-context.js";
 import { fetchTranscript, type FetchTranscriptOptions, type FetchTranscriptResult } from "./fetch-transcript.js";
-import { sleepClock } from "./exits/exit-clock.js";
+import { sleepClock, type Sleep } from "./exits/exit-clock.js";
 import type { ExitPolicy } from "./exits/exit-policy.js";
 import { ExitPool } from "./exits/exit-pool.js";
 import { HttpTransport } from "./http-transport.js";

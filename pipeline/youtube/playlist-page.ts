@@ -9,6 +9,7 @@
  */
 import { CHANNEL_ID_PATTERN } from "../artifact/contract/index.js";
 import { asArray, asString, dig, textOf } from "./client-context.js";
+import { continuationItems } from "./continuation-items.js";
 import { isViewCountText, parseViewCount } from "./view-count.js";
 
 export interface PlaylistVideo {
@@ -74,10 +75,7 @@ export function readPlaylistPage(json: unknown): PlaylistPage {
 }
 
 function pageEntries(json: unknown): unknown[] {
-  const appended = asArray(dig(json, "onResponseReceivedActions")).flatMap((action) => [
-    ...asArray(dig(action, "appendContinuationItemsAction", "continuationItems")),
-    ...asArray(dig(action, "reloadContinuationItemsCommand", "continuationItems")),
-  ]);
+  const appended = continuationItems(json);
   if (appended.length > 0) return appended;
   const tabs = asArray(dig(json, "contents", "twoColumnBrowseResultsRenderer", "tabs"));
   const tab = tabs.find((t) => dig(t, "tabRenderer", "selected") === true) ?? tabs[0];

@@ -1,12 +1,12 @@
 /**
  * A playlist's videos, page by page: `browse` with browse id `VL` + the
- * playlist id, then its continuation tokens, lazily like a channel's Videos
- * tab (channel-videos.ts). A playlist names no channel of its own: each
+ * playlist id, then its continuation tokens, lazily (browse-pages.ts) like a
+ * channel's Videos tab. A playlist names no channel of its own: each
  * video carries its uploader's channel id.
  */
+import { browsePages } from "./browse-pages.js";
 import type { ClientContext } from "./client-context.js";
 import { YouTubeError } from "./errors.js";
-import { postWeb } from "./innertube-web.js";
 import { readPlaylistPage, type PlaylistVideo } from "./playlist-page.js";
 
 /** A playlist id as written alone: a user playlist (PL), a channel's uploads (UU), favourites (FL) or an album (OLAK5uy_). */
@@ -56,12 +56,9 @@ export class PlaylistVideoStream implements AsyncIterable<PlaylistVideo> {
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<PlaylistVideo> {
-    const seenTokens = new Set<string>();
-    let payload: Record<string, unknown> = { browseId: `VL${this.#playlistId}` };
-    for (;;) {
-      const { json, usedProxy } = await postWeb(this.#ctx, "browse", payload, this.#signal);
+    const first = { browseId: `VL${this.#playlistId}` };
+    for await (const { page, usedProxy } of browsePages({ ctx: this.#ctx, first, read: readPlaylistPage, signal: this.#signal })) {
       this.#pages++;
-      const page = readPlaylistPage(json);
       if (this.#pages === 1) {
         if (page.alert !== undefined) throw new YouTubeError("channel_not_found", `YouTube does not list the playlist: ${page.alert}`, { usedProxy });
         if (page.title === undefined && page.items.length === 0 && page.unavailable === 0) {
@@ -71,9 +68,6 @@ export class PlaylistVideoStream implements AsyncIterable<PlaylistVideo> {
       }
       this.#unavailable += page.unavailable;
       yield* page.items;
-      if (!page.continuation || seenTokens.has(page.continuation)) return;
-      seenTokens.add(page.continuation);
-      payload = { continuation: page.continuation };
     }
   }
 }

@@ -24,10 +24,16 @@ export interface ExitProxyOptions {
   /** Where the proxy listens. Default 127.0.0.1, port 0. */
   host?: string;
   port?: number;
+  /**
+   * Told the method and path (no query) of each request carried, so a test
+   * can see which call left through which exit: a forwarded request's own
+   * line, a tunnel's first request line.
+   */
+  onRequest?: (requestLine: string) => void;
 }
 
 export async function startExitProxy(options: ExitProxyOptions): Promise<ExitProxy> {
-  const { localAddress } = options;
+  const { localAddress, onRequest } = options;
   let requests = 0;
   const sockets = new Set<Socket>();
   const track = (socket: Socket): void => {
@@ -43,6 +49,7 @@ export async function startExitProxy(options: ExitProxyOptions): Promise<ExitPro
       return;
     }
     requests++;
+    onRequest?.(`${req.method} ${target.pathname}`);
     const upstream = httpRequest(
       { host: target.hostname, port: target.port || 80, path: target.pathname + target.search, method: req.method, headers: req.headers, localAddress },
       (answer) => {
@@ -62,6 +69,14 @@ export async function startExitProxy(options: ExitProxyOptions): Promise<ExitPro
       established = true;
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
       if (head.length > 0) upstream.write(head);
+      if (onRequest) {
+        const tell = (chunk: Buffer): void => {
+          const [method, target] = (chunk.toString("latin1").split("\r\n")[0] ?? "").split(" ");
+          onRequest(`${method} ${(target ?? "").split("?")[0]}`);
+        };
+        if (head.length > 0) tell(head);
+        else client.once("data", tell);
+      }
       upstream.pipe(client);
       client.pipe(upstream);
     });

@@ -14,7 +14,7 @@
 import { hostname } from "node:os";
 import PgBoss from "pg-boss";
 import pg from "pg";
-import { realSleep } from "../../youtube/blocked-retry.js";
+import { realSleep } from "../../youtube/exits/exit-clock.js";
 import { FETCH_RESULTS_DDL } from "./fetch-results.js";
 import { fetchJobId } from "./job-key.js";
 

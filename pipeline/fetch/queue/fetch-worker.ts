@@ -21,7 +21,7 @@
 import { setMaxListeners } from "node:events";
 import { hostname } from "node:os";
 import type { YouTubeClient } from "../../youtube/index.js";
-import { realSleep } from "../../youtube/blocked-retry.js";
+import { realSleep } from "../../youtube/exits/exit-clock.js";
 import { resultJobOf, saveFetchResult, type FetchResultOutcome, type FetchResultRow } from "./fetch-results.js";
 import type { FetchJob, FetchQueue } from "./fetch-queue.js";
 import { fetchVideo } from "./fetch-video.js";

@@ -3,7 +3,12 @@
  * on a manual clock. `sleepClock` turns an injected `sleep` that may not
  * really wait (tests that only record delays) into a clock that moves only
  * by what was slept, so the waits it asks for are exact and repeatable.
+ * `realSleep` is the one abortable wait the client, the fetch and its queue
+ * wait with too.
  */
+/** Waits `ms`, or rejects with the signal's reason when it aborts. */
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
 export interface ExitClock {
   now(): number;
   /** Resolves after `ms`, or rejects with the signal's reason when it aborts. */
@@ -31,7 +36,7 @@ export function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
 export const REAL_CLOCK: ExitClock = { now: () => Date.now(), sleep: realSleep };
 
 /** A clock on `sleep` alone: it starts at the wall time and moves only by what was slept. */
-export function sleepClock(sleep: (ms: number, signal?: AbortSignal) => Promise<void>): ExitClock {
+export function sleepClock(sleep: Sleep): ExitClock {
   let now = Date.now();
   return {
     now: () => now,
