@@ -117,9 +117,11 @@ describe.each([
     );
     expect(starts).toHaveLength(10);
     starts.sort((a, b) => a - b);
-    const gaps = starts.slice(1).map((at, i) => at - starts[i]!);
-    // Each start was granted at least 100 ms after the one before, whichever pool claimed it (Redis's clock, moved onto ours, may differ by a ms or two).
-    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(97);
+    // The n-th start, whichever pool claimed it, was granted no earlier than its slot n × 100 ms after the first:
+    // a start late for its slot keeps the slot's time, so two may fall closer than 100 ms, but none runs ahead
+    // (Redis's clock, moved onto ours, may differ by a ms or two).
+    const ahead = starts.map((at, n) => starts[0]! + n * 100 - at);
+    expect(Math.max(...ahead)).toBeLessThanOrEqual(3);
   });
 
   it.skipIf(skip)("keeps two hosts' direct routes apart, and names no credentials", async () => {
