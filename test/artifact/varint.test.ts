@@ -46,6 +46,7 @@ describe("varints", () => {
     while (reader.more) read.push(reader.read());
     expect(read).toEqual(values);
 
+    // VarintReader.skip() passes over one value without decoding it (a reader method, not a skipped test).
     const skipping = new VarintReader(encoded);
     skipping.skip();
     skipping.skip();
