@@ -51,7 +51,7 @@ const POSTGRESQL_FALLBACK = "postgresql unreachable: live fetches stored here an
 /** How often a worker looks for live records other workers stored (one cheap pragma when none). */
 const LIVE_SYNC_MS = 250;
 
-/** Practice search requests before listening (start/serving-practice.ts): enough for the engine to optimize the code around a search. */
+/** Practice search requests before ready (start/serving-practice.ts): enough for the engine to optimize the code around a search. */
 const PRACTICE_REQUESTS = 200;
 
 async function main(): Promise<void> {
@@ -71,9 +71,12 @@ async function main(): Promise<void> {
   const opened = await openServices({ config, log, link, stop });
   if (opened === undefined) return;
   const { runtime, keyStore, connection, close } = opened;
-  const warmed = await warmUp({ config, log, runtime, stop, close });
-  if (warmed === undefined) return;
-  runtime.state.markLoaded();
+  const served = runtime.catalogs.current;
+  // Answering from now on (liveness), ready (/readyz) once the search memory is filled and the practice done.
+  void runtime.prepared.then(() => {
+    runtime.state.markLoaded();
+    log.info("ready", { builtAt: served.manifest.builtAt, ms: Math.round(performance.now()) });
+  });
 
   const server = createApp({
     config,
@@ -86,7 +89,7 @@ async function main(): Promise<void> {
     state: runtime.state,
     onDatabaseFault: (code, faulty) => void runtime.databaseFault(code, faulty),
   });
-  serve({ server, reservation, config, log, runtime, warmed, keyStore, link });
+  serve({ server, reservation, config, log, runtime, served, keyStore, link });
   stop.whenServing({ server, graceMs: config.shutdownGraceMs, close });
   // SIGHUP: switch to the set `current` points at now (see server/live/README.md).
   reloadOnSighup(runtime);
@@ -238,6 +241,8 @@ async function openServices(options: OpenOptions): Promise<Opened | undefined> {
   const runtime = await openRuntime(config, {
     log,
     state,
+    // While the set's files are hashed: search memory filled, then practice requests (its work is dropped if they do not match).
+    prepare: (catalog) => warmUp({ config, log, catalog, stop }),
     // Synchronously after the swap: no request is served by the new set with the demo key still valid.
     onSwitched: (next) => {
       if (!isDemoSet(next.manifest)) revokeDemoKeys(keyStore, next.manifest.dataset, log);
@@ -304,30 +309,21 @@ function openCoordination(options: { config: Config; log: Logger; link: WorkerLi
 }
 
 /**
- * Before listening: the index warmed, so the first searches do not wait on
- * storage; then practice requests, so the first users' requests run compiled
- * code around their searches too. Returns the set warmed, or undefined when
- * a stop came meanwhile.
+ * Readies the first set, begun while its files are hashed and going on
+ * once the server answers: the search memory filled, so searches do not
+ * wait on storage; then practice requests, so the users' requests run
+ * compiled code around their searches too. /readyz says ready once both
+ * are done. Skips the practice when a stop came meanwhile.
  */
-async function warmUp(options: {
-  config: Config;
-  log: Logger;
-  runtime: Runtime;
-  stop: StopSignals;
-  close: () => Promise<void>;
-}): Promise<ArtifactCatalog | undefined> {
-  const { config, log, runtime, stop, close } = options;
-  const catalog = runtime.catalogs.current;
+async function warmUp(options: { config: Config; log: Logger; catalog: ArtifactCatalog; stop: StopSignals }): Promise<void> {
+  const { config, log, catalog, stop } = options;
   await warmLogged(catalog, log);
-  if (stop.duringStartup(close)) return undefined;
+  if (stop.requested()) return;
   const practice = catalog.practiceSearches(PRACTICE_REQUESTS);
-  if (practice.length > 0) {
-    const { answered, failed, ms } = await practiceServing({ config, catalog: runtime.catalogs, searches: practice, log });
-    catalog.forgetSearches();
-    log.info("serving paths warmed", { requests: answered, failed, ms: Math.round(ms) });
-    if (stop.duringStartup(close)) return undefined;
-  }
-  return catalog;
+  if (practice.length === 0) return;
+  const { answered, failed, ms } = await practiceServing({ config, catalog, searches: practice, log });
+  catalog.forgetSearches();
+  log.info("serving paths warmed", { requests: answered, failed, ms: Math.round(ms) });
 }
 
 /** Per process, or the primary's with WORKERS > 1: the limiter without Redis, and its fallback with Redis down. */
@@ -350,8 +346,8 @@ interface ServeOptions {
   config: Config;
   log: Logger;
   runtime: Runtime;
-  /** The set warmed before serving. */
-  warmed: ArtifactCatalog;
+  /** The set served first. */
+  served: ArtifactCatalog;
   keyStore: KeyStore;
   link: WorkerLink | undefined;
 }
@@ -362,7 +358,7 @@ interface ServeOptions {
  * request is read: a start that fails before never changes a key.
  */
 function serve(options: ServeOptions): void {
-  const { server, reservation, config, log, runtime, warmed, keyStore, link } = options;
+  const { server, reservation, config, log, runtime, served, keyStore, link } = options;
   // A worker's primary issues the demo key (once for all workers); with DATABASE_URL keys are made with `npm run keys` only.
   const settleDemoKey = (): string | undefined => {
     const served = runtime.catalogs.current.manifest;
@@ -377,7 +373,7 @@ function serve(options: ServeOptions): void {
   if (link !== undefined) {
     settleDemoKey();
     // A worker's primary says when no key is usable, once for all workers.
-    link.serve(server, { dataset: warmed.manifest.dataset, builtAt: warmed.manifest.builtAt, usableKeys: usableKeyCount(keyStore) });
+    link.serve(server, { dataset: served.manifest.dataset, builtAt: served.manifest.builtAt, usableKeys: usableKeyCount(keyStore) });
   }
   if (reservation === undefined) return;
   // The server takes over the socket bound at start; connections are read only after this callback.

@@ -64,7 +64,18 @@ export interface BenchResults {
   load: Partial<Record<Phase | "end", number>>;
   build?: BuildRecord & { reused: boolean };
   /** Commit when the server was first started: others commit in the same tree, and a long build can span their commits. */
-  server?: { startMs: number; restartMs: number | undefined; rssAfterLoadMiB: number; commit: string; pageCacheDropped?: boolean; hashedAtStart?: boolean; hashMs?: number };
+  server?: {
+    startMs: number;
+    /** From spawn to ready (/readyz): the search memory filled; absent in results of trees before it was measured. */
+    readyMs?: number;
+    restartMs: number | undefined;
+    restartReadyMs?: number;
+    rssAfterLoadMiB: number;
+    commit: string;
+    pageCacheDropped?: boolean;
+    hashedAtStart?: boolean;
+    hashMs?: number;
+  };
   search?: SearchFigures;
   recall?: RecallResult & { skipped: number };
   serving?: ServingRow[];
@@ -149,6 +160,7 @@ export async function runBench(options: BenchOptions, command: string, log: (lin
     let server: ServerProcess = await startServer({ dataDir: layout.dataDir, logPath, probePath: "/healthz", env: { LOG_LEVEL: "info" } });
     results.server = {
       startMs: server.startMs,
+      readyMs: server.readyMs,
       restartMs: undefined,
       rssAfterLoadMiB: mib(server.rssBytes()),
       commit: machineInfo().commit,
@@ -156,7 +168,7 @@ export async function runBench(options: BenchOptions, command: string, log: (lin
       hashedAtStart: true,
       hashMs: hashingMs(readFileSync(logPath, "utf8").slice(logOffset)),
     };
-    log(`server answered after ${server.startMs.toFixed(0)} ms, RSS ${results.server.rssAfterLoadMiB} MiB`);
+    log(`server answered after ${server.startMs.toFixed(0)} ms, ready after ${server.readyMs.toFixed(0)} ms, RSS ${results.server.rssAfterLoadMiB} MiB`);
     await save();
     try {
       if (has("search")) {
@@ -172,6 +184,7 @@ export async function runBench(options: BenchOptions, command: string, log: (lin
         await server.stop();
         server = await start();
         results.server.restartMs = server.startMs;
+        results.server.restartReadyMs = server.readyMs;
         const concurrentFirst = (await pass(CONCURRENCY)).summary;
         const concurrentRepeat = (await pass(CONCURRENCY)).summary;
         log(`search concurrency ${CONCURRENCY}: first p99 ${concurrentFirst.p99.toFixed(1)} ms, repeated p99 ${concurrentRepeat.p99.toFixed(1)} ms`);

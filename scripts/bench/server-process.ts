@@ -5,7 +5,7 @@
  * measures search and serving, not stdout throughput of the access log.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { openSync, closeSync, readFileSync, readdirSync } from "node:fs";
+import { openSync, closeSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { request } from "undici";
@@ -17,6 +17,8 @@ export interface ServerProcess {
   pid: number;
   /** Milliseconds from spawn to the first 200 answer to the probe path. */
   startMs: number;
+  /** Milliseconds from spawn to the first 200 from /readyz (its search memory filled), and with WORKERS > 1 every worker's `ready` line. */
+  readyMs: number;
   rssBytes(): number;
   stop(): Promise<void>;
 }
@@ -79,6 +81,7 @@ export async function startServer(options: {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const fd = openSync(options.logPath, "a");
+  const logOffset = statSync(options.logPath).size;
   const started = performance.now();
   const root = options.repoRoot ?? REPO_ROOT;
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", join(root, "server/main.ts")], {
@@ -118,11 +121,26 @@ export async function startServer(options: {
     await sleep(25);
   }
   const startMs = performance.now() - started;
+  // The server answers before it is ready; the phases measure a ready one.
+  // With WORKERS > 1 /readyz is one worker's answer: each worker's `ready` line is waited for too, where the log level shows it.
+  const logsInfo = ["info", "debug"].includes(options.env?.LOG_LEVEL ?? "warn");
+  const workers = logsInfo ? Number(options.env?.WORKERS ?? 1) : 1;
+  for (;;) {
+    if (exited !== undefined) throw new Error(`the server exited (${exited}) before it was ready; see ${options.logPath}`);
+    if (performance.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`the server was not ready within ${options.timeoutMs ?? 600_000} ms; see ${options.logPath}`);
+    }
+    if ((await answers200(`${origin}/readyz`)) && (workers <= 1 || readyLines(options.logPath, logOffset) >= workers)) break;
+    await sleep(25);
+  }
+  const readyMs = performance.now() - started;
   const pid = child.pid!;
   return {
     origin,
     pid,
     startMs,
+    readyMs,
     rssBytes: () => rssOf(pid),
     stop: async () => {
       if (exited !== undefined) return;
@@ -133,4 +151,19 @@ export async function startServer(options: {
       clearTimeout(timer);
     },
   };
+}
+
+async function answers200(url: string): Promise<boolean> {
+  try {
+    const res = await request(url);
+    await res.body.text();
+    return res.statusCode === 200;
+  } catch {
+    return false;
+  }
+}
+
+/** The `ready` lines the server's log holds past `offset` (each worker logs one; LOG_LEVEL info). */
+function readyLines(logPath: string, offset: number): number {
+  return readFileSync(logPath, "utf8").slice(offset).split('"msg":"ready"').length - 1;
 }

@@ -31,6 +31,11 @@ export interface CatalogOptions extends SearchMemoryOptions {
   live?: LiveStore;
   /** Live-store records up to this sequence number leave the store when it opens (default 0: none; see `trimmableThrough`). */
   liveTrimThrough?: number;
+  /**
+   * Reconcile the live store with the set when it opens (default true). False: not until `reconcileLive()`,
+   * so a set whose files are still being verified can be warmed without the live store trimmed against it.
+   */
+  reconcile?: boolean;
   search?: SearchOptions;
   /** Bytes of the database SQLite may memory-map (default 256 MiB). */
   mmapBytes?: number;
@@ -80,7 +85,7 @@ export function openCatalog(options: CatalogOptions): ArtifactCatalog {
     const titles = importTitleIndex(readFileSync(join(options.dir, ARTIFACT_FILES.titleIndex), "utf8"));
     const catalog = new ArtifactCatalog(db, manifest, titles, { ...options, file });
     try {
-      options.live?.reconcile(options.liveTrimThrough ?? 0, (record) => catalog.placement(record));
+      if (options.reconcile ?? true) catalog.reconcileLive(options.liveTrimThrough ?? 0);
     } catch (error) {
       catalog.close();
       throw error;
@@ -162,6 +167,14 @@ export class ArtifactCatalog implements Catalog {
       });
     }
     this.#search = new TranscriptSearch(shards, settings.cacheSize);
+  }
+
+  /**
+   * Files each live-store record against this set, and lets those up to `trimThrough` leave the store
+   * (LiveStore.reconcile); openCatalog does it unless told not to.
+   */
+  reconcileLive(trimThrough: number): void {
+    this.#live?.reconcile(trimThrough, (record) => this.placement(record));
   }
 
   version(): string {

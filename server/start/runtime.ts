@@ -55,6 +55,13 @@ export interface RuntimeOptions {
   state?: ServiceState;
   /** REDIS_URL's connection: the exits' state is shared by the fleet there, with DATA_DIR/exits.db behind it while Redis is down. */
   redis?: Pick<RedisConnection, "redis" | "usable" | "failed">;
+  /**
+   * Readies the first set to serve (its search memory, practice requests; main.ts), begun while its files
+   * are hashed and before the live store is reconciled with it; the runtime opens without waiting for it
+   * to end (`Runtime.prepared`). A set that then fails verification is closed, and the set served instead
+   * is readied the same way. Default: nothing.
+   */
+  prepare?: (catalog: ArtifactCatalog) => Promise<void>;
 }
 
 export interface Runtime {
@@ -66,6 +73,8 @@ export interface Runtime {
   exits: ExitPool | undefined;
   /** Health and readiness for /healthz and /readyz (main.ts marks it loaded once the first set is warm). */
   state: ServiceState;
+  /** Settles once `prepare` has readied the set served first (at once without one); never rejects. */
+  prepared: Promise<void>;
   /** Re-reads `current` and switches if it changed (SIGHUP forces a retry of a set that failed before). */
   reload(trigger: SwitchTrigger, force?: boolean): Promise<SwitchOutcome>;
   /** A request found the database of `catalog` damaged (`code`): unhealthy, then back to an earlier verified set. */
@@ -76,23 +85,23 @@ export interface Runtime {
 export async function openRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
   const { log } = options;
   const state = options.state ?? new ServiceState();
-  // Before the live store is opened: a set is verified before anything is reconciled with it.
-  const { servedDir, failedDir } = await chooseStartSet(config.dataDir, state, log);
   const live = LiveStore.open(dataDirLayout(config.dataDir).liveStore);
   const shared = options.sharedLive;
   try {
-    // Before the set is opened: it is reconciled (trimmed) against the shared store's id and numbers.
+    // Before the set is reconciled: it is trimmed against the shared store's id and numbers.
     await shared?.adopt(live);
-    const open = (dir: string): ArtifactCatalog =>
-      openCatalog({ dir, live, liveTrimThrough: trimmableThrough(config.dataDir, live.storeId, [readManifest(dir)]), ...catalogSettings(config) });
-    // A set switched to while serving warms its index in the background; the first one is warmed before listening (main.ts).
+    const trimThrough = (dir: string): number => trimmableThrough(config.dataDir, live.storeId, [readManifest(dir)]);
+    const open = (dir: string, reconcile = true): ArtifactCatalog =>
+      openCatalog({ dir, live, liveTrimThrough: trimThrough(dir), reconcile, ...catalogSettings(config) });
+    // A set switched to while serving warms its index in the background; the first one is readied by `prepare` (main.ts).
     const openAndWarm = (dir: string): ArtifactCatalog => {
       const catalog = open(dir);
       void warmLogged(catalog, log);
       return catalog;
     };
     // Opened by its resolved path: the set stays the same files whatever `current` does next.
-    const catalogs = new CatalogHolder(open(servedDir), {
+    const { catalog: first, servedDir, failedDir, prepared } = await openStartSet({ dataDir: config.dataDir, state, log, open, trimThrough, prepare: options.prepare });
+    const catalogs = new CatalogHolder(first, {
       onClosed: (catalog) => log.info("old artifact set released", { builtAt: catalog.manifest.builtAt }),
     });
     const artifactSwitch = new ArtifactSwitch({
@@ -123,6 +132,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
       fetcher,
       exits: client?.exits,
       state,
+      prepared,
       reload: (trigger, force = false) => artifactSwitch.check(trigger, force),
       databaseFault: (code, catalog) => artifactSwitch.fallBack(catalog, code),
       async close() {
@@ -204,30 +214,85 @@ function syncLive(options: { catalogs: CatalogHolder<ArtifactCatalog>; everyMs: 
   return timer;
 }
 
+interface StartSetParts {
+  dataDir: string;
+  state: ServiceState;
+  log: Logger;
+  /** Opens a set by its resolved directory; reconciled with the live store unless `reconcile` is false. */
+  open: (dir: string, reconcile: boolean) => ArtifactCatalog;
+  trimThrough: (dir: string) => number;
+  prepare: RuntimeOptions["prepare"];
+}
+
+/** The set served first, and the readying of it (`prepare`), which may still run. */
+interface StartSet {
+  catalog: ArtifactCatalog;
+  servedDir: string;
+  failedDir?: string;
+  prepared: Promise<void>;
+}
+
 /**
- * The resolved directory of the set to serve at start: the published one if
- * it verifies, else the newest earlier build that does (logged as an error,
- * health degraded, the published one returned as `failedDir`). Throws when
- * none does.
+ * The set to serve at start: the published one if it verifies, else the
+ * newest earlier build that does (logged as an error, health degraded, the
+ * published one returned as `failedDir`). The published set is opened and
+ * its readying (`prepare`) begun while its files are hashed on another
+ * thread; it is reconciled with the live store only once they match.
+ * Returns once a set is verified and reconciled. Throws when none verifies.
  */
-async function chooseStartSet(dataDir: string, state: ServiceState, log: Logger): Promise<{ servedDir: string; failedDir?: string }> {
+async function openStartSet(parts: StartSetParts): Promise<StartSet> {
+  const { dataDir, state, log } = parts;
   const published = realpathSync(dataDirLayout(dataDir).current);
+  const verified = verifySet(dataDir, published, log).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  const opened = openUnreconciled(parts, published);
+  const failure = await verified;
+  if (failure === undefined) {
+    if ("error" in opened) throw opened.error;
+    opened.catalog.reconcileLive(parts.trimThrough(published));
+    return { catalog: opened.catalog, servedDir: published, prepared: opened.prepared };
+  }
+  if ("catalog" in opened) {
+    // Its readying ends early once it is closed; the set served instead is readied after it.
+    opened.catalog.close();
+    await opened.prepared;
+  }
+  const reason = failure instanceof Error ? failure.message : String(failure);
+  const previous = await previousVerifiedSet(dataDir, published, new Set(), log);
+  if (previous === undefined) {
+    throw new Error(
+      `The published artifact set ${published} failed verification and no earlier build in ${dataDirLayout(dataDir).builds} verifies, so nothing is served: ${reason}. ` +
+        "Publish a good set (npm run pipeline -- run) and start again.",
+      { cause: failure },
+    );
+  }
+  log.error("published artifact set failed verification; serving the newest earlier build that verifies", { published, served: previous, reason });
+  state.degraded(`the published set ${published} failed verification (${reason}); serving ${previous}`);
+  const fallback = parts.open(previous, true);
+  return { catalog: fallback, servedDir: previous, failedDir: published, prepared: readying(parts, fallback) };
+}
+
+/** `dir` opened without reconciling, its readying begun; or why it could not be opened (a damaged set may fail here before its hash says so). */
+function openUnreconciled(parts: StartSetParts, dir: string): { catalog: ArtifactCatalog; prepared: Promise<void> } | { error: unknown } {
   try {
-    await verifySet(dataDir, published, log);
-    return { servedDir: published };
+    const catalog = parts.open(dir, false);
+    return { catalog, prepared: readying(parts, catalog) };
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    const previous = await previousVerifiedSet(dataDir, published, new Set(), log);
-    if (previous === undefined) {
-      throw new Error(
-        `The published artifact set ${published} failed verification and no earlier build in ${dataDirLayout(dataDir).builds} verifies, so nothing is served: ${reason}. ` +
-          "Publish a good set (npm run pipeline -- run) and start again.",
-        { cause: error },
-      );
-    }
-    log.error("published artifact set failed verification; serving the newest earlier build that verifies", { published, served: previous, reason });
-    state.degraded(`the published set ${published} failed verification (${reason}); serving ${previous}`);
-    return { servedDir: previous, failedDir: published };
+    return { error };
+  }
+}
+
+/** `prepare` run on `catalog`; a failure is logged (the set still answers, from storage). */
+function readying(parts: StartSetParts, catalog: ArtifactCatalog): Promise<void> {
+  const failed = (error: unknown) => parts.log.error("readying the artifact set failed; searches read from storage", { dir: catalog.dir, ...errorFields(error) });
+  try {
+    // Begun now, on this turn: its first steps run while the files are hashed.
+    return Promise.resolve(parts.prepare?.(catalog)).catch(failed);
+  } catch (error) {
+    failed(error);
+    return Promise.resolve();
   }
 }
 

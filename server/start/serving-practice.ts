@@ -1,5 +1,5 @@
 /**
- * Practice requests before a process listens. The start-up warm-up's
+ * Practice requests before a process is ready. The start-up warm-up's
  * searches (search/memory/search-warmup.ts) compile the search engine's
  * paths, but not what runs around a search: the HTTP parser, routing, the
  * query's validation, the response's JSON and its write. Without practice a
@@ -9,7 +9,7 @@
  * So each process first answers practice searches through an app of its own:
  * the same routes over the same catalog, with a key and a rate limit that no
  * one else holds, no live fetches and no access log, on a loopback port bound
- * for the practice alone and closed before the real one opens. Nothing of the
+ * for the practice alone and closed after it. Nothing of the
  * service's own state is touched: its key store, its rate limits and its
  * metrics never see these requests.
  */

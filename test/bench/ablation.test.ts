@@ -46,6 +46,7 @@ describe("the ablation", () => {
         origin: `http://127.0.0.1:${port}`,
         pid: process.pid,
         startMs: 1500,
+        readyMs: 1500,
         rssBytes: () => 300 * 2 ** 20,
         stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
       };
@@ -110,7 +111,7 @@ describe("the ablation", () => {
       const server = createServer((_req, res) => res.end("{}"));
       await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
       const port = (server.address() as { port: number }).port;
-      return { origin: `http://127.0.0.1:${port}`, pid: process.pid, startMs: 1, rssBytes: () => 0, stop: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+      return { origin: `http://127.0.0.1:${port}`, pid: process.pid, startMs: 1, readyMs: 1, rssBytes: () => 0, stop: () => new Promise<void>((resolve) => server.close(() => resolve())) };
     };
     const rows = await measureAblation({ start, configs, paths: ["/v1/search?q=a"], apiKey: "k", concurrency: 2, budgetSeconds: 30, dropCachePath: undefined, log: () => {} });
     expect(rows.map((r) => r.name)).toEqual(configs.map((c) => c.name));

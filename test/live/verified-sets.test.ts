@@ -170,6 +170,51 @@ describe("at start", () => {
     expect(hashed(server, bad)).toBe(1);
   });
 
+  it("readies the published set while its files are hashed, and reconciles the live store with it only once they match", async () => {
+    let dataDirSeen = "";
+    const readied: { dir: string; recordedYet: boolean; version: string }[] = [];
+    const server = await start({
+      prepare: (dataDir) => {
+        dataDirSeen = dataDir;
+        unlinkSync(dataDirLayout(dataDir).verified);
+      },
+      runtime: {
+        watch: false,
+        pollMs: 0,
+        prepare: async (catalog) => {
+          readied.push({ dir: catalog.dir, recordedYet: recorded(dataDirSeen).includes(catalog.dir), version: catalog.version() });
+          // Readied means searched: what the warm-up and the practice requests do.
+          catalog.search({ q: "pelican", limit: 10, offset: 0 });
+        },
+      },
+    });
+    const dir = realpathSync(dataDirLayout(dataDirSeen).current);
+    expect(readied).toEqual([{ dir, recordedYet: false, version: expect.stringMatching(/\/0$/) as unknown as string }]);
+    expect(hashed(server, dir)).toBe(1);
+    expect(recorded(dataDirSeen)).toEqual([dir]);
+    // Reconciled after: the live store's generation moved on from the one the set was readied at.
+    expect(server.runtime.catalogs.current.version()).not.toBe(readied[0]!.version);
+  });
+
+  it("closes a published set that fails verification after readying it, and readies the earlier build it serves instead", async () => {
+    let good = "";
+    let bad = "";
+    const readied: string[] = [];
+    const server = await start({
+      prepare: async (dataDir) => {
+        good = realpathSync(dataDirLayout(dataDir).current);
+        bad = await build(dataDir, [...artifactRecords(), extra(6)]);
+        // Damaged where opening the set does not look (a set damaged where it does fails to open, and is not readied).
+        corruptTable(bad, "transcripts");
+        await pointCurrentAt(dataDir, bad);
+      },
+      runtime: { watch: false, pollMs: 0, prepare: async (catalog) => void readied.push(catalog.dir) },
+    });
+    expect(readied).toEqual([bad, good]);
+    expect(server.runtime.catalogs.current.dir).toBe(good);
+    expect((await call(server.baseUrl, `/v1/transcript/${STORED.videoId}`, { key: server.key })).status).toBe(200);
+  });
+
   it("refuses to start when no set verifies, saying why", async () => {
     const failure = await start({ prepare: (dataDir) => void corruptDatabase(realpathSync(dataDirLayout(dataDir).current)) }).then(
       () => undefined,

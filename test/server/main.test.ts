@@ -79,28 +79,30 @@ describe("npm start", () => {
     expect((await call(first.url, "/v1/stats", { key: first.key })).status).toBe(200);
     const health = await call(first.url, "/healthz");
     expect(health.body).toMatchObject({ status: "ok", schemaVersion: 1 });
-    // Ready as soon as it listens: the set was loaded and warmed before (below).
+    // Answering before ready: ready once the search memory is filled and the practice requests are done, which it logs.
+    await until(() => first.output().includes('"msg":"ready"'), 20_000, "the ready line");
     const ready = await call(first.url, "/readyz");
     expect(ready.status).toBe(200);
     expect(ready.body).toEqual({ ready: true, status: "ok" });
+    expect(first.output().indexOf('"msg":"serving paths warmed"')).toBeLessThan(first.output().indexOf('"msg":"ready"'));
     const metrics = await fetch(`${first.url}/metrics`);
     expect(metrics.status).toBe(200);
     const exposed = await metrics.text();
     expect(exposed).toMatch(/^transcript_artifact_set_info\{build_id="current",dataset="demo",.*\} 1$/m);
-    // The practice requests before listening (below) are not the service's: its metrics never saw a search.
+    // The practice requests (below) are not the service's: its metrics never saw a search.
     expect(exposed).not.toMatch(/^http_requests_total\{[^}]*\/v1\/search/m);
     expect(await stop(first.child)).toBe(0);
     expect(first.output()).toContain('"msg":"stopped"');
-    // The full-text index was read into memory before the server listened.
+    // The full-text index was read into memory before the server was ready.
     const warmed = first.output().indexOf('"msg":"search index in memory"');
     expect(warmed).toBeGreaterThan(-1);
-    expect(warmed).toBeLessThan(first.output().indexOf('"msg":"listening"'));
+    expect(warmed).toBeLessThan(first.output().indexOf('"msg":"ready"'));
     expect(first.output()).toMatch(/"msg":"most viewed transcripts in memory".*"transcripts":[1-9]/);
     expect(first.output()).toMatch(/"msg":"word bitmaps in memory".*"words":[1-9]/);
-    // Then practice search requests over loopback, every one answered, before the server listened.
+    // Then practice search requests over loopback, every one answered, before it was ready.
     const practiced = first.output().indexOf('"msg":"serving paths warmed"');
     expect(practiced).toBeGreaterThan(warmed);
-    expect(practiced).toBeLessThan(first.output().indexOf('"msg":"listening"'));
+    expect(practiced).toBeLessThan(first.output().indexOf('"msg":"ready"'));
     expect(first.output()).toMatch(/"msg":"serving paths warmed","requests":[1-9][0-9]*,"failed":0/);
 
     // Told not to (SEARCH_WORD_BITMAPS=off), it reads no bitmaps.
@@ -134,10 +136,11 @@ describe("npm start", () => {
   });
 
   test("a SIGTERM during start-up stops it cleanly with exit 0", async () => {
-    const child = spawnStart({});
+    // A PostgreSQL that does not answer (nothing listens on port 1): the start waits for it, not listening meanwhile.
+    const child = spawnStart({ DATABASE_URL: "postgres://127.0.0.1:1/transcripts" });
     let output = "";
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-    // The first log line comes from the start-up work (building or verifying the set), long before it listens.
+    // The first log line comes from the start-up work (the wait for PostgreSQL), long before it listens.
     await new Promise<void>((resolve) => {
       const onData = (chunk: Buffer) => {
         const first = output === "";

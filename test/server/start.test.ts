@@ -246,6 +246,8 @@ describe("a start with no usable API key says so", () => {
     const dataDir = await servedSet("custom");
     keysAre(dataDir, [...keys]);
     const served = await serve(dataDir, { WORKERS: workers });
+    // The warning follows the listening line, and may reach the pipe after it.
+    await until(() => noKeyLines(served.child.stdout()).length > 0, 10_000, "the warning").catch(() => undefined);
     const lines = noKeyLines(served.child.stdout());
     expect(lines, served.child.stdout()).toHaveLength(1);
     expect(JSON.parse(lines[0] as string)).toMatchObject({ level: "warn" });

@@ -1,5 +1,5 @@
 /**
- * Searches run once at start, before the server listens, so that a fresh
+ * Searches run once at start, before the server is ready, so that a fresh
  * process has compiled each path a search can take and prepared its
  * statements before the first user's search. Without them the first
  * searches after a start each pay for a path seen for the first time, many

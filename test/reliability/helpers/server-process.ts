@@ -57,7 +57,7 @@ export function spawnServer(dataDir: string, env: Record<string, string> = {}): 
   });
 }
 
-/** Resolves once `child` logs that it listens. */
+/** Resolves once `child` logs that it listens and, at LOG_LEVEL info or below, that it (each of its workers) is ready. */
 export async function serverListening(child: Child): Promise<ServerProcess> {
   let baseUrl = "";
   await until(
@@ -70,6 +70,19 @@ export async function serverListening(child: Child): Promise<ServerProcess> {
     60_000,
     "the server to listen",
   );
+  // It answers from the start; ready (/readyz) once the search memory is filled, each worker for itself.
+  const workers = Number(/"msg":"listening".*?"workers":(\d+)/.exec(child.stdout())?.[1] ?? 1);
+  const readyLines = () => child.stdout().split('"msg":"ready"').length - 1;
+  if (/"level":"info"/.test(child.stdout())) {
+    await until(
+      () => {
+        if (child.process.exitCode !== null) throw new Error(`server exited: ${child.stderr()}${child.stdout()}`);
+        return readyLines() >= workers;
+      },
+      60_000,
+      "the server to be ready",
+    );
+  }
   const pid = child.process.pid as number;
   return {
     child,
