@@ -25,6 +25,8 @@ export interface AblationRow {
   name: string;
   env: Record<string, string>;
   startMs: number;
+  /** Spawn to ready (/readyz); absent in results of runs before it was measured. */
+  readyMs?: number;
   rssMiB: number;
   sequentialFirst: LatencySummary;
   concurrentFirst: LatencySummary;
@@ -63,16 +65,16 @@ export async function measureAblation(options: AblationOptions): Promise<Ablatio
     if (options.dropCachePath) dropFromPageCache(options.dropCachePath);
     let server = await options.start(config.env, config.repoRoot);
     try {
-      const startMs = server.startMs;
+      const { startMs, readyMs } = server;
       const rssMiB = Math.round(server.rssBytes() / 2 ** 20);
       const sequentialFirst = (await pass(server, 1)).summary;
       // A fresh process, so the concurrent first pass meets an empty result cache too.
       await server.stop();
       server = await options.start(config.env, config.repoRoot);
       const concurrentFirst = (await pass(server, options.concurrency)).summary;
-      rows.push({ name: config.name, env: config.env, startMs, rssMiB, sequentialFirst, concurrentFirst });
+      rows.push({ name: config.name, env: config.env, startMs, readyMs, rssMiB, sequentialFirst, concurrentFirst });
       options.log(
-        `ablation ${config.name}: start ${(startMs / 1000).toFixed(2)} s, RSS ${rssMiB} MiB, sequential p50 ${sequentialFirst.p50.toFixed(1)} / p99 ${sequentialFirst.p99.toFixed(1)} ms, concurrency ${options.concurrency} p99 ${concurrentFirst.p99.toFixed(1)} ms`,
+        `ablation ${config.name}: start ${(startMs / 1000).toFixed(2)} s, ready ${(readyMs / 1000).toFixed(2)} s, RSS ${rssMiB} MiB, sequential p50 ${sequentialFirst.p50.toFixed(1)} / p99 ${sequentialFirst.p99.toFixed(1)} ms, concurrency ${options.concurrency} p99 ${concurrentFirst.p99.toFixed(1)} ms`,
       );
     } finally {
       await server.stop();
@@ -89,11 +91,11 @@ export function ablationTable(rows: readonly AblationRow[], concurrency: number,
   const all = rows.find((row) => row.name === baseline);
   const errors = (row: AblationRow) => row.sequentialFirst.errors + row.concurrentFirst.errors;
   return [
-    `| ${first} | start s | RSS MiB | sequential first pass p50 / p99 ms | concurrency ${concurrency} first pass p99 ms | sequential p99 ÷ ${baseline} | concurrency ${concurrency} p99 ÷ ${baseline} |`,
-    "|---|---|---|---|---|---|---|",
+    `| ${first} | start s | ready s | RSS MiB | sequential first pass p50 / p99 ms | concurrency ${concurrency} first pass p99 ms | sequential p99 ÷ ${baseline} | concurrency ${concurrency} p99 ÷ ${baseline} |`,
+    "|---|---|---|---|---|---|---|---|",
     ...rows.map(
       (row) =>
-        `| ${row.name}${errors(row) ? ` (${errors(row)} errors)` : ""} | ${(row.startMs / 1000).toFixed(2)} | ${row.rssMiB.toLocaleString("en-US")} | ${ms(row.sequentialFirst.p50)} / ${ms(row.sequentialFirst.p99)} | ${ms(row.concurrentFirst.p99)} | ${all ? ratio(row.sequentialFirst.p99, all.sequentialFirst.p99) : "n/a"} | ${all ? ratio(row.concurrentFirst.p99, all.concurrentFirst.p99) : "n/a"} |`,
+        `| ${row.name}${errors(row) ? ` (${errors(row)} errors)` : ""} | ${(row.startMs / 1000).toFixed(2)} | ${row.readyMs === undefined ? "n/a" : (row.readyMs / 1000).toFixed(2)} | ${row.rssMiB.toLocaleString("en-US")} | ${ms(row.sequentialFirst.p50)} / ${ms(row.sequentialFirst.p99)} | ${ms(row.concurrentFirst.p99)} | ${all ? ratio(row.sequentialFirst.p99, all.sequentialFirst.p99) : "n/a"} | ${all ? ratio(row.concurrentFirst.p99, all.concurrentFirst.p99) : "n/a"} |`,
     ),
   ];
 }
@@ -128,6 +130,7 @@ export function compareSummary(rows: readonly AblationRow[]): { figure: string; 
     ["sequential first pass p99", (row) => row.sequentialFirst.p99],
     ["concurrency 8 first pass p99", (row) => row.concurrentFirst.p99],
     ["start", (row) => row.startMs / 1000],
+    ["ready", (row) => (row.readyMs ?? Number.NaN) / 1000],
   ];
   if (mine.length === 0 || theirs.length === 0) return [];
   return figures.map(([figure, of]) => {

@@ -330,7 +330,7 @@ export function markdownSection(r: BenchResults, rows: readonly Row[]): string {
       notes.push("", `Means over the ${rounds} rounds, this tree ÷ ${r.compare.label}:`, "");
       notes.push("| figure | this tree | other | ratio |", "|---|---|---|---|");
       for (const { figure, here, there, ratio } of summary) {
-        const unit = figure === "start" ? " s" : " ms";
+        const unit = figure === "start" || figure === "ready" ? " s" : " ms";
         notes.push(`| ${figure} | ${here.toFixed(2)}${unit} | ${there.toFixed(2)}${unit} | ${ratio.toFixed(2)}× |`);
       }
     }

@@ -70,14 +70,17 @@ describe("the ablation", () => {
       name,
       env: {},
       startMs: 12_345,
+      readyMs: 20_000,
       rssMiB: 2048,
       sequentialFirst: summary(3, seqP99),
       concurrentFirst: summary(4, concP99),
     });
     const table = ablationTable([row("all", 20, 40), row("-texts", 30, 100)], 8);
     expect(table[0]).toContain("concurrency 8 first pass p99 ms");
-    expect(table[2]).toBe("| all | 12.35 | 2,048 | 3.00 / 20.0 | 40.0 | 1.00× | 1.00× |");
-    expect(table[3]).toBe("| -texts | 12.35 | 2,048 | 3.00 / 30.0 | 100.0 | 1.50× | 2.50× |");
+    expect(table[2]).toBe("| all | 12.35 | 20.00 | 2,048 | 3.00 / 20.0 | 40.0 | 1.00× | 1.00× |");
+    expect(table[3]).toBe("| -texts | 12.35 | 20.00 | 2,048 | 3.00 / 30.0 | 100.0 | 1.50× | 2.50× |");
+    // A row of a run before readiness was measured (results.json of an older tree) says so.
+    expect(ablationTable([{ ...row("all", 20, 40), readyMs: undefined }], 8)[2]).toBe("| all | 12.35 | n/a | 2,048 | 3.00 / 20.0 | 40.0 | 1.00× | 1.00× |");
     const results = {
       size: 2000,
       seed: 1,
@@ -89,7 +92,7 @@ describe("the ablation", () => {
       ablation: [row("all", 20, 40)],
     } as unknown as BenchResults;
     expect(sectionHeading(results)).toBe("## 2,000 videos, direct build, memory helpers ablation");
-    expect(markdownSection(results, [])).toContain("| all | 12.35 | 2,048 |");
+    expect(markdownSection(results, [])).toContain("| all | 12.35 | 20.00 | 2,048 |");
     // With the server phases in the same run, the ablation joins the run's own section.
     expect(sectionHeading({ ...results, search: {} } as unknown as BenchResults)).toBe("## 2,000 videos, direct build");
   });
@@ -127,6 +130,7 @@ describe("the ablation", () => {
       name,
       env: {},
       startMs,
+      readyMs: startMs * 2,
       rssMiB: 1,
       sequentialFirst: { count: 1, errors: 0, p50, p95: p99, p99, max: p99, mean: p50, seconds: 1, truncated: false },
       concurrentFirst: { count: 1, errors: 0, p50: c8, p95: c8, p99: c8, max: c8, mean: c8, seconds: 1, truncated: false },
@@ -137,6 +141,7 @@ describe("the ablation", () => {
       { figure: "sequential first pass p99", here: 18, there: 16, ratio: 1.125 },
       { figure: "concurrency 8 first pass p99", here: 52, there: 42, ratio: 52 / 42 },
       { figure: "start", here: 9, there: 7, ratio: 9 / 7 },
+      { figure: "ready", here: 18, there: 14, ratio: 18 / 14 },
     ]);
     expect(compareSummary(rows.slice(0, 1))).toEqual([]);
   });
