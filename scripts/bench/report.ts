@@ -195,7 +195,7 @@ function optInRows(r: BenchResults, load: (phase: keyof BenchResults["load"]) =>
       rows.push({
         section: s,
         metric: `WORKERS=${workers}, ${w.throughputSeconds} s runs, by round`,
-        value: `${list(runs.map((run) => run.requestsPerSecond), num)} req/s; p99 ${list(runs.map((run) => run.timed.p99Ms), (v) => v.toFixed(0))} ms${timedErrors ? `, ${timedErrors} errors` : ""}; RSS of all processes up to ${num(Math.max(...runs.map((run) => run.rssMiB)))} MiB`,
+        value: `${list(runs.map((run) => run.requestsPerSecond), num)} req/s; p99 ${list(runs.map((run) => run.timed.p99Ms), (v) => v.toFixed(0))} ms${timedErrors ? `, ${timedErrors} errors` : ""}; RSS of all processes up to ${num(Math.max(...runs.map((run) => run.rssMiB)))} MiB${pssOf(runs)}`,
         target: "",
         verdict: "",
       });
@@ -257,6 +257,17 @@ function optInRows(r: BenchResults, load: (phase: keyof BenchResults["load"]) =>
       target: "≤ 30 ms",
       verdict: check(w.firstP99 <= 30 && errors === 0),
     });
+    const two = w.runs.filter((run) => run.workers === 2 && run.pssMiB !== undefined);
+    if (two.length > 0) {
+      const pss = Math.max(...two.map((run) => run.pssMiB!));
+      rows.push({
+        section: s,
+        metric: "WORKERS=2, memory of all processes after the passes, most of the rounds: PSS (pages the processes share counted once); RSS counts them for each",
+        value: `PSS ${num(pss)} MiB; RSS ${num(Math.max(...two.map((run) => run.rssMiB)))} MiB`,
+        target: "≤ 8 GiB",
+        verdict: check(pss <= 8192),
+      });
+    }
   }
   if (r.redis) {
     const s = `9 serving with the Redis rate limiter (REDIS_URL), autocannon${load("redis")}`;
@@ -452,4 +463,10 @@ export function reportText(existing: string, ...written: string[]): string {
 export async function writeReport(path: string, r: BenchResults): Promise<void> {
   const existing = existsSync(path) ? readFileSync(path, "utf8") : "";
   await writeFile(path, reportText(existing, ...reportParts(r).map((part) => markdownSection(part, resultRows(part)))));
+}
+
+/** ", PSS up to N MiB" of runs that recorded it (workers.ts), else nothing. */
+function pssOf(runs: readonly WorkersRun[]): string {
+  const pss = runs.flatMap((run) => (run.pssMiB === undefined ? [] : [run.pssMiB]));
+  return pss.length === 0 ? "" : `, PSS up to ${Math.max(...pss).toLocaleString("en-US")} MiB`;
 }

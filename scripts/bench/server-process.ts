@@ -62,6 +62,32 @@ export function childrenOf(pid: number): number[] {
   return children;
 }
 
+/**
+ * Proportional set size of a process and all its descendants, in bytes (/proc/<pid>/smaps_rollup): each
+ * page shared by several processes (a file's pages in the page cache that several map) counted once in
+ * all, split among them, where RSS counts it in full for each. 0 where the kernel does not tell.
+ */
+export function treePssOf(pid: number): number {
+  let total = pssOf(pid);
+  for (const child of childrenOf(pid)) {
+    try {
+      total += treePssOf(child);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return total;
+}
+
+function pssOf(pid: number): number {
+  try {
+    const match = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
 export function rssOf(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const match = /^VmRSS:\s+(\d+) kB/m.exec(status);

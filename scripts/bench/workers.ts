@@ -29,7 +29,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { timePaths, type LatencySummary } from "./latency.js";
-import { treeRssOf, type ServerProcess } from "./server-process.js";
+import { treePssOf, treeRssOf, type ServerProcess } from "./server-process.js";
 import { cannon, type CannonFigures } from "./serving.js";
 import { measureCpu, type CpuShares } from "./threads.js";
 import { runWrk } from "./wrk.js";
@@ -51,6 +51,8 @@ export interface WorkersRun {
   firstRequestsPerSecond: number;
   /** The primary and its workers, after the passes. */
   rssMiB: number;
+  /** Their proportional set size (server-process.ts treePssOf), after the passes; absent in results written before it was recorded. */
+  pssMiB?: number;
   /** Where the CPU went during the first pass and during the timed run (threads.ts; absent where /proc does not tell, and in results written before they were recorded). */
   firstCpu?: CpuShares;
   cpu?: CpuShares;
@@ -153,6 +155,7 @@ export async function compareWorkers(options: {
           requestsPerSecond: timed.requestsPerSecond,
           firstRequestsPerSecond: first.summary.count / first.summary.seconds,
           rssMiB: Math.round(treeRssOf(server.pid) / 2 ** 20),
+          pssMiB: Math.round(treePssOf(server.pid) / 2 ** 20),
           ...(firstCpu ? { firstCpu } : {}),
           ...(cpu ? { cpu } : {}),
         };

@@ -103,6 +103,13 @@ describe("the opt-in phases' rows", () => {
     const missing = r([1800, 1500, 1698], [25, 31, 32]);
     expect(verdict(missing, "throughput WORKERS=2 ÷ WORKERS=1")).toMatchObject({ verdict: "MISS", value: "1.698× (rounds 1.80 / 1.50 / 1.70)" });
     expect(verdict(missing, "WORKERS=2, first pass p99")?.verdict).toBe("MISS");
+    // Memory with two workers: judged on PSS, RSS shown beside; none without PSS (results written before it was recorded).
+    expect(resultRows(passing).filter((row) => row.metric.startsWith("WORKERS=2, memory of all processes"))).toEqual([]);
+    passing.workers!.runs.forEach((run) => Object.assign(run, { rssMiB: run.workers === 2 ? 9000 : 4500, pssMiB: run.workers === 2 ? [7000, 8192, 7500][run.round - 1]! : 4400 }));
+    expect(verdict(passing, "WORKERS=2, memory of all processes")).toMatchObject({ value: "PSS 8,192 MiB; RSS 9,000 MiB", target: "≤ 8 GiB", verdict: "PASS" });
+    passing.workers!.runs[1]!.pssMiB = 8193;
+    expect(verdict(passing, "WORKERS=2, memory of all processes")?.verdict).toBe("MISS");
+    expect(verdict(passing, "WORKERS=2, 20 s runs, by round")?.value).toMatch(/RSS of all processes up to 9,000 MiB, PSS up to 8,193 MiB$/);
     // An error in any run fails both verdicts.
     passing.workers!.runs[3]!.timed.non2xx = 1;
     expect(verdict(passing, "throughput WORKERS=2 ÷ WORKERS=1")?.verdict).toBe("MISS");
@@ -301,6 +308,9 @@ describe("the opt-in phases on a published set of a few videos", () => {
       expect(run.warmup).toMatchObject({ errors: 0 });
       expect(run.warmup!.requestsPerSecond).toBeGreaterThan(8);
       expect(run.rssMiB).toBeGreaterThan(20);
+      // PSS counts what the processes share once: at most their RSS, and more than nothing.
+      expect(run.pssMiB).toBeGreaterThan(10);
+      expect(run.pssMiB).toBeLessThanOrEqual(run.rssMiB);
       // Each serving process's main thread answered searches in both passes; the primary is counted apart.
       for (const cpu of [run.firstCpu!, run.warmup!.cpu!, run.cpu!]) {
         expect(cpu.mains).toHaveLength(run.workers);
