@@ -4,7 +4,10 @@
  * answers, no sessions), so any worker or replica answers any request. The
  * route table does what it does for REST first: the Origin rule (before the
  * key), the key (X-API-Key or Authorization: Bearer), the one rate-limit
- * window, the body cap; then the JSON-RPC message goes to the tools.
+ * window, the body cap; then the JSON-RPC message goes to the tools. A
+ * plain tools/call of a known tool, most of the traffic, is answered by the
+ * route itself with the SDK's answer, without a server and transport built
+ * for it (direct-call.ts).
  * GET and DELETE (a server-sent stream, ending a session) have nothing to
  * serve without sessions: the router answers them 405.
  */
@@ -19,6 +22,7 @@ import type { Route, RouteResult } from "../routes/route.js";
 import type { RequestContext } from "../http/context.js";
 import { errorFields } from "../log.js";
 import { malformedCallAnswer } from "./call-params.js";
+import { answerDirectCall, directCall, headerValue } from "./direct-call.js";
 import { allowedOrigins, assertOriginAllowed } from "./origin.js";
 import { createToolServer } from "./tool-server.js";
 import { TOOLS } from "./tools.js";
@@ -78,6 +82,8 @@ export const mcpRoute: Route = {
     }
     // Batches left the protocol in 2025-06-18; one message per request also keeps one request one count against the rate limit.
     if (Array.isArray(message)) return jsonRpcError(400, -32600, "Invalid Request: send one JSON-RPC message per request (no batches).");
+    const direct = directCall(message, ctx.req.headers, TOOLS);
+    if (direct !== undefined) return { status: 200, body: await answerDirectCall(direct, { ctx, deps }) };
     const server = createToolServer(TOOLS, { ctx, deps });
     const transport = new AnsweringTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {
@@ -104,10 +110,7 @@ const webRequests = new Map<string, Request>();
 const MAX_WEB_REQUESTS = 64;
 
 function webRequest(ctx: RequestContext): Request {
-  const values = PASSED_HEADERS.map((name) => {
-    const value = ctx.req.headers[name];
-    return Array.isArray(value) ? value.join(", ") : value;
-  });
+  const values = PASSED_HEADERS.map((name) => headerValue(ctx.req.headers[name]));
   const key = JSON.stringify(values);
   let request = webRequests.get(key);
   if (request === undefined) {

@@ -1,10 +1,13 @@
 /** Small helpers for the text content of tool answers. */
 
+const MARK = /<\/?mark>/g;
+
 /** A search snippet as plain text: the HTML escaping undone (`&amp;` last, so `&amp;lt;` stays `&lt;`), matches in **bold**. */
 export function plainSnippet(snippet: string): string {
-  return snippet
-    .replaceAll("<mark>", "**")
-    .replaceAll("</mark>", "**")
+  const bold = snippet.replace(MARK, "**");
+  // Most snippets escape nothing: one pass for the marks, and the five for entities only where there is one.
+  if (!bold.includes("&")) return bold;
+  return bold
     .replaceAll("&lt;", "<")
     .replaceAll("&gt;", ">")
     .replaceAll("&quot;", '"')

@@ -56,17 +56,26 @@ const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
 export function createToolServer(tools: readonly Tool[], call: ToolCall): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: SCHEMA_VALIDATOR });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolListing(tools) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolRequestSchema, (request): Promise<CallToolResult> => {
     const tool = tools.find((t) => t.name === request.params.name);
     if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, "Unknown tool; tools/list names the tools.");
-    try {
-      const answer = await tool.run(request.params.arguments ?? {}, call);
-      return { content: [{ type: "text", text: answer.text }], structuredContent: answer.structured };
-    } catch (thrown) {
-      return toolError(tool.name, thrown, call);
-    }
+    return callTool(tool, request.params.arguments ?? {}, call);
   });
   return server;
+}
+
+/**
+ * A tool's answer as the tools/call result: the text first, then the structured content; a failure as a
+ * result with `isError`. The keys in the order the SDK's own check of the result puts them, so the
+ * route's short path (direct-call.ts) writes the same bytes.
+ */
+export async function callTool(tool: Tool, args: Record<string, unknown>, call: ToolCall): Promise<CallToolResult> {
+  try {
+    const answer = await tool.run(args, call);
+    return { content: [{ type: "text", text: answer.text }], structuredContent: answer.structured };
+  } catch (thrown) {
+    return toolError(tool.name, thrown, call);
+  }
 }
 
 function toolError(name: string, thrown: unknown, { ctx, deps }: ToolCall): CallToolResult {
@@ -77,5 +86,5 @@ function toolError(name: string, thrown: unknown, { ctx, deps }: ToolCall): Call
     const cause = error.cause instanceof Error ? error.cause.message : undefined;
     deps.log.warn("upstream problem", { requestId: ctx.requestId, tool: name, status: error.status, code: error.code, cause });
   }
-  return { isError: true, content: [{ type: "text", text: JSON.stringify(problemBody(error, ctx.requestId)) }] };
+  return { content: [{ type: "text", text: JSON.stringify(problemBody(error, ctx.requestId)) }], isError: true };
 }
