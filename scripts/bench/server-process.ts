@@ -35,13 +35,17 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Resident set size of a process from /proc (Linux), in bytes. */
 /** RSS of a process and all its descendants (a cluster's workers), in bytes. */
 export function treeRssOf(pid: number): number {
-  let total = rssOf(pid);
+  return treeSum(pid, rssOf);
+}
+
+/** `of` summed over a process and all its descendants. */
+function treeSum(pid: number, of: (pid: number) => number): number {
+  let total = of(pid);
   for (const child of childrenOf(pid)) {
     try {
-      total += treeRssOf(child);
+      total += treeSum(child, of);
     } catch {
       // exited meanwhile
     }
@@ -68,15 +72,7 @@ export function childrenOf(pid: number): number[] {
  * all, split among them, where RSS counts it in full for each. 0 where the kernel does not tell.
  */
 export function treePssOf(pid: number): number {
-  let total = pssOf(pid);
-  for (const child of childrenOf(pid)) {
-    try {
-      total += treePssOf(child);
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return total;
+  return treeSum(pid, pssOf);
 }
 
 function pssOf(pid: number): number {
@@ -88,6 +84,7 @@ function pssOf(pid: number): number {
   }
 }
 
+/** Resident set size of a process from /proc (Linux), in bytes. */
 export function rssOf(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const match = /^VmRSS:\s+(\d+) kB/m.exec(status);
