@@ -69,6 +69,15 @@ export async function startEmbeddingsStandin(dimensions = 16): Promise<Embedding
     req.on("end", () => {
       const number = ++state.requests;
       const now = typeof behaviour === "function" ? behaviour(number) : behaviour;
+      // Counted as they arrive: a client that goes away while the answer waits was still sent them.
+      let inputs: string[] = [];
+      try {
+        const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { input: string[] | string };
+        inputs = Array.isArray(body.input) ? body.input : [body.input];
+      } catch {
+        inputs = [];
+      }
+      if (now.status === undefined) state.received.push(...inputs);
       const answer = () => {
         if (req.method !== "POST" || req.url !== "/v1/embeddings") {
           res.writeHead(404).end("not found");
@@ -78,12 +87,9 @@ export async function startEmbeddingsStandin(dimensions = 16): Promise<Embedding
           res.writeHead(now.status, { "content-type": "text/plain" }).end("stand-in failure");
           return;
         }
-        const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { input: string[] | string; model: string };
-        const inputs = Array.isArray(body.input) ? body.input : [body.input];
-        state.received.push(...inputs);
         const length = now.answerDimensions ?? dimensions;
         const data = inputs.map((text, index) => ({ object: "embedding", index, embedding: standinVector(text, length) }));
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", model: body.model, data }));
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data }));
       };
       if (now.delayMs) setTimeout(answer, now.delayMs);
       else answer();
