@@ -16,6 +16,8 @@ export interface HttpEmbedderOptions {
   apiKey?: string;
   /** 0: whatever the first answer has. */
   dimensions: number;
+  /** Send `dimensions` with each request (default: when it is not 0); a model that has one length may refuse the field. */
+  requestDimensions?: boolean;
   /** Texts per request. */
   batch: number;
   timeoutMs: number;
@@ -83,7 +85,7 @@ export class HttpEmbedder implements Embedder {
   async #once(input: readonly string[], signal?: AbortSignal): Promise<Float32Array[]> {
     const { model, apiKey, timeoutMs } = this.#options;
     const timeout = AbortSignal.timeout(timeoutMs);
-    const body = { model, input, ...(this.#options.dimensions > 0 ? { dimensions: this.#options.dimensions } : {}) };
+    const body = { model, input, ...((this.#options.requestDimensions ?? this.#options.dimensions > 0) ? { dimensions: this.#options.dimensions } : {}) };
     let response: Response;
     let text: string;
     try {

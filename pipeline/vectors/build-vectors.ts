@@ -19,6 +19,7 @@ import {
   quantizeInt8,
   readVectorsMeta,
   sameEmbedder,
+  signBits,
   VECTORS_FILE,
   VECTORS_VERSION,
   vectorBytes,
@@ -75,13 +76,6 @@ interface TranscriptRow {
 function transcriptChunks(row: TranscriptRow): Chunk[] {
   const subs = decodeSegments(row.script, row.timings);
   return chunkSegments(subs.map((sub) => ({ start: Number(sub.offset), text: sub.text })));
-}
-
-/** A vector's sign bits, packed as sqlite-vec's bit vectors (bit i of byte i/8, lowest first): the approximate pass's key. */
-export function signBits(vector: Int8Array | Float32Array): Buffer {
-  const out = Buffer.alloc(Math.ceil(vector.length / 8));
-  for (let i = 0; i < vector.length; i++) if (vector[i]! > 0) out[i >> 3]! |= 1 << (i & 7);
-  return out;
 }
 
 /** The previous set's vectors by hash, when it has vectors of this embedder. */
@@ -153,7 +147,7 @@ interface PlanContext {
   signal: AbortSignal | undefined;
 }
 
-const INSERT_CHUNK = "INSERT INTO chunks (video, start, seg_from, seg_to, hash, vector) VALUES (?, ?, ?, ?, ?, ?)";
+const INSERT_CHUNK = "INSERT INTO chunks (video, channel, published, start, seg_from, seg_to, hash, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
 const INSERT_BITS = "INSERT INTO chunk_bits (rowid, embedding, channel, video, published) VALUES (?, vec_bit(?), ?, ?, ?)";
 
 /** The first pass: every chunk's row, with its vector where the previous set or the cache has it. */
@@ -177,7 +171,7 @@ function planChunks(rows: Iterable<TranscriptRow>, context: PlanContext): Plan {
         plan.missing++;
         plan.videos.add(row.id);
       }
-      const id = insert.run(row.id, chunk.start, chunk.from, chunk.to, hash, found ?? empty).lastInsertRowid;
+      const id = insert.run(row.id, row.channel, row.published, chunk.start, chunk.from, chunk.to, hash, found ?? empty).lastInsertRowid;
       if (found) bits.run(BigInt(id), signBits(new Int8Array(found.buffer, found.byteOffset, found.byteLength)), BigInt(row.channel), BigInt(row.id), row.published);
       plan.chunks++;
       if (++pending >= 10_000) {

@@ -13,6 +13,7 @@ export {
   quantizeInt8,
   readVectorsMeta,
   sameEmbedder,
+  signBits,
   VECTORS_FILE,
   VECTORS_VERSION,
   vectorBytes,

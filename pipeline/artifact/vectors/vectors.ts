@@ -2,8 +2,8 @@
  * The vectors of an artifact set (`vectors.db`, beside the database and
  * hashed by the manifest like it): one row per chunk of a primary transcript,
  * its vector quantized to int8 for re-ranking and exact search, and its sign
- * bits in a sqlite-vec `vec0` table for the approximate first pass, with the
- * columns the search filters need. The embedder that made them is recorded,
+ * bits in a sqlite-vec `vec0` table for the approximate first pass; both
+ * carry the columns the search filters need (channel row, rank, date). The embedder that made them is recorded,
  * so a server whose query embedder differs can refuse rather than compare
  * vectors of two models.
  */
@@ -42,6 +42,8 @@ CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE chunks (
   id INTEGER PRIMARY KEY,
   video INTEGER NOT NULL,
+  channel INTEGER NOT NULL,
+  published TEXT NOT NULL,
   start REAL NOT NULL,
   seg_from INTEGER NOT NULL,
   seg_to INTEGER NOT NULL,
@@ -49,6 +51,7 @@ CREATE TABLE chunks (
   vector BLOB NOT NULL
 );
 CREATE INDEX chunks_by_video ON chunks(video, start);
+CREATE INDEX chunks_by_hash ON chunks(hash);
 CREATE VIRTUAL TABLE chunk_bits USING vec0(embedding bit[${dimensions}], channel integer, video integer, published text);
 `;
 }
@@ -65,6 +68,13 @@ export function quantizeInt8(vector: Float32Array): Int8Array {
   if (max === 0) return out;
   const scale = 127 / max;
   for (let i = 0; i < vector.length; i++) out[i] = Math.round(vector[i]! * scale);
+  return out;
+}
+
+/** A vector's sign bits, packed as sqlite-vec's bit vectors (bit i of byte i/8, lowest first): the approximate pass's key. */
+export function signBits(vector: Int8Array | Float32Array): Buffer {
+  const out = Buffer.alloc(Math.ceil(vector.length / 8));
+  for (let i = 0; i < vector.length; i++) if (vector[i]! > 0) out[i >> 3]! |= 1 << (i & 7);
   return out;
 }
 
