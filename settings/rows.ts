@@ -407,7 +407,7 @@ export const ROWS = {
     kind: oneOf(["auto", "builtin", "url", "off"] as const),
     default: "auto",
     readBy: ["server", "pipeline"],
-    help: "What turns text into vectors for search by meaning (docs/search.md#search-by-meaning). auto: EMBEDDINGS_URL when set; else the server embeds queries with the built-in model when the served set's vectors were made by it, and a pipeline build skips embedding (the demo set is embedded with the built-in model). builtin: the Universal Sentence Encoder lite shipped in the install, on a worker thread (512 dimensions, no network). url: EMBEDDINGS_URL. off: none; mode=semantic and hybrid are refused.",
+    help: "What turns text into vectors for search by meaning (docs/search.md#search-by-meaning). auto: a build embeds with EMBEDDINGS_URL when it is set and skips the step otherwise (the demo embeds with the built-in model); the server embeds queries with the one that made the served set's vectors (the built-in model, or EMBEDDINGS_URL with the same model). builtin: the Universal Sentence Encoder lite shipped in the install, on a worker thread (512 dimensions, no network). url: EMBEDDINGS_URL only. off: none; mode=semantic and hybrid are refused.",
   }),
   embeddingsUrl: setting({
     name: "EMBEDDINGS_URL",

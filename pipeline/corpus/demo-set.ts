@@ -20,7 +20,7 @@ import { vectorsOption } from "../vectors/vectors-option.js";
  * EMBEDDER=off): enough to try mode=semantic and hybrid without making the
  * first start much slower (the figures: docs/search.md#search-by-meaning).
  */
-export const DEMO_VECTOR_TRANSCRIPTS = 10;
+export const DEMO_VECTOR_TRANSCRIPTS = 5;
 
 export { DEMO_DATASET };
 
