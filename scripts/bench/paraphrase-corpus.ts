@@ -124,3 +124,22 @@ export function sharedContentWords(query: string, passage: string): string[] {
   const said = new Set(words(passage));
   return [...new Set(words(query))].filter((w) => said.has(w));
 }
+
+/**
+ * The other half of the mixed set: for each paraphrased passage, a query of
+ * its two rarest content words across the set's videos (names, numbers,
+ * terms), the kind of query keyword search answers and embeddings of a
+ * sentence model blur.
+ */
+export function rareWordQuery(file: string): string {
+  const videoWords = DOCUMENTS.map((doc) => new Set(words(brownSegments(doc).map((s) => s.text).join(" "))));
+  const df = (word: string) => videoWords.filter((set) => set.has(word)).length;
+  const candidates = [...new Set(words(passageOf(file)).filter((w) => w.length > 2))];
+  return candidates
+    .map((word, i) => ({ word, df: df(word), i }))
+    .sort((a, b) => a.df - b.df || a.i - b.i)
+    .slice(0, 2)
+    .sort((a, b) => a.i - b.i)
+    .map((c) => c.word)
+    .join(" ");
+}

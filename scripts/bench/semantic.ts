@@ -22,7 +22,7 @@ import { searchInMode, type SearchMode } from "../../server/search/semantic/mode
 import { QueryEmbedders } from "../../server/search/semantic/query-embedders.js";
 import { SEMANTIC_CHUNKS } from "../../server/search/semantic/semantic-set.js";
 import { VectorIndex } from "../../server/search/semantic/vector-index.js";
-import { DOCUMENTS, PARAPHRASES, PASSAGE_CHUNK, brownSegments, paraphraseRecords, passageOf, sharedContentWords, videoIdOf } from "./paraphrase-corpus.js";
+import { DOCUMENTS, PARAPHRASES, PASSAGE_CHUNK, brownSegments, paraphraseRecords, passageOf, rareWordQuery, sharedContentWords, videoIdOf } from "./paraphrase-corpus.js";
 
 const DIMENSIONS = 512;
 const SCALE_TRANSCRIPTS = 500_000;
@@ -45,7 +45,19 @@ export interface SemanticFigures {
     exactP50: number;
     recallAt10: number;
   };
-  quality: { queries: number; videos: number; chunks: number; sharedWords: number; keyword: number; semantic: number; hybrid: number; moment: number; buildSeconds: number };
+  quality: {
+    queries: number;
+    videos: number;
+    chunks: number;
+    sharedWords: number;
+    keyword: number;
+    semantic: number;
+    hybrid: number;
+    moment: number;
+    buildSeconds: number;
+    /** The paraphrases and as many rare-word queries (paraphrase-corpus.ts rareWordQuery), recall@10 by mode. */
+    mixed?: { queries: number; keyword: number; semantic: number; hybrid: number };
+  };
 }
 
 export interface SemanticOptions {
@@ -264,7 +276,16 @@ async function paraphraseRecall(options: SemanticOptions): Promise<SemanticFigur
       }
     }
     const queries = Object.keys(PARAPHRASES).length;
+    const rare: Record<SearchMode, number> = { keyword: 0, semantic: 0, hybrid: 0 };
+    for (const file of Object.keys(PARAPHRASES)) {
+      for (const mode of ["keyword", "semantic", "hybrid"] as const) {
+        const page = await searchInMode(catalog, { q: rareWordQuery(file), limit: 10, offset: 0, mode }, embedders);
+        if (page.results.some((h) => h.videoId === videoIdOf(file))) rare[mode]++;
+      }
+    }
+    const mixed = (mode: SearchMode) => (found[mode] + rare[mode]) / (2 * queries);
     return {
+      mixed: { queries: 2 * queries, keyword: mixed("keyword"), semantic: mixed("semantic"), hybrid: mixed("hybrid") },
       queries,
       videos: manifest.counts.transcripts,
       chunks: manifest.vectors?.chunks ?? 0,
