@@ -36,7 +36,7 @@ export async function embedStep(
   build: { databasePath: string; work: string; log: (line: string) => void; signal: AbortSignal | undefined },
 ): Promise<ManifestVectors | undefined> {
   if (option === undefined || "skipped" in option) {
-    build.log(`vectors: skipped, ${option?.skipped ?? "no embedder configured"}; the set is searched by keyword only (EMBEDDER=builtin or EMBEDDINGS_URL embeds it)`);
+    build.log(`vectors: not made, ${option?.skipped ?? "no embedder configured"}; the set is searched by keyword only (EMBEDDER=builtin or EMBEDDINGS_URL embeds it)`);
     return undefined;
   }
   const result = await buildVectors({

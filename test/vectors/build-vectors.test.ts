@@ -88,7 +88,7 @@ describe("the build's embedding step", () => {
     const lines: string[] = [];
     const outDir = join(root, "plain");
     const { manifest } = await buildArtifacts({ records: vectorRecords(2), outDir, log: (line) => lines.push(line), vectors: { skipped: "no embedder configured" } });
-    expect(lines).toContain("vectors: skipped, no embedder configured; the set is searched by keyword only (EMBEDDER=builtin or EMBEDDINGS_URL embeds it)");
+    expect(lines).toContain("vectors: not made, no embedder configured; the set is searched by keyword only (EMBEDDER=builtin or EMBEDDINGS_URL embeds it)");
     expect(existsSync(join(outDir, "vectors.db"))).toBe(false);
     expect(manifest.vectors).toBeUndefined();
     expect(Object.keys(manifest.files).sort()).toEqual(["titles.flexsearch.json", "transcripts.db"]);
