@@ -2,7 +2,8 @@
  * The import rules between the two sides (`npm run lint:deps`, run by .ci/run
  * before the tests). server/ and pipeline/ share only pipeline/artifact/ (what
  * both must agree on about an artifact set and DATA_DIR) and pipeline/youtube/
- * (the client the batch and the live fetch both use); settings/ is shared by
+ * (the client the batch and the live fetch both use) and pipeline/embeddings/
+ * (the embedders the build and the server's queries both use); settings/ is shared by
  * both and imports neither. The artifact format is imported through the
  * face (index.ts) of each of its folders. Inside server/ and pipeline/ the
  * folders form layers with no loop between them (`no-folder-loop`). Dynamic
@@ -21,18 +22,18 @@ module.exports = {
     {
       name: "server-only-shared-pipeline",
       comment:
-        "The server imports from pipeline/ only pipeline/artifact/ and pipeline/youtube/: the build, the crawl and the demo generator must not load with the server.",
+        "The server imports from pipeline/ only pipeline/artifact/, pipeline/youtube/ and pipeline/embeddings/ (the embedders, for queries): the build, the crawl and the demo generator must not load with the server.",
       severity: "error",
       from: { path: "^server/" },
-      to: { path: "^pipeline/", pathNot: "^pipeline/(artifact|youtube)/" },
+      to: { path: "^pipeline/", pathNot: "^pipeline/(artifact|youtube|embeddings)/" },
     },
     {
       name: "shared-stays-shared",
       comment:
-        "pipeline/artifact/ and pipeline/youtube/ import nothing else from pipeline/ (nor the server): the server loads them, so whatever they import would load with it.",
+        "pipeline/artifact/, pipeline/youtube/ and pipeline/embeddings/ import nothing else from pipeline/ (nor the server): the server loads them, so whatever they import would load with it.",
       severity: "error",
-      from: { path: "^pipeline/(artifact|youtube)/" },
-      to: { path: "^(server|pipeline)/", pathNot: "^pipeline/(artifact|youtube)/" },
+      from: { path: "^pipeline/(artifact|youtube|embeddings)/" },
+      to: { path: "^(server|pipeline)/", pathNot: "^pipeline/(artifact|youtube|embeddings)/" },
     },
     {
       name: "artifact-through-face",

@@ -52,6 +52,7 @@ import { PipelineState } from "./state/open-state.js";
 import { PublishRefused } from "./publish/publish-guard.js";
 import { RUN_USAGE } from "./run/parse-run-args.js";
 import { runCommand } from "./run/run-command.js";
+import type { EmbedderSettings } from "./embeddings/create-embedder.js";
 import { WORKER_USAGE, workerCommand } from "./fetch/queue/worker-command.js";
 
 const USAGE = `usage: npm run pipeline -- <command> [options]
@@ -181,7 +182,7 @@ async function main(argv: string[]): Promise<number> {
       console.error(error.message);
       return error instanceof UsageError ? EXIT.usage : EXIT.failed;
     }
-    return buildCommand(config.dataDir, inputs, values.dataset, values.force, config.databaseUrl);
+    return buildCommand(config.dataDir, inputs, values.dataset, values.force, config.databaseUrl, config);
   }
   if (command === "install-set") {
     const parsed = parsedOr("install-set", INSTALL_SET_USAGE, () =>
@@ -195,7 +196,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === "demo") {
     if (rest.length > 0) return usageError(`demo: takes no arguments, not ${rest.join(" ")}`, DEMO_USAGE);
-    const { built } = await ensureDemoArtifacts(config.dataDir, log);
+    const { built } = await ensureDemoArtifacts(config.dataDir, log, config);
     if (!built) log(`${config.dataDir} already has a published artifact set; nothing to do`);
     return 0;
   }
@@ -204,7 +205,7 @@ async function main(argv: string[]): Promise<number> {
 }
 
 /** `build --input`: under the run lock, the input is validated, built with the pipeline state and published, and then joins the state (import-and-publish.ts). */
-function buildCommand(dataDir: string, inputs: BuildInput[], dataset: string, force: boolean, databaseUrl: string | undefined): Promise<number> {
+function buildCommand(dataDir: string, inputs: BuildInput[], dataset: string, force: boolean, databaseUrl: string | undefined, embedding: EmbedderSettings): Promise<number> {
   const layout = dataDirLayout(dataDir);
   return runAsCommand({
     // Before the lock: an input that cannot be read, or an export that does not match its manifest, changes nothing.
@@ -229,8 +230,8 @@ function buildCommand(dataDir: string, inputs: BuildInput[], dataset: string, fo
       const state = PipelineState.open(layout.state);
       try {
         return inputs.length === 0
-          ? await buildState({ dataDir, state, dataset, force, signal, databaseUrl })
-          : await importInputs({ dataDir, state, dataset, force, signal, databaseUrl, inputs });
+          ? await buildState({ dataDir, state, dataset, force, signal, databaseUrl, embedding })
+          : await importInputs({ dataDir, state, dataset, force, signal, databaseUrl, inputs, embedding });
       } finally {
         state.close();
       }
@@ -245,12 +246,14 @@ interface BuildWork {
   force: boolean;
   signal: AbortSignal;
   databaseUrl: string | undefined;
+  /** The embedder settings: the set gets vectors when one is configured. */
+  embedding: EmbedderSettings;
 }
 
 /** `build` without --input: the state and the live store, built and published. */
-async function buildState({ dataDir, state, dataset, force, signal, databaseUrl }: BuildWork): Promise<number> {
+async function buildState({ dataDir, state, dataset, force, signal, databaseUrl, embedding }: BuildWork): Promise<number> {
   await settleImport(state, dataDir, log);
-  const built = await buildAndPublish({ dataDir, state, log, dataset, force, signal, ...(databaseUrl !== undefined ? { databaseUrl } : {}) });
+  const built = await buildAndPublish({ dataDir, state, log, dataset, force, signal, embedding, ...(databaseUrl !== undefined ? { databaseUrl } : {}) });
   if (!built) log("nothing to build: no record in the pipeline state or the live store");
   else log(`published ${built.dir}: ${JSON.stringify(built.counts)} in ${built.seconds.toFixed(1)} s`);
   return EXIT.ok;

@@ -44,6 +44,7 @@ import { practiceServing } from "./start/serving-practice.js";
 import { reservePortOrExit } from "./start/port-reservation.js";
 import { parseStartArgs, START_USAGE, startHelp } from "./start/start-usage.js";
 import { startedByNpmScript, whenParentGone } from "./start/parent-watch.js";
+import { QueryEmbedders } from "./search/semantic/query-embedders.js";
 
 /** What serves while PostgreSQL is down, as /healthz says it. */
 const POSTGRESQL_FALLBACK = "postgresql unreachable: live fetches stored here and queued for it, api keys from the copy in memory";
@@ -88,6 +89,7 @@ async function main(): Promise<void> {
     log,
     state: runtime.state,
     onDatabaseFault: (code, faulty) => void runtime.databaseFault(code, faulty),
+    embedders: new QueryEmbedders(config),
   });
   serve({ server, reservation, config, log, runtime, served, keyStore, link });
   stop.whenServing({ server, graceMs: config.shutdownGraceMs, close });

@@ -16,7 +16,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildArtifacts } from "../pipeline/build/build-artifacts.js";
-import { DEMO_DATASET, demoRecords } from "../pipeline/corpus/demo-set.js";
+import { DEMO_DATASET, DEMO_VECTOR_TRANSCRIPTS, demoRecords } from "../pipeline/corpus/demo-set.js";
+import { vectorsOption } from "../pipeline/vectors/vectors-option.js";
 import { startTestServer, type TestServer } from "./server/helpers/test-server.js";
 import { SETTINGS } from "../settings/settings.js";
 
@@ -142,7 +143,9 @@ describe("the documented examples against the demo dataset", () => {
   beforeAll(async () => {
     root = mkdtempSync(path.join(tmpdir(), "readme-demo-"));
     const dir = path.join(root, "current");
-    const { manifest } = await buildArtifacts({ records: demoRecords(), outDir: dir, dataset: DEMO_DATASET });
+    // As `npm run pipeline -- demo` builds it: its most viewed transcripts embedded with the built-in model.
+    const vectors = vectorsOption(root, undefined, { builtin: true, limit: DEMO_VECTOR_TRANSCRIPTS });
+    const { manifest } = await buildArtifacts({ records: demoRecords(), outDir: dir, dataset: DEMO_DATASET, vectors });
     server = await startTestServer({ artifacts: { dir, manifest, cleanup: () => {} } });
   }, 240_000);
   afterAll(async () => {

@@ -23,6 +23,8 @@ import { newBuildDir, publishBuild } from "../publish/publish.js";
 import type { ImportStaging } from "../state/import-staging.js";
 import type { PipelineState } from "../state/open-state.js";
 import { checkPublish } from "../publish/publish-guard.js";
+import type { EmbedderSettings } from "../embeddings/create-embedder.js";
+import { vectorsOption } from "../vectors/vectors-option.js";
 
 export const PIPELINE_DATASET = "pipeline";
 
@@ -40,6 +42,8 @@ export interface BuildAndPublishOptions {
   databaseUrl?: string;
   /** An import staged beside the state: built with it, and folded into the state once the set is published (import-staging.ts). */
   staging?: ImportStaging;
+  /** The embedder settings (EMBEDDER, EMBEDDINGS_*): with one configured the set gets vectors for search by meaning. Default: none, skipped. */
+  embedding?: EmbedderSettings;
 }
 
 export interface PublishedBuild {
@@ -124,6 +128,7 @@ async function buildAndPublishFrom(options: BuildAndPublishOptions, shared: Shar
     liveStoreId,
     log,
     expectedRecords,
+    vectors: vectorsOption(options.dataDir, options.embedding),
     ...(options.signal ? { signal: options.signal } : {}),
     onInvalid: (error, index) => {
       invalid++;

@@ -22,6 +22,7 @@ import { writeManifest } from "../artifact/manifest/index.js";
 import { stageRecords, type RecordSource } from "./stage-records.js";
 import { createStepProgress, type StepProgress } from "./step-progress.js";
 import { partialBuildDir, removeAbandonedPartials } from "../publish/publish.js";
+import { embedStep, forgetEmbedded, type VectorsOption } from "../vectors/embed-step.js";
 
 export interface BuildOptions {
   records: RecordSource;
@@ -45,6 +46,8 @@ export interface BuildOptions {
   expectedRecords?: number;
   /** Aborting stops the build: nothing is written to `outDir`, BuildInterrupted is thrown. */
   signal?: AbortSignal;
+  /** Search by meaning: the embedder and where its vectors come from, or why the step is skipped (vectors/embed-step.ts). Default: skipped. */
+  vectors?: VectorsOption;
 }
 
 export { BuildInterrupted } from "../command/interrupt.js";
@@ -87,9 +90,12 @@ export async function buildArtifacts(options: BuildOptions): Promise<BuildResult
     await buildTitleIndex(databasePath, join(work, ARTIFACT_FILES.titleIndex), signal);
     log("title index written");
     throwIfInterrupted(signal);
-    const manifest = await writeManifest(work, { dataset, builtAt, counts, liveSeq: options.liveSeq ?? 0, liveStoreId: options.liveStoreId });
+    const vectors = await embedStep(options.vectors, { databasePath, work, log, signal });
+    throwIfInterrupted(signal);
+    const manifest = await writeManifest(work, { dataset, builtAt, counts, liveSeq: options.liveSeq ?? 0, liveStoreId: options.liveStoreId, vectors });
     throwIfInterrupted(signal);
     await rename(work, options.outDir);
+    forgetEmbedded(options.vectors);
     return {
       manifest,
       recordsRead: staged.records,

@@ -11,6 +11,16 @@ import { createDemoCorpus } from "./demo.js";
 import { dataDirLayout } from "../artifact/layout/index.js";
 import { newBuildDir, publishBuild } from "../publish/publish.js";
 import { acquireLock } from "../state/acquire-lock.js";
+import type { EmbedderSettings } from "../embeddings/create-embedder.js";
+import { vectorsOption } from "../vectors/vectors-option.js";
+
+/**
+ * The most viewed demo transcripts embedded for search by meaning (with the
+ * built-in embedder unless EMBEDDINGS_URL names another, none with
+ * EMBEDDER=off): enough to try mode=semantic and hybrid without making the
+ * first start much slower (the figures: docs/search.md#search-by-meaning).
+ */
+export const DEMO_VECTOR_TRANSCRIPTS = 5;
 
 export { DEMO_DATASET };
 
@@ -25,7 +35,11 @@ export function* demoRecords(): Generator<VideoRecord> {
  * lock, so it never lands over a set a pipeline run is publishing: while a
  * run holds the lock it throws LockHeldError, saying whose.
  */
-export async function ensureDemoArtifacts(dataDir: string, log: (message: string) => void = () => {}): Promise<{ built: boolean }> {
+export async function ensureDemoArtifacts(
+  dataDir: string,
+  log: (message: string) => void = () => {},
+  embedding?: EmbedderSettings,
+): Promise<{ built: boolean }> {
   const layout = dataDirLayout(dataDir);
   if (existsSync(layout.current)) return { built: false };
   const lock = acquireLock(layout.lock);
@@ -34,7 +48,11 @@ export async function ensureDemoArtifacts(dataDir: string, log: (message: string
     if (existsSync(layout.current)) return { built: false };
     log("no artifact set found: building the generated demo dataset (once)");
     const dir = newBuildDir(dataDir);
-    const result = await buildArtifacts({ records: demoRecords(), outDir: dir, dataset: DEMO_DATASET, log });
+    const vectors =
+      embedding?.embedder === "off"
+        ? ({ skipped: "EMBEDDER is off" } as const)
+        : vectorsOption(dataDir, embedding, { builtin: embedding?.embeddingsUrl === undefined, limit: DEMO_VECTOR_TRANSCRIPTS });
+    const result = await buildArtifacts({ records: demoRecords(), outDir: dir, dataset: DEMO_DATASET, log, vectors });
     await publishBuild(dataDir, dir);
     log(`demo dataset ready: ${result.manifest.counts.videos} videos in ${result.seconds.toFixed(1)} s`);
     return { built: true };

@@ -47,6 +47,7 @@ export async function runCommand(argv: string[], config: Settings<"pipeline">): 
       try {
         summary = await runPipeline({
           dataDir: config.dataDir,
+          embedding: config,
           ...(config.databaseUrl !== undefined ? { databaseUrl: config.databaseUrl } : {}),
           fetchQueue: { leaseSeconds: config.fetchLeaseSeconds, retryLimit: config.fetchRetryLimit, retryDelaySeconds: config.fetchRetryDelaySeconds },
           channelsFile: args.channelsFile,

@@ -3,6 +3,7 @@
  * the exit code and the summary instead of exiting, so tests can call it
  * in-process and the CLI stays a thin shell around it.
  */
+import type { EmbedderSettings } from "../embeddings/create-embedder.js";
 import { existsSync } from "node:fs";
 import { createYouTubeClient, ExitPool, type ExitPolicy, type ExitStateStore, type YouTubeClient } from "../youtube/index.js";
 import { takeRunLocks, type RunLocks } from "../state/run-locks.js";
@@ -43,6 +44,8 @@ export interface RunOptions {
   concurrency?: number;
   /** At most `count` fetches started per `intervalMs`. Default: no cap. */
   rate?: { count: number; intervalMs: number };
+  /** The embedder settings: the built set gets vectors when one is configured (pipeline/vectors/). Default: none. */
+  embedding?: EmbedderSettings;
   /** Build and publish at the end. Default true. */
   build?: boolean;
   /** Build and publish even when nothing is new, and publish even a set that drops most of what is served (publish-guard.ts). Default false. */
@@ -288,6 +291,7 @@ async function buildStage(run: Run, state: PipelineState): Promise<void> {
     log,
     force: options.force ?? false,
     signal,
+    ...(options.embedding ? { embedding: options.embedding } : {}),
     ...(options.databaseUrl !== undefined ? { databaseUrl: options.databaseUrl } : {}),
   });
   if (!built) log("no fetched transcripts yet: nothing to build");

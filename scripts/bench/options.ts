@@ -4,11 +4,11 @@
  */
 import { parseArgs } from "node:util";
 
-export const PHASES = ["corpus", "server", "search", "recall", "serving", "soak", "peers", "ablation", "compare", "mcp", "workers", "redis", "dataset", "pg-peer", "ingest-limits"] as const;
+export const PHASES = ["corpus", "server", "search", "recall", "serving", "soak", "peers", "ablation", "compare", "mcp", "workers", "redis", "dataset", "pg-peer", "ingest-limits", "semantic"] as const;
 export type Phase = (typeof PHASES)[number];
 
 /** Phases run only when listed: each starts servers of its own, writes GBs of scratch files, or needs Redis or PostgreSQL. */
-const OPT_IN: readonly Phase[] = ["ablation", "compare", "mcp", "workers", "redis", "dataset", "pg-peer", "ingest-limits"];
+const OPT_IN: readonly Phase[] = ["ablation", "compare", "mcp", "workers", "redis", "dataset", "pg-peer", "ingest-limits", "semantic"];
 
 /** The phases run without `--phases`: all but the opt-in ones (the ablation alone starts the server twenty times, ablation.ts). */
 export const DEFAULT_PHASES: readonly Phase[] = PHASES.filter((phase) => !OPT_IN.includes(phase));
@@ -70,6 +70,10 @@ export interface BenchOptions {
   pgMaxDocs: number | undefined;
   /** The `ingest-limits` phase: exit proxies, each one client address of the limited stand-in. */
   limitsExits: number;
+  /** The semantic phase's vector-search part: chunks written; undefined: the chunk count of 500,000 transcripts. */
+  semanticChunks: number | undefined;
+  /** The semantic phase: most seconds of exact searches for its recall check. */
+  semanticExactSeconds: number;
   /** Requests the limited stand-in allows each address per `limitsWindowMs`. */
   limitsBudget: number;
   limitsWindowMs: number;
@@ -106,6 +110,8 @@ export const OPTION_TABLE: readonly OptionSpec[] = [
   { name: "redis-url", default: "redis://127.0.0.1:6379", help: "Redis for the redis phase (the server's REDIS_URL, keys under a prefix of the bench's own); the phase is skipped when it does not answer." },
   { name: "pg-url", default: "postgres://postgres@127.0.0.1:5432/postgres", help: "PostgreSQL the pg-peer phase creates its scratch database on (and drops it at the end); skipped when it does not answer." },
   { name: "pg-max-docs", default: "all", help: "Most transcripts the pg-peer phase loads into PostgreSQL, most viewed first." },
+  { name: "semantic-chunks", default: "scale", help: "Chunks of stand-in vectors the semantic phase searches: scale (the chunk count of 500,000 transcripts of the seeded corpus) or a number, for a smaller run." },
+  { name: "semantic-exact-seconds", default: "120", help: "Most seconds the semantic phase spends on exact searches (at least 5) for the recall of the approximate one." },
   { name: "limits-exits", default: "8", help: "The ingest-limits phase's exits: loopback proxies, each leaving from its own 127.0.0.x address, split among the run and its workers." },
   { name: "limits-budget", default: "100", help: "Requests the ingest-limits phase's stand-in allows each exit per --limits-window-ms (then a 429 with a 10 s Retry-After); each process paces its exits at 95% of it (YOUTUBE_EXIT_RATE)." },
   { name: "limits-window-ms", default: "10000", help: "The ingest-limits phase's window, in ms." },
@@ -203,6 +209,8 @@ export function parseBenchArgs(argv: string[], cores: number): BenchOptions {
         "pg-url": { type: "string" },
         "pg-max-docs": { type: "string" },
         "limits-exits": { type: "string" },
+        "semantic-chunks": { type: "string" },
+        "semantic-exact-seconds": { type: "string" },
         "limits-budget": { type: "string" },
         "limits-window-ms": { type: "string" },
         "limits-workers": { type: "string" },
@@ -257,6 +265,8 @@ export function parseBenchArgs(argv: string[], cores: number): BenchOptions {
     pgUrl: url(values["pg-url"], "postgres://postgres@127.0.0.1:5432/postgres", "pg-url", ["postgres:", "postgresql:"]),
     pgMaxDocs: values["pg-max-docs"] === undefined || values["pg-max-docs"] === "all" ? undefined : integer(values["pg-max-docs"], 0, "pg-max-docs", 1),
     limitsExits,
+    semanticChunks: values["semantic-chunks"] === undefined || values["semantic-chunks"] === "scale" ? undefined : integer(values["semantic-chunks"], 0, "semantic-chunks", 100),
+    semanticExactSeconds: integer(values["semantic-exact-seconds"], 120, "semantic-exact-seconds", 1),
     limitsBudget: integer(values["limits-budget"], 100, "limits-budget", 1),
     limitsWindowMs: integer(values["limits-window-ms"], 10_000, "limits-window-ms", 100),
     limitsWorkers,

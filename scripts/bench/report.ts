@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { ablationTable, compareSummary } from "./ablation.js";
 import { ingestLimitsRows } from "./ingest-limits-rows.js";
+import { semanticRows } from "./semantic-rows.js";
 import type { LatencySummary } from "./latency.js";
 import type { BenchResults } from "./run.js";
 import type { CpuShares } from "./threads.js";
@@ -308,6 +309,7 @@ function optInRows(r: BenchResults, load: (phase: keyof BenchResults["load"]) =>
     }
   }
   if (r.ingestLimits) rows.push(...ingestLimitsRows(r.ingestLimits, load("ingest-limits")));
+  if (r.semantic) rows.push(...semanticRows(r.semantic, load("semantic")));
   return rows;
 }
 
@@ -375,7 +377,7 @@ Written by \`npm run bench\` (scripts/bench.ts): the latest run of each corpus s
 - **3 search**: \`--queries\` (240) seeded queries of 1-4 words (some filtered, some deep pages), 10 results, to the last byte; FIRST pass = a freshly started server, repeated pass = the same set again (cached ranked heads). **4 quality**: known items, a transcript and a 2-4 word run no other transcript holds, sent unquoted; hit = top 10.
 - **5 serving**: autocannon, 64 connections, the server against a bare node:http serving the same bytes; mean req/s. **6 peers**: in-process on the same database and queries: the server's catalog, plain FTS5, FlexSearch in memory.
 - Opt-in (\`--phases\`): **7 MCP vs REST** (\`mcp\`): the queries as \`search_transcripts\` over POST /mcp and as GET /v1/search. **8 workers**: WORKERS=1 and 2 in alternated rounds, result cache off: first pass, warm-up, throughput over a timed run, where the CPU went. **9 serving with Redis** (\`redis\`): GET /v1/transcript as in 5, the rate limit counted in Redis.
-- Opt-in: **10 dataset**: export as Parquet and JSON Lines, and \`build --input\` of the Parquet export. **11 PostgreSQL peer** (\`pg-peer\`): PostgreSQL's full-text search over the same transcripts and queries. **12 ingestion under limits** (\`ingest-limits\`): crawl and fetch through exits the stand-in limits, by \`run\` and workers on a shared queue.
+- Opt-in: **10 dataset**: export as Parquet and JSON Lines, and \`build --input\` of the Parquet export. **11 PostgreSQL peer** (\`pg-peer\`): PostgreSQL's full-text search over the same transcripts and queries. **12 ingestion under limits** (\`ingest-limits\`): crawl and fetch through exits the stand-in limits, by \`run\` and workers on a shared queue. **13 search by meaning** (\`semantic\`): the built-in embedder, vector search at the chunk count of 500,000 transcripts (stand-in vectors), its recall, and recall@10 of keyword, semantic and hybrid on a paraphrase set.
 `;
 
 /** The opt-in phases: the results' field, the phase, its section's title, and the number its rows' section starts with. */
@@ -386,12 +388,14 @@ const OPT_IN_PARTS = [
   { field: "dataset", phase: "dataset", title: "dataset export", number: 10 },
   { field: "pgPeer", phase: "pg-peer", title: "PostgreSQL peer", number: 11 },
   { field: "ingestLimits", phase: "ingest-limits", title: "ingestion under limits", number: 12 },
+  { field: "semantic", phase: "semantic", title: "search by meaning", number: 13 },
 ] as const;
 
 /** One section per size and path (the direct build and the full pipeline give different artifact sets). */
 export function sectionHeading(r: BenchResults): string {
   // The ingest-limits phase crawls and fetches through the stand-in without a set of its own: the full pipeline's path.
-  const mode = r.build?.mode === "pipeline" || (!r.build && r.ingestLimits) ? "full pipeline" : r.build?.mode === "direct" ? "direct build" : "artifact set reused";
+  const mode =
+    r.build?.mode === "pipeline" || (!r.build && r.ingestLimits) ? "full pipeline" : r.build?.mode === "direct" ? "direct build" : !r.build && r.semantic ? "sets of its own" : "artifact set reused";
   // An ablation run on its own has a section of its own, beside the full run's; so has each opt-in phase run without the full run (reportParts).
   const optIn = OPT_IN_PARTS.filter((part) => r[part.field] !== undefined);
   const alone = optIn.length === 1 ? `, ${optIn[0]!.title}` : optIn.length > 1 ? ", opt-in phases" : "";

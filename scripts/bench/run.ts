@@ -38,6 +38,7 @@ import { measureDataset, type DatasetFigures } from "./dataset.js";
 import { comparePostgres, type PgPeerFigures } from "./pg-peer.js";
 import { reachable, withoutCredentials } from "./reachable.js";
 import { measureIngestLimits, type IngestLimitsFigures } from "./ingest-limits.js";
+import { measureSemantic, type SemanticFigures } from "./semantic.js";
 
 export interface SearchFigures {
   queries: number;
@@ -97,6 +98,7 @@ export interface BenchResults {
   pgPeer?: PgPeerFigures | { url: string; skipped: string };
   /** Crawl and fetch through the stand-in's limits with workers (ingest-limits.ts); `skipped` when PostgreSQL did not answer. */
   ingestLimits?: IngestLimitsFigures | { url: string; skipped: string };
+  semantic?: SemanticFigures;
   /** Wall time of each phase, seconds. */
   phaseSeconds?: Partial<Record<Phase, number>>;
 }
@@ -128,7 +130,8 @@ export async function runBench(options: BenchOptions, command: string, log: (lin
 
   // (1) corpus and artifacts; the ingest-limits phase crawls the corpus itself and needs no set.
   if (has("corpus")) mark("corpus");
-  const needSet = options.phases.some((phase) => phase !== "ingest-limits");
+  // The ingest-limits and semantic phases make what they measure themselves.
+  const needSet = options.phases.some((phase) => phase !== "ingest-limits" && phase !== "semantic");
   results.build = needSet ? await ensureArtifactSet(options, layout, has("corpus"), log) : undefined;
   await save();
   const artifactsDir = dataDirLayout(layout.dataDir).current;
@@ -405,6 +408,12 @@ export async function runBench(options: BenchOptions, command: string, log: (lin
       });
     }
     took("ingest-limits");
+    await save();
+  }
+  if (has("semantic")) {
+    mark("semantic");
+    results.semantic = await measureSemantic({ dir: join(layout.root, "semantic"), seed: options.seed, chunks: options.semanticChunks, exactBudgetSeconds: options.semanticExactSeconds, log });
+    took("semantic");
     await save();
   }
   mark("end");

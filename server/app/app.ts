@@ -52,6 +52,7 @@ import { admit, apiKey, entitlement, knownQuery, rateLimit, runRoute } from "./r
 import { ROUTES } from "./route-table.js";
 import { ServiceState } from "../service-state.js";
 import type { TranscriptSource } from "../live/transcript-source.js";
+import type { QueryEmbedders } from "../search/semantic/query-embedders.js";
 
 export const API_VERSION = "1.0.0";
 
@@ -82,6 +83,8 @@ export interface AppOptions {
   metrics?: Metrics;
   /** The live fetcher's exits, counted per exit by /metrics. */
   exits?: ExitsToMeasure;
+  /** Query embedders of search by meaning; without, mode=semantic and hybrid are refused (409). */
+  embedders?: QueryEmbedders;
 }
 
 export function createApp(options: AppOptions): http.Server {
@@ -167,6 +170,7 @@ function routeDeps(options: RouteDepsOptions): RouteDeps {
     },
     openapi: () => (openapi ??= servedOpenApiDocument()),
     representations: new RepresentationCache(config.responseCacheMb * 1024 * 1024),
+    embedders: options.embedders,
   };
 }
 

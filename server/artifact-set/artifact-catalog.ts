@@ -20,6 +20,7 @@ import { Lru } from "../data/lru.js";
 import { TranscriptTables } from "../data/transcript-tables.js";
 import { SearchMemory, type MemoryWarmth, type SearchMemoryOptions } from "../search/memory/search-memory.js";
 import { practiceRequests, runWarmUpSearches } from "../search/memory/search-warmup.js";
+import { openSemanticSet, type SemanticSet } from "../search/semantic/semantic-set.js";
 
 export { ArtifactError };
 
@@ -114,6 +115,8 @@ export class ArtifactCatalog implements Catalog {
   #artifactChannels: ChannelItem[] | undefined;
   /** Every channel with the live store's additions, sorted, for the catalog version it was made at. */
   #channelList: { version: string; items: ChannelItem[] } | undefined;
+  /** The set's vectors for search by meaning, opened on first use; null when it has none. */
+  #semantic: SemanticSet | null | undefined;
 
   constructor(db: Database.Database, manifest: Manifest, titles: ReturnType<typeof importTitleIndex>, options: CatalogOptions & { file: string }) {
     this.#db = db;
@@ -248,6 +251,12 @@ export class ArtifactCatalog implements Catalog {
     return this.#search.search(params);
   }
 
+  /** Search by meaning over the set's vectors (server/search/semantic/); undefined when the set has none. */
+  semantic(): SemanticSet | undefined {
+    if (this.#semantic === undefined) this.#semantic = openSemanticSet(this.dir, this.#db) ?? null;
+    return this.#semantic ?? undefined;
+  }
+
   stats(): Stats {
     const live = this.#live?.counts() ?? { videos: 0, transcripts: 0, totalWords: 0, channels: 0 };
     const base = this.manifest.counts;
@@ -259,6 +268,7 @@ export class ArtifactCatalog implements Catalog {
       totalWords,
       avgWordsPerTranscript: transcripts ? Math.round(totalWords / transcripts) : 0,
       channels: base.channels + live.channels,
+      transcriptsWithVectors: this.manifest.vectors?.transcripts ?? 0,
     };
   }
 
@@ -315,6 +325,7 @@ export class ArtifactCatalog implements Catalog {
   }
 
   close(): void {
+    this.#semantic?.close();
     this.#memory.close();
     if (this.#db.open) this.#db.close();
   }

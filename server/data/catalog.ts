@@ -84,6 +84,8 @@ export interface SearchParams extends SearchFilters {
   q: string;
   limit: number;
   offset: number;
+  /** keyword (default), semantic or hybrid (server/search/semantic/mode-search.ts); the catalog's own search is keyword. */
+  mode?: "keyword" | "semantic" | "hybrid";
 }
 
 /**
@@ -128,6 +130,8 @@ export interface Stats {
   totalWords: number;
   avgWordsPerTranscript: number;
   channels: number;
+  /** Transcripts of the artifact set with vectors for search by meaning (none fetched live since have). */
+  transcriptsWithVectors?: number;
 }
 
 export interface Catalog {

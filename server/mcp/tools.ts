@@ -28,12 +28,13 @@ export const searchTool: Tool = {
   description:
     "Full-text search over the stored transcripts. Words are ANDed; \"quoted words\" match as a phrase. Exact-phrase matches rank first, " +
     "then BM25 with title and channel-name boosts, ties by views. Each hit has a snippet (HTML-escaped, matches in <mark>). " +
-    "Page with limit and offset (pagination.hasMore); narrow with the filter arguments, each described in the input schema. Read a hit's transcript with get_transcript.",
+    "Page with limit and offset (pagination.hasMore); narrow with the filter arguments, each described in the input schema. Read a hit's transcript with get_transcript. " +
+    "mode=semantic finds moments by meaning (other words than the query's), mode=hybrid fuses both; the default is keyword.",
   input: SearchArguments,
   output: SearchResponseSchema,
   annotations: { title: "Search transcripts", readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  run(args, { deps }) {
-    const body = searchBody(deps.catalog, validate(SearchArguments, args, AT));
+  async run(args, { deps }) {
+    const body = await searchBody(deps.catalog, validate(SearchArguments, args, AT), deps.embedders);
     return { structured: body, text: searchText(body) };
   },
 };

@@ -11,6 +11,7 @@ import type { DocumentedProblem } from "../problem/documented-problem.js";
 import type { Condition } from "../service-state.js";
 import type { TranscriptSource } from "../live/transcript-source.js";
 import type { RequestContext } from "../http/context.js";
+import type { QueryEmbedders } from "../search/semantic/query-embedders.js";
 
 export interface RouteDeps {
   config: Config;
@@ -24,6 +25,8 @@ export interface RouteDeps {
   openapi: () => unknown;
   /** Serialised stored transcripts (server/routes/representation-cache.ts). */
   representations: RepresentationCache;
+  /** Query embedders of search by meaning (server/search/semantic/); without, mode=semantic and hybrid are refused. */
+  embedders?: QueryEmbedders | undefined;
 }
 
 export interface RouteResult {

@@ -1,16 +1,29 @@
 /** GET /v1/search: full-text search over stored transcripts. */
 import { z } from "zod";
-import type { Catalog, SearchParams } from "../data/catalog.js";
+import type { SearchParams } from "../data/catalog.js";
 import { parseQuery } from "../http/route-input.js";
 import type { Route } from "./route.js";
 import { PaginationSchema } from "../schemas/pagination.js";
 import { limitParam, offsetParam, queryTextParam } from "../schemas/params.js";
 import { apiSchemas } from "../schemas/registry.js";
 import { SEARCH_FILTER_NAMES, withSearchFilters } from "../schemas/search-filters.js";
+import { searchInMode, SEARCH_MODES, type ModeCatalog } from "../search/semantic/mode-search.js";
+import { MODE_PROBLEMS, modeProblem } from "../search/semantic/mode-problem.js";
+import type { QueryEmbedders } from "../search/semantic/query-embedders.js";
 
-/** The query, the page and the filters (server/schemas/search-filters.ts). */
+export const modeParam = z
+  .enum(SEARCH_MODES, { error: `must be one of: ${SEARCH_MODES.join(", ")}` })
+  .default("keyword")
+  .meta({
+    description:
+      "keyword (default): the words, as always. semantic: by meaning, the videos of the transcript moments (chunks of about 30-60 s) nearest the query's embedding; a hit's startSeconds, url and snippet are its nearest moment's. " +
+      "hybrid: the keyword list (its first 100) and the semantic list fused by reciprocal rank. semantic and hybrid need a set built with vectors and a matching query embedder (409 otherwise); they cover the artifact set, not transcripts fetched live since.",
+  });
+
+/** The query, the mode, the page and the filters (server/schemas/search-filters.ts). */
 export const SearchQuery = withSearchFilters({
   q: queryTextParam,
+  mode: modeParam,
   limit: limitParam,
   offset: offsetParam,
 });
@@ -69,21 +82,27 @@ export const searchRoute: Route = {
       "holds every query term; ties go to the more viewed video, and matches beyond those 100 follow in popularity order (most viewed first). " +
       "Each video is searched through its primary transcript (English first, manual before auto-generated). " +
       "total is exact up to 1,000 matches, estimated above (totalExact false); hasMore is always exact. " +
-      "Snippets are HTML-escaped, with matches wrapped in <mark> tags.",
+      "Snippets are HTML-escaped, with matches wrapped in <mark> tags. " +
+      "mode=semantic searches by meaning and mode=hybrid fuses both (see mode); the filters and the page work alike in every mode, and in those modes total counts the ranked videos (at most those of the 500 nearest moments).",
     query: SearchQuery,
     response: SearchResponseSchema,
     responseDescription: "One page of matching transcripts.",
-    problems: [],
+    problems: MODE_PROBLEMS,
   },
-  handle(ctx, { catalog }) {
-    return { body: searchBody(catalog, parseQuery(ctx, SearchQuery)) };
+  async handle(ctx, { catalog, embedders }) {
+    return { body: await searchBody(catalog, parseQuery(ctx, SearchQuery), embedders) };
   },
 };
 
-/** The answer to a validated search: the REST body, which the MCP tool `search_transcripts` returns too. */
-export function searchBody(catalog: Pick<Catalog, "search">, params: z.output<typeof SearchQuery>): z.output<typeof SearchResponseSchema> {
+/** The answer to a validated search in its mode: the REST body, which the MCP tool `search_transcripts` returns too. */
+export async function searchBody(catalog: ModeCatalog, params: z.output<typeof SearchQuery>, embedders?: QueryEmbedders): Promise<z.output<typeof SearchResponseSchema>> {
   const { q, limit, offset } = params;
-  const page = catalog.search(params);
+  let page;
+  try {
+    page = await searchInMode(catalog, params, embedders);
+  } catch (error) {
+    throw modeProblem(error);
+  }
   return {
     query: q,
     results: page.results.map((hit) => ({
@@ -105,6 +124,7 @@ export function searchBody(catalog: Pick<Catalog, "search">, params: z.output<ty
 /** The path and query string of a request to this route for `params`. */
 export function searchRequestPath(params: SearchParams): string {
   const query = new URLSearchParams({ q: params.q, limit: String(params.limit), offset: String(params.offset) });
+  if (params.mode !== undefined && params.mode !== "keyword") query.set("mode", params.mode);
   for (const name of SEARCH_FILTER_NAMES) if (params[name] !== undefined) query.set(name, String(params[name]));
   return `/v1/search?${query.toString()}`;
 }

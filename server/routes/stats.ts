@@ -11,6 +11,9 @@ export const StatsSchema = z
     totalWords: z.int().min(0),
     avgWordsPerTranscript: z.int().min(0),
     channels: z.int().min(0),
+    transcriptsWithVectors: z.int().min(0).meta({
+      description: "Transcripts of the artifact set with vectors, searchable with mode=semantic and hybrid (transcripts fetched live get theirs with the next build).",
+    }),
   })
   .register(apiSchemas, { id: "Stats" });
 
@@ -41,5 +44,6 @@ export function statsBody(catalog: Pick<Catalog, "stats">): z.output<typeof Stat
     totalWords: stats.totalWords,
     avgWordsPerTranscript: Math.round(stats.avgWordsPerTranscript),
     channels: stats.channels,
+    transcriptsWithVectors: stats.transcriptsWithVectors ?? 0,
   };
 }

@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * Full-text search across stored transcripts
-         * @description Words are ANDed; quoted words match as a phrase; search syntax characters are plain text. Ranking: transcripts holding the query as an exact phrase come first, then those holding all its words otherwise. Within each tier the first 100 matches in popularity order are scored with BM25, raised when the title (x1.5) or the channel name (x1.2) holds every query term; ties go to the more viewed video, and matches beyond those 100 follow in popularity order (most viewed first). Each video is searched through its primary transcript (English first, manual before auto-generated). total is exact up to 1,000 matches, estimated above (totalExact false); hasMore is always exact. Snippets are HTML-escaped, with matches wrapped in <mark> tags.
+         * @description Words are ANDed; quoted words match as a phrase; search syntax characters are plain text. Ranking: transcripts holding the query as an exact phrase come first, then those holding all its words otherwise. Within each tier the first 100 matches in popularity order are scored with BM25, raised when the title (x1.5) or the channel name (x1.2) holds every query term; ties go to the more viewed video, and matches beyond those 100 follow in popularity order (most viewed first). Each video is searched through its primary transcript (English first, manual before auto-generated). total is exact up to 1,000 matches, estimated above (totalExact false); hasMore is always exact. Snippets are HTML-escaped, with matches wrapped in <mark> tags. mode=semantic searches by meaning and mode=hybrid fuses both (see mode); the filters and the page work alike in every mode, and in those modes total counts the ranked videos (at most those of the 500 nearest moments).
          */
         get: operations["search"];
         put?: never;
@@ -342,6 +342,8 @@ export interface components {
             totalWords: number;
             avgWordsPerTranscript: number;
             channels: number;
+            /** @description Transcripts of the artifact set with vectors, searchable with mode=semantic and hybrid (transcripts fetched live get theirs with the next build). */
+            transcriptsWithVectors: number;
         };
         BulkItem: {
             videoId: string;
@@ -521,6 +523,8 @@ export interface operations {
             query: {
                 /** @description Search query, 1..500 characters after trimming, with at least one letter or digit. */
                 q: string;
+                /** @description keyword (default): the words, as always. semantic: by meaning, the videos of the transcript moments (chunks of about 30-60 s) nearest the query's embedding; a hit's startSeconds, url and snippet are its nearest moment's. hybrid: the keyword list (its first 100) and the semantic list fused by reciprocal rank. semantic and hybrid need a set built with vectors and a matching query embedder (409 otherwise); they cover the artifact set, not transcripts fetched live since. */
+                mode?: "keyword" | "semantic" | "hybrid";
                 /** @description Page size, default 20. Values above 100 are clamped to 100; pagination.limit reports the size applied. */
                 limit?: number;
                 /** @description Items to skip, default 0, at most 10000 (deep-pagination cap: narrow the query instead). */
@@ -643,6 +647,35 @@ export interface operations {
                     };
                 };
             };
+            /**
+             * @description `no_vectors`: mode=semantic or hybrid, but the served set was built without vectors; mode=keyword works.
+             *
+             *     `embedder_mismatch`: mode=semantic or hybrid, but this server cannot embed queries like the set's vectors (another model, or none configured); the detail names both; mode=keyword works.
+             */
+            409: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 409;
+                        /** @enum {string} */
+                        code?: "no_vectors" | "embedder_mismatch";
+                    };
+                };
+            };
             /** @description `rate_limited`: Over the key's requests per minute; Retry-After says when the window ends. */
             429: {
                 headers: {
@@ -695,6 +728,33 @@ export interface operations {
                         status?: 500;
                         /** @enum {string} */
                         code?: "internal_error";
+                    };
+                };
+            };
+            /** @description `embedder_unavailable`: mode=semantic or hybrid, and the query embedder failed (timed out, answered an error, or gave vectors of the wrong length); the detail says which; mode=keyword works. */
+            503: {
+                headers: {
+                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
+                    "X-Request-Id": string;
+                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
+                    "Cache-Control": string;
+                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
+                    Vary: string;
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /** @constant */
+                        status?: 503;
+                        /** @enum {string} */
+                        code?: "embedder_unavailable";
                     };
                 };
             };

@@ -20,7 +20,9 @@ import type { Fault } from "../../scripts/youtube-standin/faults.js";
 import { startStandin, type Standin } from "../../scripts/youtube-standin/server.js";
 import { clientTypes, CLIENT_TYPES_FILE } from "../../scripts/openapi.js";
 import { artifactRecords, fresh, STORED, upstreamCorpus } from "../live/helpers/live-corpus.js";
-import { startLiveServer, type LiveServer } from "../live/helpers/live-server.js";
+import { publishRecords, startLiveServer, type LiveServer } from "../live/helpers/live-server.js";
+import { HttpEmbedder } from "../../pipeline/embeddings/http-embedder.js";
+import { startEmbeddingsStandin, type EmbeddingsStandin } from "../helpers/embeddings-standin.js";
 import { CHANNEL_A, CHANNEL_UNKNOWN, fixtureRecords, IDS } from "../server/helpers/fixture-records.js";
 import type { paths } from "./api-types.js";
 import { roomInThisMinute } from "../helpers/rate-window.js";
@@ -75,6 +77,8 @@ const SAMPLE: Record<string, string> = {
 };
 
 let standin: Standin;
+/** The embeddings service of the main server (its set has vectors): main answers every mode; tight's set has none; offline's has, but offline has no embedder. */
+let embeddings: EmbeddingsStandin;
 const servers = {} as Record<ServerName, LiveServer>;
 const keys = {} as Record<ServerName, Record<Exclude<KeyKind, "none" | "fresh">, string>>;
 let doc: Json;
@@ -87,16 +91,22 @@ let lastOutcome = "";
 
 beforeAll(async () => {
   standin = await startStandin({ corpus: upstreamCorpus() });
+  embeddings = await startEmbeddingsStandin(16);
   const records = [...artifactRecords(), ...fixtureRecords()];
+  const withVectors = async (dataDir: string) => {
+    const embedder = new HttpEmbedder({ url: embeddings.url, model: "stand-in", dimensions: 16, batch: 32, timeoutMs: 5000, retries: 0 });
+    await publishRecords(dataDir, records, 0, { embedder, cachePath: `${dataDir}/pipeline/vector-cache.db`, batch: 32 });
+  };
+  const embeddingsEnv = { EMBEDDINGS_URL: embeddings.url, EMBEDDINGS_MODEL: "stand-in", EMBEDDINGS_RETRIES: "0" };
   [servers.main, servers.tight, servers.offline] = await Promise.all([
     // YOUTUBE_TIMEOUT_MS is 3000 (startLiveServer's): long enough for the 20 MB a huge answer is read up to, on a busy machine.
-    startLiveServer({ standin, records }),
+    startLiveServer({ standin, records, prepare: withVectors, env: embeddingsEnv }),
     startLiveServer({
       standin,
       records,
       env: { RATE_LIMIT_PER_MINUTE: "5", REQUEST_DEADLINE_MS: "700", LIVE_FETCH_CONCURRENCY: "1", MAX_BODY_BYTES: "1024" },
     }),
-    startLiveServer({ standin, records, env: { LIVE_FETCH: "off" } }),
+    startLiveServer({ standin, records, prepare: withVectors, env: { LIVE_FETCH: "off" } }),
   ]);
   for (const name of ["main", "tight", "offline"] as const) {
     const store = openKeyStore({ dataDir: servers[name].dataDir });
@@ -123,6 +133,7 @@ afterAll(async () => {
   standin?.setFault(null);
   await Promise.all(Object.values(servers).map((s) => s.close()));
   await standin?.close();
+  await embeddings?.close();
 });
 
 // ---------------------------------------------------------------- calling and validating
@@ -295,6 +306,18 @@ const RECIPES: Record<string, Recipe> = {
     expect(answer.body.errors).toEqual([{ param: "zzUnknown", message: "is not a parameter of this endpoint" }]);
     return answer;
   },
+  // Search by meaning: a set without vectors, a server without the set's embedder, an embedder answering 500.
+  no_vectors: (o) => send(o, { server: "tight", key: "fresh", query: { ...sampleQuery(o), mode: "semantic" } }),
+  embedder_mismatch: (o) => send(o, { server: "offline", query: { ...sampleQuery(o), mode: "hybrid" } }),
+  embedder_unavailable: async (o) => {
+    embeddings.behave({ status: 500 });
+    try {
+      // A query not embedded before: query vectors are kept.
+      return await send(o, { query: { ...sampleQuery(o), q: "embedder unavailable", mode: "semantic" } });
+    } finally {
+      embeddings.behave({});
+    }
+  },
   invalid_json: (o) => send(o, { rawBody: '{"videoIds": [', headers: { "Content-Type": "application/json" } }),
   unsupported_media_type: (o) => send(o, { rawBody: "{}", headers: { "Content-Type": "text/plain" } }),
   payload_too_large: (o) => send(o, { server: "tight", key: "pro", body: { videoIds: [STORED.videoId], padding: "x".repeat(2_000) } }),
@@ -440,7 +463,7 @@ describe("the validator", () => {
   const answer = (status: number, body: unknown, headers: Record<string, string>) =>
     new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
   const good = { "X-Request-Id": "r1", "Cache-Control": "no-store", Vary: "Accept-Encoding", "X-RateLimit-Limit": "100", "X-RateLimit-Remaining": "99", "X-RateLimit-Reset": "1700000000" };
-  const body = { videos: 1, transcripts: 1, totalWords: 1, avgWordsPerTranscript: 1, channels: 1 };
+  const body = { videos: 1, transcripts: 1, totalWords: 1, avgWordsPerTranscript: 1, channels: 1, transcriptsWithVectors: 1 };
 
   it("accepts a good answer and refuses one that strays from the document in status, header or body", () => {
     const before = new Set(observed);

@@ -66,7 +66,7 @@ describe("the artifact catalog", () => {
   it("reports the build-time counts", () => {
     // Words with a letter or digit: the lone "&" of video 4 is not one.
     const totalWords = 15 + 12 + 14 + 9 + 6 + 8;
-    expect(catalog.stats()).toEqual({ videos: 7, transcripts: 6, totalWords, avgWordsPerTranscript: Math.round(totalWords / 6), channels: 2 });
+    expect(catalog.stats()).toEqual({ videos: 7, transcripts: 6, totalWords, avgWordsPerTranscript: Math.round(totalWords / 6), channels: 2, transcriptsWithVectors: 0 });
   });
 });
 

@@ -16,7 +16,7 @@ describe("the live store beside an artifact set", () => {
   let dir: string;
   let live: LiveStore;
   let catalog: ArtifactCatalog;
-  const base = { videos: 7, transcripts: 6, totalWords: 64, channels: 2 };
+  const base = { videos: 7, transcripts: 6, totalWords: 64, channels: 2, transcriptsWithVectors: 0 };
 
   beforeAll(async () => {
     set = await buildTempArtifacts(sampleRecords());

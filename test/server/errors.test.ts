@@ -50,6 +50,10 @@ const TESTED_WITH_A_SLOW_UPSTREAM: Record<string, string> = {
   deadline_exceeded: "test/live/bounded-requests.test.ts",
   // Every outcome of a live fetch is provoked through the stand-in by the contract test.
   ...Object.fromEntries(liveFetchProblems().map((p) => [p.code, "test/contract/openapi-contract.test.ts"])),
+  // Search by meaning's: a set with vectors and an embeddings stand-in on loopback.
+  no_vectors: "test/search/semantic-api.test.ts",
+  embedder_mismatch: "test/search/semantic-api.test.ts",
+  embedder_unavailable: "test/search/semantic-api.test.ts",
 };
 
 interface ErrorCase {

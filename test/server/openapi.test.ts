@@ -84,7 +84,8 @@ describe("GET /v1/openapi.json", () => {
   test("documents query parameters with their rules, generated from the validating schemas", () => {
     const params = doc.paths["/v1/search"].get.parameters as { name: string; in: string; required: boolean; schema: any }[];
     const byName = Object.fromEntries(params.map((p) => [p.name, p]));
-    expect(Object.keys(byName).sort()).toEqual(["channel", "limit", "minViews", "offset", "publishedAfter", "publishedBefore", "q"]);
+    expect(Object.keys(byName).sort()).toEqual(["channel", "limit", "minViews", "mode", "offset", "publishedAfter", "publishedBefore", "q"]);
+    expect(byName.mode).toMatchObject({ required: false, schema: { type: "string", enum: ["keyword", "semantic", "hybrid"], default: "keyword" } });
     // A date or a date-time, either documented with its format.
     expect(byName.publishedAfter).toMatchObject({ required: false, schema: { anyOf: [{ type: "string", format: "date" }, { type: "string", format: "date-time" }] } });
     expect((byName.publishedBefore as { description?: string } | undefined)?.description).toMatch(/inclusive/i);

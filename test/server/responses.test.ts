@@ -191,7 +191,7 @@ describe("GET /v1/stats and /healthz", () => {
   test("returns the statistics object with integer counts", async () => {
     const res = await get("/v1/stats");
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ videos: 10, transcripts: 9, totalWords: expect.any(Number), avgWordsPerTranscript: expect.any(Number), channels: 2 });
+    expect(res.body).toEqual({ videos: 10, transcripts: 9, totalWords: expect.any(Number), avgWordsPerTranscript: expect.any(Number), channels: 2, transcriptsWithVectors: 0 });
     for (const value of Object.values(res.body)) expect(Number.isInteger(value)).toBe(true);
     StatsSchema.parse(res.body);
   });

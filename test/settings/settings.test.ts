@@ -45,6 +45,14 @@ describe("each command reads its own rows", () => {
       // The fleet's view of the exits (REDIS_URL unset here).
       redisKeyPrefix: "transcripts:",
       redisDeadlineMs: 250,
+      // Search by meaning: the build's embedder (none unless configured).
+      embedder: "auto",
+      embeddingsModel: "",
+      embeddingsApiKey: "",
+      embeddingsDimensions: 0,
+      embeddingsBatch: 32,
+      embeddingsTimeoutMs: 30_000,
+      embeddingsRetries: 2,
     });
     expect(() => loadSettings("server", { PORT: "not-a-port" })).toThrow("PORT: must be a whole number");
   });

@@ -136,6 +136,14 @@ export const Manifest = z.object({
   liveSeq: z.number().int().nonnegative().default(0),
   /** The live store (its random id) whose records up to `liveSeq` this set holds; absent: none. */
   liveStoreId: z.string().optional(),
+  /** Search by meaning: the chunks in `vectors.db`, the transcripts they cover and the embedder that made them; absent: the set has no vectors. */
+  vectors: z
+    .object({
+      chunks: z.number().int(),
+      transcripts: z.number().int(),
+      embedder: z.object({ kind: z.string(), model: z.string(), dimensions: z.number().int() }),
+    })
+    .optional(),
 });
 export type Manifest = z.infer<typeof Manifest>;
 

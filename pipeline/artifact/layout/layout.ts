@@ -9,7 +9,7 @@
  *   keys.db          API keys
  *   verified.json    this machine's record of the sets whose hashes were checked
  *   exits.db         the YouTube exits' state, shared by the server and the pipeline on this host
- *   pipeline/        the pipeline's state.db, run.lock and last-run.json
+ *   pipeline/        the pipeline's state.db, run.lock, last-run.json and vector-cache.db (vectors a build embedded that no published set holds yet)
  */
 import { join } from "node:path";
 
@@ -28,6 +28,8 @@ export const DATA_DIR_NAMES = {
   lock: "run.lock",
   /** In `pipeline/`. */
   lastRun: "last-run.json",
+  /** In `pipeline/`. */
+  vectorCache: "vector-cache.db",
 } as const;
 
 export interface DataDirLayout {
@@ -42,6 +44,7 @@ export interface DataDirLayout {
   state: string;
   lock: string;
   lastRun: string;
+  vectorCache: string;
 }
 
 /** Every path of the DATA_DIR `dataDir`. */
@@ -59,5 +62,6 @@ export function dataDirLayout(dataDir: string): DataDirLayout {
     state: join(pipeline, DATA_DIR_NAMES.state),
     lock: join(pipeline, DATA_DIR_NAMES.lock),
     lastRun: join(pipeline, DATA_DIR_NAMES.lastRun),
+    vectorCache: join(pipeline, DATA_DIR_NAMES.vectorCache),
   };
 }

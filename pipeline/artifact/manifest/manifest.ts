@@ -3,7 +3,9 @@ import { createHash } from "node:crypto";
 import { createReadStream, readFileSync, statSync } from "node:fs";
 import { stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { existsSync } from "node:fs";
 import { ARTIFACT_FILES, Manifest, OPTIONS_HASH, SCHEMA_VERSION } from "../contract/index.js";
+import { VECTORS_FILE } from "../vectors/index.js";
 
 export async function sha256File(path: string): Promise<string> {
   const hash = createHash("sha256");
@@ -13,10 +15,12 @@ export async function sha256File(path: string): Promise<string> {
 
 export async function writeManifest(
   dir: string,
-  fields: { dataset: string; builtAt: string; counts: Manifest["counts"]; liveSeq?: number; liveStoreId?: string | undefined },
+  fields: { dataset: string; builtAt: string; counts: Manifest["counts"]; liveSeq?: number; liveStoreId?: string | undefined; vectors?: Manifest["vectors"] },
 ): Promise<Manifest> {
   const files: Manifest["files"] = {};
-  for (const name of [ARTIFACT_FILES.database, ARTIFACT_FILES.titleIndex]) {
+  // The vectors of search by meaning, when the build embedded (hashed like the rest).
+  const vectors = existsSync(join(dir, VECTORS_FILE)) ? [VECTORS_FILE] : [];
+  for (const name of [ARTIFACT_FILES.database, ARTIFACT_FILES.titleIndex, ...vectors]) {
     const path = join(dir, name);
     files[name] = { bytes: (await stat(path)).size, sha256: await sha256File(path) };
   }
@@ -29,6 +33,7 @@ export async function writeManifest(
     files,
     liveSeq: fields.liveSeq ?? 0,
     ...(fields.liveStoreId ? { liveStoreId: fields.liveStoreId } : {}),
+    ...(fields.vectors ? { vectors: fields.vectors } : {}),
   };
   await writeFile(join(dir, ARTIFACT_FILES.manifest), JSON.stringify(manifest, null, 2) + "\n");
   return manifest;

@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { buildArtifacts } from "../../../pipeline/build/build-artifacts.js";
+import type { VectorsOption } from "../../../pipeline/vectors/embed-step.js";
 import type { VideoRecord } from "../../../pipeline/artifact/contract/contract.js";
 import { newBuildDir, publishBuild } from "../../../pipeline/publish/publish.js";
 import { startStandin, type Standin } from "../../../scripts/youtube-standin/server.js";
@@ -18,6 +19,7 @@ import { createLogger } from "../../../server/log.js";
 import { createMemoryRateLimiter } from "../../../server/rate-limit/memory-rate-limiter.js";
 import { openRuntime, type Runtime, type RuntimeOptions } from "../../../server/start/runtime.js";
 import { artifactRecords, upstreamCorpus } from "./live-corpus.js";
+import { QueryEmbedders } from "../../../server/search/semantic/query-embedders.js";
 
 export interface LiveServer {
   baseUrl: string;
@@ -44,9 +46,9 @@ export interface LiveServerOptions {
 }
 
 /** Builds `records` into a new build directory of `dataDir` and points `current` at it. */
-export async function publishRecords(dataDir: string, records: VideoRecord[], liveSeq = 0): Promise<string> {
+export async function publishRecords(dataDir: string, records: VideoRecord[], liveSeq = 0, vectors?: VectorsOption): Promise<string> {
   const dir = newBuildDir(dataDir);
-  await buildArtifacts({ records, outDir: dir, dataset: "live-test", liveSeq });
+  await buildArtifacts({ records, outDir: dir, dataset: "live-test", liveSeq, ...(vectors ? { vectors } : {}) });
   await publishBuild(dataDir, dir);
   return dir;
 }
@@ -89,6 +91,8 @@ export async function startLiveServer(options: LiveServerOptions = {}): Promise<
     log,
     state: runtime.state,
     onDatabaseFault: (code, catalog) => void runtime.databaseFault(code, catalog),
+    // As npm start makes them: from EMBEDDER and EMBEDDINGS_*.
+    embedders: new QueryEmbedders(config),
   });
   runtime.state.markLoaded();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

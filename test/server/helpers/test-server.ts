@@ -18,6 +18,7 @@ import { createMemoryRateLimiter } from "../../../server/rate-limit/memory-rate-
 import type { RateLimiter } from "../../../server/rate-limit/rate-limiter.js";
 import type { TranscriptSource } from "../../../server/live/transcript-source.js";
 import { fixtureRecords } from "./fixture-records.js";
+import { QueryEmbedders } from "../../../server/search/semantic/query-embedders.js";
 
 export interface Artifacts {
   dir: string;
@@ -89,6 +90,8 @@ export async function startTestServer(options: StartOptions): Promise<TestServer
     ...(options.transcriptSource ? { transcriptSource: options.transcriptSource } : {}),
     log: createLogger({ level: config.logLevel, write: (line) => logs.push(line) }),
     manifest: catalog.manifest,
+    // As npm start makes them: from EMBEDDER and EMBEDDINGS_* (none configured: semantic search refused).
+    embedders: new QueryEmbedders(config),
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;

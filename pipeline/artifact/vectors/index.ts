@@ -1,0 +1,23 @@
+/**
+ * The vectors of search by meaning, the face the build and the server import
+ * them by: how a transcript is cut into chunks (chunks.ts), and the vectors
+ * file, its tables, quantization and the embedder that made it (vectors.ts).
+ */
+export { chunkHash, chunkSegments, CHUNK_MAX_SECONDS, CHUNK_MAX_WORDS, CHUNK_SECONDS, type Chunk, type ChunkSegment } from "./chunks.js";
+export {
+  BUILTIN_EMBEDDER,
+  cosine,
+  describeEmbedder,
+  EmbedderIdentity,
+  loadVectorExtension,
+  quantizeInt8,
+  readVectorsMeta,
+  sameEmbedder,
+  signBits,
+  VECTORS_FILE,
+  VECTORS_VERSION,
+  vectorBytes,
+  vectorsDdl,
+  writeVectorsMeta,
+  type VectorsMeta,
+} from "./vectors.js";

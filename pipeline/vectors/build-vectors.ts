@@ -1,0 +1,239 @@
+/**
+ * The build's embedding step: every primary transcript of the database just
+ * built is cut into chunks (artifact/vectors/chunks.ts), and each chunk's
+ * vector written to `vectors.db` beside it. A chunk whose text the previous
+ * set holds under the same embedder is carried over from it by hash, one
+ * embedded by a build that did not finish from the vector cache
+ * (vector-cache.ts); only the rest is embedded, in batches, each committed to
+ * the cache before the next, with a progress line and an ETA.
+ */
+import Database from "better-sqlite3";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { decodeSegments } from "../artifact/segments/index.js";
+import {
+  chunkHash,
+  chunkSegments,
+  describeEmbedder,
+  loadVectorExtension,
+  quantizeInt8,
+  readVectorsMeta,
+  sameEmbedder,
+  signBits,
+  VECTORS_FILE,
+  VECTORS_VERSION,
+  vectorBytes,
+  vectorsDdl,
+  writeVectorsMeta,
+  type Chunk,
+  type EmbedderIdentity,
+} from "../artifact/vectors/index.js";
+import type { Embedder } from "../embeddings/embedder.js";
+import { etaProgress } from "./eta-progress.js";
+import { VectorCache } from "./vector-cache.js";
+
+export interface VectorsStepOptions {
+  /** The set's database, complete. */
+  databasePath: string;
+  /** vectors.db to write (must not exist). */
+  outPath: string;
+  embedder: Embedder;
+  /** DATA_DIR/pipeline/vector-cache.db. */
+  cachePath: string;
+  /** The published set's directory, whose vectors are carried over by hash when its embedder is the same. */
+  previousSet?: string | undefined;
+  /** Chunks per embedding call. */
+  batch: number;
+  /** Only the `limit` most viewed transcripts (the demo). */
+  limit?: number;
+  log: (line: string) => void;
+  signal?: AbortSignal | undefined;
+  /** Least time between two progress lines (default 10 s). */
+  intervalMs?: number;
+}
+
+export interface VectorsStepResult {
+  embedder: EmbedderIdentity;
+  transcripts: number;
+  chunks: number;
+  /** Chunks sent to the embedder by this run. */
+  embedded: number;
+  /** Chunks whose vector came from the previous set. */
+  carried: number;
+  /** Chunks whose vector came from the cache (a build that did not finish). */
+  cached: number;
+  seconds: number;
+}
+
+interface TranscriptRow {
+  id: number;
+  channel: number;
+  published: string;
+  script: string;
+  timings: Buffer;
+}
+
+function transcriptChunks(row: TranscriptRow): Chunk[] {
+  const subs = decodeSegments(row.script, row.timings);
+  return chunkSegments(subs.map((sub) => ({ start: Number(sub.offset), text: sub.text })));
+}
+
+/** The previous set's vectors by hash, when it has vectors of this embedder. */
+function previousVectors(previousSet: string | undefined, identity: EmbedderIdentity): { get(hash: Buffer): Buffer | undefined; close(): void } | undefined {
+  const path = previousSet === undefined ? undefined : join(previousSet, VECTORS_FILE);
+  if (path === undefined || !existsSync(path)) return undefined;
+  const db = new Database(path, { readonly: true });
+  try {
+    const meta = readVectorsMeta(db);
+    if (!sameEmbedder(meta.embedder, identity) || meta.version !== VECTORS_VERSION) {
+      db.close();
+      return undefined;
+    }
+  } catch {
+    db.close();
+    return undefined;
+  }
+  const get = db.prepare<[Buffer], Buffer>("SELECT vector FROM chunks WHERE hash = ? LIMIT 1").pluck();
+  return { get: (hash) => get.get(hash), close: () => db.close() };
+}
+
+export async function buildVectors(options: VectorsStepOptions): Promise<VectorsStepResult> {
+  const started = performance.now();
+  const identity = await options.embedder.identity();
+  const key = JSON.stringify(identity);
+  const source = new Database(options.databasePath, { readonly: true });
+  const out = new Database(options.outPath);
+  const cache = new VectorCache(options.cachePath);
+  const previous = previousVectors(options.previousSet, identity);
+  try {
+    loadVectorExtension(out);
+    out.pragma("journal_mode = OFF");
+    out.pragma("synchronous = OFF");
+    out.exec(vectorsDdl(identity.dimensions));
+    const select = `SELECT v.id AS id, v.channel AS channel, v.published_at AS published, t.script AS script, t.timings AS timings FROM videos v JOIN transcripts t ON t.id = v.transcript`;
+    const rows = source.prepare<[number], TranscriptRow>(`${select} ORDER BY v.id LIMIT ?`);
+    const byId = source.prepare<[number], TranscriptRow>(`${select} WHERE v.id = ?`);
+    const limit = options.limit ?? -1;
+    const planned = planChunks(rows.iterate(limit), { out, key, cache, previous, signal: options.signal });
+    options.log(
+      `vectors: ${planned.chunks.toLocaleString("en-US")} chunks of ${planned.transcripts.toLocaleString("en-US")} transcripts; ${planned.carried.toLocaleString("en-US")} carried over from the previous set, ${planned.cached.toLocaleString("en-US")} from the cache of an unfinished build, ${planned.missing.toLocaleString("en-US")} to embed with ${describeEmbedder(identity)}`,
+    );
+    const embedded = await embedMissing((video) => byId.get(video), planned, { ...options, out, key, cache, identity });
+    writeVectorsMeta(out, { embedder: identity, version: VECTORS_VERSION, chunks: planned.chunks, transcripts: planned.transcripts });
+    return { embedder: identity, transcripts: planned.transcripts, chunks: planned.chunks, embedded, carried: planned.carried, cached: planned.cached, seconds: (performance.now() - started) / 1000 };
+  } finally {
+    previous?.close();
+    cache.close();
+    out.close();
+    source.close();
+  }
+}
+
+interface Plan {
+  transcripts: number;
+  chunks: number;
+  carried: number;
+  cached: number;
+  missing: number;
+  /** Transcripts (video ids) with chunks still to embed. */
+  videos: Set<number>;
+}
+
+interface PlanContext {
+  out: Database.Database;
+  key: string;
+  cache: VectorCache;
+  previous: ReturnType<typeof previousVectors>;
+  signal: AbortSignal | undefined;
+}
+
+const INSERT_CHUNK = "INSERT INTO chunks (video, channel, published, start, seg_from, seg_to, hash, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+const INSERT_BITS = "INSERT INTO chunk_bits (rowid, embedding, channel, video, published) VALUES (?, vec_bit(?), ?, ?, ?)";
+
+/** The first pass: every chunk's row, with its vector where the previous set or the cache has it. */
+function planChunks(rows: Iterable<TranscriptRow>, context: PlanContext): Plan {
+  const { out, key, cache, previous } = context;
+  const insert = out.prepare(INSERT_CHUNK);
+  const bits = out.prepare(INSERT_BITS);
+  const plan: Plan = { transcripts: 0, chunks: 0, carried: 0, cached: 0, missing: 0, videos: new Set() };
+  const empty = Buffer.alloc(0);
+  let pending = 0;
+  out.exec("BEGIN");
+  for (const row of rows) {
+    plan.transcripts++;
+    for (const chunk of transcriptChunks(row)) {
+      const hash = chunkHash(chunk.text);
+      const carried = previous?.get(hash);
+      const found = carried ?? cache.get(key, hash);
+      if (carried) plan.carried++;
+      else if (found) plan.cached++;
+      else {
+        plan.missing++;
+        plan.videos.add(row.id);
+      }
+      const id = insert.run(row.id, row.channel, row.published, chunk.start, chunk.from, chunk.to, hash, found ?? empty).lastInsertRowid;
+      if (found) bits.run(BigInt(id), signBits(new Int8Array(found.buffer, found.byteOffset, found.byteLength)), BigInt(row.channel), BigInt(row.id), row.published);
+      plan.chunks++;
+      if (++pending >= 10_000) {
+        out.exec("COMMIT; BEGIN");
+        pending = 0;
+        context.signal?.throwIfAborted();
+      }
+    }
+  }
+  out.exec("COMMIT");
+  return plan;
+}
+
+/** The second pass: the chunks without a vector embedded in batches, each batch committed to the cache, then to the set. */
+async function embedMissing(
+  rowOf: (video: number) => TranscriptRow | undefined,
+  plan: Plan,
+  options: VectorsStepOptions & { out: Database.Database; key: string; cache: VectorCache; identity: EmbedderIdentity },
+): Promise<number> {
+  const { out, key, cache, embedder, identity } = options;
+  if (plan.missing === 0) return 0;
+  const progress = etaProgress(options.log, "vectors: embedding", plan.missing, options.intervalMs ?? 10_000);
+  const pending = out.prepare<[number], { id: number }>("SELECT id FROM chunks WHERE video = ? AND length(vector) = 0 ORDER BY id").pluck();
+  const setVector = out.prepare("UPDATE chunks SET vector = ? WHERE id = ?");
+  const bits = out.prepare(INSERT_BITS);
+  let queue: { id: number; hash: Buffer; text: string; row: TranscriptRow }[] = [];
+  let done = 0;
+  const flush = async () => {
+    const batch = queue;
+    queue = [];
+    options.signal?.throwIfAborted();
+    const vectors = await embedder.embed(batch.map((item) => item.text), options.signal);
+    const entries = batch.map((item, i) => {
+      const vector = vectors[i]!;
+      if (vector.length !== identity.dimensions) throw new Error(`the embedder gave a vector of ${vector.length} dimensions, its set records ${identity.dimensions}`);
+      return { ...item, quantized: quantizeInt8(vector) };
+    });
+    cache.putBatch(key, entries.map((entry) => ({ hash: entry.hash, vector: vectorBytes(entry.quantized) })));
+    out.transaction(() => {
+      for (const entry of entries) {
+        setVector.run(vectorBytes(entry.quantized), entry.id);
+        bits.run(BigInt(entry.id), signBits(entry.quantized), BigInt(entry.row.channel), BigInt(entry.row.id), entry.row.published);
+      }
+    })();
+    done += batch.length;
+    progress(done);
+  };
+  const firstChunk = out.prepare<[number], number>("SELECT min(id) FROM chunks WHERE video = ?").pluck();
+  for (const video of plan.videos) {
+    const row = rowOf(video);
+    if (row === undefined) continue;
+    const idSet = new Set(pending.all(video) as unknown as number[]);
+    const first = firstChunk.get(video)!;
+    transcriptChunks(row).forEach((chunk, i) => {
+      if (idSet.has(first + i)) queue.push({ id: first + i, hash: chunkHash(chunk.text), text: chunk.text, row });
+    });
+    while (queue.length >= options.batch) {
+      const rest = queue.splice(options.batch);
+      await flush();
+      queue = rest;
+    }
+  }
+  if (queue.length > 0) await flush();
+  return done;
+}

@@ -1,0 +1,227 @@
+/**
+ * GET /v1/search with mode=semantic and hybrid over a real set built with
+ * vectors (the loopback embeddings stand-in: its vectors are sums of word
+ * directions, so texts sharing words are near), on a real server.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { VideoRecord } from "../../pipeline/artifact/contract/contract.js";
+import { chunkSegments } from "../../pipeline/artifact/vectors/index.js";
+import { buildArtifacts } from "../../pipeline/build/build-artifacts.js";
+import { HttpEmbedder } from "../../pipeline/embeddings/http-embedder.js";
+import { startEmbeddingsStandin, type EmbeddingsStandin } from "../helpers/embeddings-standin.js";
+import { call, expectProblem } from "../server/helpers/http.js";
+import { startTestServer, type Artifacts, type TestServer } from "../server/helpers/test-server.js";
+
+const CHANNELS = ["UCaaaaaaaaaaaaaaaaaaaaaa", "UCbbbbbbbbbbbbbbbbbbbbbb", "UCcccccccccccccccccccccc"];
+const TOPICS = [
+  "the tap in the kitchen drips and a new washer stops the leak under the sink",
+  "the river floods the valley every spring and the farmers move their cattle",
+  "a violin and a piano play the slow movement of the sonata in the concert hall",
+  "the rocket engine burns fuel and oxygen to lift the satellite into orbit",
+];
+const FILLER = "people talk about many things during a long video and some of it is said again later on";
+
+/** 24 videos over three channels, each a few minutes long: its topic sentence in one chunk, filler around it. */
+function records(): VideoRecord[] {
+  return Array.from({ length: 24 }, (_, i) => {
+    const videoId = `sem${String(i).padStart(8, "0")}`;
+    const lines = [...Array(4).fill(FILLER), `${TOPICS[i % TOPICS.length]} number ${i}`, ...Array(4).fill(FILLER)];
+    const segments = lines.flatMap((line, l) => {
+      const words = line.split(" ");
+      return Array.from({ length: Math.ceil(words.length / 6) }, (_, s) => ({ start: l * 16 + s * 4, duration: 4, text: words.slice(s * 6, s * 6 + 6).join(" ") }));
+    });
+    return {
+      videoId,
+      channelId: CHANNELS[i % 3]!,
+      channelTitle: `Channel ${i % 3}`,
+      title: `Video ${i}`,
+      viewCount: 1000 * (i + 1),
+      publishedAt: new Date(Date.UTC(2022, 0, 1) + i * 7 * 86_400_000).toISOString(),
+      thumbnail: "",
+      lengthSeconds: 160,
+      transcripts: [{ language: "English", languageCode: "en", isGenerated: false, segments }],
+    };
+  });
+}
+
+let standin: EmbeddingsStandin;
+let root: string;
+let withVectors: Artifacts;
+let withoutVectors: Artifacts;
+let server: TestServer;
+const DIMENSIONS = 32;
+
+beforeAll(async () => {
+  standin = await startEmbeddingsStandin(DIMENSIONS);
+  root = mkdtempSync(path.join(tmpdir(), "semantic-api-"));
+  const embedder = new HttpEmbedder({ url: standin.url, model: "stand-in", dimensions: DIMENSIONS, batch: 16, timeoutMs: 5000, retries: 0 });
+  const dir = path.join(root, "vectors");
+  const { manifest } = await buildArtifacts({ records: records(), outDir: dir, vectors: { embedder, cachePath: path.join(root, "cache.db"), batch: 16 } });
+  withVectors = { dir, manifest, cleanup: () => undefined };
+  const plainDir = path.join(root, "plain");
+  const plain = await buildArtifacts({ records: records(), outDir: plainDir });
+  withoutVectors = { dir: plainDir, manifest: plain.manifest, cleanup: () => undefined };
+  server = await startTestServer({ artifacts: withVectors, env: { EMBEDDINGS_URL: standin.url, EMBEDDINGS_MODEL: "stand-in", EMBEDDINGS_TIMEOUT_MS: "1500", EMBEDDINGS_RETRIES: "0" } });
+});
+afterAll(async () => {
+  await server.close();
+  await standin.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+const search = (query: string, s: TestServer = server) => call(s.baseUrl, `/v1/search?${query}`, { key: s.keys.pro });
+
+interface Hit {
+  videoId: string;
+  channelId: string;
+  viewCount: number;
+  snippet: string;
+  startSeconds: number;
+  url: string;
+  moments: { startSeconds: number; text: string }[];
+}
+
+/** Every hit of a query, page by page (`limit` each). */
+async function allHits(query: string, limit = 5): Promise<Hit[]> {
+  const hits: Hit[] = [];
+  for (let offset = 0; ; offset += limit) {
+    const res = await search(`${query}&limit=${limit}&offset=${offset}`);
+    expect(res.status).toBe(200);
+    hits.push(...(res.body.results as Hit[]));
+    if (!res.body.pagination.hasMore) return hits;
+  }
+}
+
+describe("search by meaning on GET /v1/search", () => {
+  it("mode=semantic: a hit is a chunk, its startSeconds and &t= link the chunk's start, its snippet the chunk's text with the query's words marked", async () => {
+    const res = await search("q=washer+leak+kitchen&mode=semantic&limit=4");
+    expect(res.status).toBe(200);
+    const hits = res.body.results as Hit[];
+    expect(hits).toHaveLength(4);
+    const byId = new Map(records().map((r) => [r.videoId, r]));
+    for (const hit of hits) {
+      const record = byId.get(hit.videoId)!;
+      // The topic sentence: the videos about the tap come first.
+      expect(record.transcripts[0]!.segments.map((s) => s.text).join(" ")).toContain("washer");
+      const chunk = chunkSegments(record.transcripts[0]!.segments).find((c) => c.start === hit.startSeconds)!;
+      expect(chunk).toBeDefined();
+      expect(hit.url).toBe(`https://www.youtube.com/watch?v=${hit.videoId}&t=${Math.floor(chunk.start)}s`);
+      expect(hit.snippet.replace(/<\/?mark>/g, "")).toBe(chunk.text);
+      // Each query word the chunk says is marked, and it says at least one.
+      const said = ["washer", "leak", "kitchen"].filter((word) => chunk.text.split(" ").includes(word));
+      expect(said.length).toBeGreaterThan(0);
+      for (const word of said) expect(hit.snippet).toContain(`<mark>${word}</mark>`);
+    }
+  });
+
+  it("keeps keyword the default: the same body without mode and with mode=keyword", async () => {
+    const plain = await search("q=river+valley");
+    const keyword = await search("q=river+valley&mode=keyword");
+    expect(plain.status).toBe(200);
+    expect(keyword.body).toEqual(plain.body);
+  });
+
+  it("hybrid puts a video in both lists above one in a single list", async () => {
+    const keywordIds = (await allHits("q=satellite")).map((h) => h.videoId);
+    const semanticIds = (await allHits("q=satellite&mode=semantic")).map((h) => h.videoId);
+    const hybridIds = (await allHits("q=satellite&mode=hybrid")).map((h) => h.videoId);
+    expect(new Set(hybridIds)).toEqual(new Set([...keywordIds, ...semanticIds]));
+    const both = hybridIds.filter((id) => keywordIds.includes(id) && semanticIds.includes(id));
+    const single = hybridIds.filter((id) => !(keywordIds.includes(id) && semanticIds.includes(id)));
+    if (both.length > 0 && single.length > 0) expect(hybridIds.indexOf(both[0]!)).toBeLessThan(hybridIds.indexOf(single[0]!));
+    expect(both.length).toBeGreaterThan(0);
+  });
+
+  for (const mode of ["keyword", "semantic", "hybrid"] as const) {
+    it(`pages through ${mode} results: the pages together are the one long page`, async () => {
+      const paged = await allHits(`q=violin+sonata&mode=${mode}`, 3);
+      const whole = await search(`q=violin+sonata&mode=${mode}&limit=100`);
+      expect(paged.map((h) => h.videoId)).toEqual((whole.body.results as Hit[]).map((h) => h.videoId));
+      expect(whole.body.pagination.total).toBe(paged.length);
+    });
+
+    it(`applies channel, minViews and the dates in ${mode} mode: every hit meets them, and none that meets them is lost`, async () => {
+      const all = await allHits(`q=river+floods+cattle&mode=${mode}`, 50);
+      const byId = new Map(records().map((r) => [r.videoId, r]));
+      const meets = (h: Hit) => {
+        const r = byId.get(h.videoId)!;
+        return r.channelId === CHANNELS[1] && r.viewCount >= 5000 && r.publishedAt >= "2022-02-01" && r.publishedAt <= "2022-05-31T23:59:59.999Z";
+      };
+      const filtered = await allHits(`q=river+floods+cattle&mode=${mode}&channel=${CHANNELS[1]}&minViews=5000&publishedAfter=2022-02-01&publishedBefore=2022-05-31`, 2);
+      expect(filtered.length).toBeGreaterThan(0);
+      expect(filtered.every(meets)).toBe(true);
+      expect(new Set(filtered.map((h) => h.videoId))).toEqual(new Set(all.filter(meets).map((h) => h.videoId)));
+    });
+  }
+
+  it("refuses a mode it does not know with 400", async () => {
+    const res = await search("q=river&mode=vector");
+    expectProblem(res, 400, "invalid_parameter");
+    expect(JSON.stringify(res.body)).toContain("mode");
+  });
+
+  it("says in /v1/stats how many transcripts have vectors", async () => {
+    const res = await call(server.baseUrl, "/v1/stats", { key: server.keys.pro });
+    expect(res.body.transcriptsWithVectors).toBe(24);
+    expect(res.body.transcripts).toBe(24);
+  });
+});
+
+describe("semantic search refused, keyword search still served", () => {
+  it("refuses with 409 embedder_mismatch when this server's model is not the set's, naming both", async () => {
+    const other = await startTestServer({ artifacts: withVectors, env: { EMBEDDINGS_URL: standin.url, EMBEDDINGS_MODEL: "another-model" } });
+    try {
+      const res = await search("q=river&mode=semantic", other);
+      expectProblem(res, 409, "embedder_mismatch");
+      expect(res.body.detail).toContain('EMBEDDINGS_URL model "stand-in" (32 dimensions)');
+      expect(res.body.detail).toContain('EMBEDDINGS_MODEL is "another-model"');
+      expectProblem(await search("q=river&mode=hybrid", other), 409, "embedder_mismatch");
+      expect((await search("q=river", other)).status).toBe(200);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("refuses with 409 embedder_mismatch when the server has no embedder for the set's vectors", async () => {
+    const none = await startTestServer({ artifacts: withVectors });
+    try {
+      expectProblem(await search("q=river&mode=semantic", none), 409, "embedder_mismatch");
+      expect((await search("q=river", none)).status).toBe(200);
+    } finally {
+      await none.close();
+    }
+  });
+
+  it("refuses with 409 no_vectors on a set built without them, and says 0 in /v1/stats", async () => {
+    const plain = await startTestServer({ artifacts: withoutVectors, env: { EMBEDDINGS_URL: standin.url, EMBEDDINGS_MODEL: "stand-in" } });
+    try {
+      expectProblem(await search("q=river&mode=hybrid", plain), 409, "no_vectors");
+      expect((await search("q=river", plain)).status).toBe(200);
+      expect((await call(plain.baseUrl, "/v1/stats", { key: plain.keys.pro })).body.transcriptsWithVectors).toBe(0);
+    } finally {
+      await plain.close();
+    }
+  });
+
+  for (const [what, behaviour, words] of [
+    ["answers 500", { status: 500 }, "answered 500"],
+    ["times out", { delayMs: 3000 }, "did not answer within 1500 ms"],
+    ["gives vectors of the wrong length", { answerDimensions: 8 }, "8 dimensions, but 32 are expected"],
+  ] as const) {
+    it(`answers 503 embedder_unavailable with Retry-After when the embedder ${what}, and keyword search still answers`, async () => {
+      standin.behave(behaviour);
+      try {
+        const res = await search(`q=${encodeURIComponent(what)}&mode=semantic`);
+        expectProblem(res, 503, "embedder_unavailable");
+        expect(res.headers.get("retry-after")).toBe("5");
+        expect(res.body.detail).toContain(words);
+        expect((await search(`q=${encodeURIComponent(what)}`)).status).toBe(200);
+      } finally {
+        standin.behave({});
+      }
+    });
+  }
+});
