@@ -135,7 +135,8 @@ export async function startServer(options: {
       throw new Error(`the server did not answer within ${options.timeoutMs ?? 600_000} ms; see ${options.logPath}`);
     }
     try {
-      const res = await request(probe);
+      // Closed after each answer: an idle connection left open counts for a worker the front door then deals fewer to.
+      const res = await request(probe, { reset: true });
       await res.body.text();
       if (res.statusCode === 200) break;
     } catch {
@@ -178,7 +179,7 @@ export async function startServer(options: {
 
 async function answers200(url: string): Promise<boolean> {
   try {
-    const res = await request(url);
+    const res = await request(url, { reset: true });
     await res.body.text();
     return res.statusCode === 200;
   } catch {
