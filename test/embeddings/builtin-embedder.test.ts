@@ -16,6 +16,7 @@ function netless(): string[] {
 
 describe("the built-in embedder", () => {
   it("loads and embeds in a process with no network at all, putting a paraphrase nearer than an unrelated sentence", { timeout: 120_000 }, (context) => {
+    // Skipped, with one line saying so, only where no process can be started without a network (CI runs as root, where it can).
     if (!canUnshareNetwork()) {
       console.log("skipped: the built-in embedder offline (this machine cannot start a process in a network namespace of its own)");
       context.skip();
