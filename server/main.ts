@@ -363,8 +363,8 @@ function serve(options: ServeOptions): void {
   const { server, reservation, config, log, runtime, served, keyStore, link } = options;
   // A worker's primary issues the demo key (once for all workers); with DATABASE_URL keys are made with `npm run keys` only.
   const settleDemoKey = (): string | undefined => {
-    const served = runtime.catalogs.current.manifest;
-    if (!isDemoSet(served)) revokeDemoKeys(keyStore, served.dataset, log);
+    const manifest = runtime.catalogs.current.manifest;
+    if (!isDemoSet(manifest)) revokeDemoKeys(keyStore, manifest.dataset, log);
     else if (link === undefined && config.databaseUrl === undefined) return issueDemoKey(keyStore, log);
     return undefined;
   };
@@ -384,12 +384,12 @@ function serve(options: ServeOptions): void {
     const address = server.address();
     const port = typeof address === "object" && address !== null ? address.port : config.port;
     const url = `http://${config.host}:${port}`;
-    const served = runtime.catalogs.current.manifest;
+    const manifest = runtime.catalogs.current.manifest;
     log.info("listening", {
       url,
       pid: process.pid,
-      dataset: served.dataset,
-      builtAt: served.builtAt,
+      dataset: manifest.dataset,
+      builtAt: manifest.builtAt,
       liveFetch: config.liveFetch ? config.youtubeOrigin : "off",
       proxies: config.youtubeProxyUrls.length,
     });
