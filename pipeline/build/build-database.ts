@@ -9,7 +9,7 @@
  */
 import { rmSync } from "node:fs";
 import Database from "better-sqlite3";
-import { DATABASE_DDL, OPTIONS_HASH, PHRASE_PAIRS_VERSION, PRIMARY_TRACK_ORDER, SCHEMA_VERSION, WORD_BITMAPS_VERSION } from "../artifact/contract/index.js";
+import { ARTIFACT_MAPPED_BYTES, DATABASE_DDL, OPTIONS_HASH, PHRASE_PAIRS_VERSION, PRIMARY_TRACK_ORDER, SCHEMA_VERSION, WORD_BITMAPS_VERSION } from "../artifact/contract/index.js";
 import { PHRASE_PAIRS_DDL, TERM_COUNTS_VERSION, WORD_BITMAPS_DDL } from "../artifact/search-index/index.js";
 import { buildPhrasePairs } from "./build-phrase-pairs.js";
 import { copyFtsIndex } from "./fts-bulk-load.js";
@@ -78,6 +78,7 @@ export async function buildDatabase(
     setScratchPragmas(db, BUILD_PRAGMAS);
     db.exec(DATABASE_DDL);
     db.prepare("ATTACH DATABASE ? AS staging").run(stagingPath);
+    reserveIndexRoom(db);
     await copyTables(db, signal, (done, total) => progress("database: tables in popularity order", done, total));
     // For the search's date filters (server/search/filters.ts): the rows in a range of dates, without reading the others.
     db.exec("CREATE INDEX videos_by_published ON videos(published_at)");
@@ -86,6 +87,8 @@ export async function buildDatabase(
     const transcripts = db.prepare("SELECT count(*) FROM videos WHERE transcript IS NOT NULL").pluck().get() as number;
     await buildIndexes(path, indexPath, pairsPath, log, step, signal, transcripts < (options.threadsFrom ?? THREADS_FROM), progress, transcripts);
     throwIfInterrupted(signal);
+    // The room reserved at the start of the file is freed for the indexes: SQLite takes free pages before it grows the file.
+    db.exec(`DROP TABLE ${RESERVE_TABLE}`);
     db.prepare("ATTACH DATABASE ? AS side").run(indexPath);
     await copyFtsIndex(db, "side", "transcript_fts", signal);
     db.exec("INSERT INTO term_stats (term, df) SELECT term, df FROM side.term_stats");
@@ -133,6 +136,37 @@ export async function buildDatabase(
     rmSync(indexPath, { force: true });
     rmSync(pairsPath, { force: true });
   }
+}
+
+/** The table holding the room for the indexes until they are copied in. */
+const RESERVE_TABLE = "index_room";
+
+/**
+ * Bytes of room per word of the staged transcripts: more than the
+ * full-text index takes (2.4 bytes a word of the generated corpus, 4.3 of
+ * a test's text of 5,000 words repeated); what it leaves, the word bitmaps
+ * and the phrase-pair index copied after it take (together larger than
+ * the full-text index), so no page stays free.
+ */
+const INDEX_ROOM_PER_WORD = 5;
+
+/**
+ * Fills pages at the start of the file (up to `ARTIFACT_MAPPED_BYTES`) with a table
+ * of empty rows, one per page, so the tables copied next lie after them.
+ * Dropped before the indexes are copied in, the pages are free and the
+ * indexes take them: the full-text index lies in the start of the file
+ * that a server maps into memory, where every worker process reads the
+ * same pages from the operating system's cache instead of a copy of its
+ * own (server/search/memory/index-memory.ts).
+ */
+function reserveIndexRoom(db: Database.Database): void {
+  const words = db.prepare("SELECT coalesce(sum(word_count), 0) FROM staging.stage_transcripts").pluck().get() as number;
+  const pages = Math.floor(Math.min(words * INDEX_ROOM_PER_WORD, ARTIFACT_MAPPED_BYTES - 1024 * 1024) / ARTIFACT_PAGE_SIZE);
+  db.exec(`CREATE TABLE ${RESERVE_TABLE} (room BLOB NOT NULL)`);
+  // One row a page: a row of a little under a page stays in its page, and two do not fit in one.
+  db.prepare(
+    `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?) INSERT INTO ${RESERVE_TABLE} (room) SELECT zeroblob(?) FROM n`,
+  ).run(pages, ARTIFACT_PAGE_SIZE - 256);
 }
 
 /** Videos copied per chunk of the tables' copy: tens of megabytes of transcripts, a fraction of a second. */

@@ -9,7 +9,7 @@ import type Database from "better-sqlite3";
 import { openArtifactDatabase } from "../data/artifact-database.js";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ARTIFACT_FILES, type Manifest, type TrackKind, type VideoRecord } from "../../pipeline/artifact/contract/index.js";
+import { ARTIFACT_FILES, ARTIFACT_MAPPED_BYTES, type Manifest, type TrackKind, type VideoRecord } from "../../pipeline/artifact/contract/index.js";
 import { ArtifactError, readManifest } from "../../pipeline/artifact/manifest/index.js";
 import { hasPhrasePairs, importTitleIndex } from "../../pipeline/artifact/search-index/index.js";
 import type { Catalog, ChannelItem, ChannelList, ChannelPage, SearchPage, SearchParams, Stats, TranscriptLookup } from "../data/catalog.js";
@@ -38,7 +38,7 @@ export interface CatalogOptions extends SearchMemoryOptions {
    */
   reconcile?: boolean;
   search?: SearchOptions;
-  /** Bytes of the database SQLite may memory-map (default 256 MiB). */
+  /** Bytes of the database SQLite may memory-map (default: as far as SQLite maps, ARTIFACT_MAPPED_BYTES). */
   mmapBytes?: number;
   /**
    * SQLite's page cache for the database (default 64 MiB). SQLite's own
@@ -77,7 +77,7 @@ export function openCatalog(options: CatalogOptions): ArtifactCatalog {
   const file = join(options.dir, ARTIFACT_FILES.database);
   const db = openArtifactDatabase(file);
   try {
-    db.pragma(`mmap_size = ${options.mmapBytes ?? 256 * 1024 * 1024}`);
+    db.pragma(`mmap_size = ${options.mmapBytes ?? ARTIFACT_MAPPED_BYTES}`);
     db.pragma(`cache_size = -${Math.ceil((options.cacheBytes ?? 64 * 1024 * 1024) / 1024)}`);
     const builtAt = db.prepare("SELECT value FROM meta WHERE key = 'builtAt'").pluck().get();
     if (builtAt !== manifest.builtAt) {

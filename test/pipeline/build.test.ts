@@ -11,6 +11,7 @@ import { buildTranscriptIndex } from "../../pipeline/build/transcript-index.js";
 import { ArtifactError, readManifest, verifyChecksums } from "../../pipeline/artifact/manifest/manifest.js";
 import {
   ARTIFACT_FILES,
+  ARTIFACT_MAPPED_BYTES,
   INDEX_OPTIONS,
   OPTIONS_HASH,
   optionsHash,
@@ -85,6 +86,28 @@ describe("the build stage", () => {
     } finally {
       typical.cleanup();
       long.cleanup();
+    }
+  });
+
+  it("writes the full-text index at the start of the file, before the transcripts, and leaves no page free", async () => {
+    const words = (n: number) => Array.from({ length: 1500 }, (_, i) => `w${(i * 7 + n * 13) % 4999}`).join(" ");
+    const built = await buildTempArtifacts(Array.from({ length: 200 }, (_, i) => makeVideo(i + 1, { text: words(i) })));
+    const db = new Database(join(built.dir, ARTIFACT_FILES.database), { readonly: true });
+    try {
+      const pages = (name: string) => db.prepare("SELECT count(*) AS n, min(pageno) AS first, max(pageno) AS last FROM dbstat WHERE name = ?").get(name) as { n: number; first: number; last: number };
+      const index = pages("transcript_fts_data");
+      const texts = pages("transcripts");
+      expect(index.n).toBeGreaterThan(10);
+      expect(texts.n).toBeGreaterThan(100);
+      // Only the transcripts' root page, made with the schema, comes before the index's last page.
+      const textsBefore = db.prepare("SELECT count(*) FROM dbstat WHERE name = 'transcripts' AND pageno < ?").pluck().get(index.last);
+      expect(textsBefore).toBe(1);
+      expect(index.last * ARTIFACT_PAGE_SIZE).toBeLessThan(ARTIFACT_MAPPED_BYTES);
+      expect(db.pragma("freelist_count", { simple: true })).toBe(0);
+      expect(db.prepare("SELECT count(*) FROM sqlite_schema WHERE name = 'index_room'").pluck().get()).toBe(0);
+    } finally {
+      db.close();
+      built.cleanup();
     }
   });
 

@@ -1,8 +1,11 @@
 import Database from "better-sqlite3";
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
-import { ARTIFACT_FILES } from "../../pipeline/artifact/contract/contract.js";
+import { ARTIFACT_FILES, ARTIFACT_MAPPED_BYTES } from "../../pipeline/artifact/contract/contract.js";
 import { openCatalog } from "../../server/artifact-set/artifact-catalog.js";
 import type { SearchParams } from "../../server/data/catalog.js";
 import { HotTranscripts } from "../../server/search/memory/hot-transcripts.js";
@@ -12,7 +15,25 @@ import { TermVectors } from "../../pipeline/artifact/search-index/term-vectors.j
 import { tokenize } from "../../pipeline/artifact/text/text.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
 
+const require = createRequire(import.meta.url);
 const VIDEOS = 300;
+
+/** Maps the database file given and reads its full-text index, then says so and waits to be killed. */
+const OTHER_READER = `
+const Database = require(${JSON.stringify(require.resolve("better-sqlite3"))});
+const db = new Database(process.argv[1], { readonly: true });
+db.pragma("mmap_size = ${ARTIFACT_MAPPED_BYTES}");
+db.prepare("SELECT sum(length(block)) FROM transcript_fts_data").get();
+process.stdout.write("read\\n");
+setInterval(() => {}, 1000);
+`;
+
+/** Resident and proportional KiB of this process's mappings of `file` (/proc/self/smaps). */
+function mappedKiB(file: string): { rss: number; pss: number } {
+  const mappings = readFileSync("/proc/self/smaps", "utf8").split(/\n(?=[0-9a-f]+-[0-9a-f]+ )/).filter((block) => block.split("\n")[0]!.endsWith(file));
+  const sum = (field: string) => mappings.reduce((total, block) => total + Number(new RegExp(`^${field}:\\s+(\\d+)`, "m").exec(block)?.[1] ?? 0), 0);
+  return { rss: sum("Rss"), pss: sum("Pss") };
+}
 
 describe("search memory: the full-text index and the most viewed transcripts", () => {
   let set: TempArtifacts;
@@ -29,18 +50,30 @@ describe("search memory: the full-text index and the most viewed transcripts", (
   }, 60_000);
   afterAll(() => set?.cleanup());
 
-  it("reads the whole index into its connection's cache, a slice per turn of the event loop", async () => {
-    const db = openIndexConnection(join(set.dir, ARTIFACT_FILES.database), 64 * 2 ** 20);
+  it("reads the whole index from the mapped start of the file, pages a second process shares, a slice per turn of the event loop", async () => {
+    const file = join(set.dir, ARTIFACT_FILES.database);
+    // Another process serving the same set: it maps the file and reads the index the same way.
+    const other = spawn(process.execPath, ["-e", OTHER_READER, file], { stdio: ["ignore", "pipe", "inherit"] });
+    const db = openIndexConnection(file, 64 * 2 ** 20);
     try {
+      await new Promise<void>((resolve, reject) => {
+        other.stdout.once("data", () => resolve());
+        other.once("exit", (code) => reject(new Error(`the other reader exited (${code})`)));
+      });
+      expect(db.pragma("mmap_size", { simple: true })).toBe(ARTIFACT_MAPPED_BYTES);
+      const before = mappedKiB(file);
       let pauses = 0;
       const warmth = await warmIndex(db, { budgetBytes: 64 * 2 ** 20, sliceRows: 16, pause: async () => void pauses++ });
       expect(warmth.outcome).toBe("complete");
       expect(warmth.bytes).toBe(indexBytes);
       expect(pauses).toBeGreaterThan(2);
-      // Not memory-mapped: pages read are copies in SQLite's cache.
-      expect(db.pragma("mmap_size", { simple: true })).toBe(0);
+      const after = mappedKiB(file);
+      // Read through the mapping: the index's pages are mapped in this process, and shared with the other.
+      expect(after.rss - before.rss).toBeGreaterThanOrEqual(indexBytes / 1024);
+      expect(after.pss).toBeLessThan(after.rss * 0.75);
     } finally {
       db.close();
+      other.kill();
     }
   });
 

@@ -18,6 +18,15 @@ export const ARTIFACT_FILES = {
   manifest: "manifest.json",
 } as const;
 
+/**
+ * How far into the database file a reader maps it into memory: SQLite's own
+ * ceiling on `mmap_size` (its default SQLITE_MAX_MMAP_SIZE, just under
+ * 2 GiB). A build writes the full-text index below it, so every process
+ * serving the set reads the index from the same pages of the operating
+ * system's cache.
+ */
+export const ARTIFACT_MAPPED_BYTES = 0x7fff0000;
+
 /** FTS5 tokenizer of the transcript index; `pipeline/artifact/text/text.ts` mirrors it in JS for query parsing and BM25. */
 export const FTS_TOKENIZER = "unicode61 remove_diacritics 2";
 

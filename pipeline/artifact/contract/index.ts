@@ -8,6 +8,7 @@
  */
 export {
   ARTIFACT_FILES,
+  ARTIFACT_MAPPED_BYTES,
   CHANNEL_ID_PATTERN,
   channelToken,
   ChapterRecord,

@@ -1,18 +1,20 @@
 /**
  * The full-text index of an artifact set held in memory: a second read-only
- * connection to the database whose page cache is sized for the index
- * (`transcript_fts_*`, `term_stats`) and filled at start.
+ * connection to the database that runs only full-text queries, so
+ * transcript text read for ranking and snippets (on the other connection)
+ * never pushes index pages out. Its pages are read at start.
  *
- * Why a page cache and not the operating system's: on a machine that
- * reclaims unmapped file pages it has not seen used for a while (such as
- * DAMON-based reclaim), an index left to the page cache is read back from
- * disk query after query (docs/search-memory.md). SQLite's own cache is
- * process memory, which that reclaim leaves alone. The connection is not
- * memory-mapped, so every page it reads lands in that cache; it runs only
- * full-text queries, so transcript text read for ranking and snippets (on
- * the other connection) never pushes index pages out.
+ * Where the index lies in the file's memory-mapped start (a build puts it
+ * there: pipeline/build/build-database.ts), the connection reads it from
+ * the mapping: pages of the operating system's cache, one copy for every
+ * process serving the set (each worker of a server), and kept, since a
+ * reclaim of idle page cache such as DAMON-based reclaim takes only
+ * unmapped pages (docs/search-memory.md). What lies past it (a set built
+ * before, a larger index) goes to the connection's own page cache,
+ * process memory that the reclaim leaves alone too, sized for the index.
  */
 import type Database from "better-sqlite3";
+import { ARTIFACT_MAPPED_BYTES } from "../../../pipeline/artifact/contract/index.js";
 import { openArtifactDatabase } from "../../data/artifact-database.js";
 
 /** How a warm-up in slices ended (this one and hot-transcripts.ts). */
@@ -41,10 +43,11 @@ const INDEX_CACHE_SLACK_BYTES = 16 * 2 ** 20;
 /** FTS5's own default leaf page size (its `pgsz` option), in bytes. */
 const FTS5_DEFAULT_PAGE_BYTES = 4050;
 
-export function openIndexConnection(file: string, budgetBytes: number): Database.Database {
+/** `mappedBytes`: how far into the file the connection maps it (default ARTIFACT_MAPPED_BYTES; 0: every page goes to its cache). */
+export function openIndexConnection(file: string, budgetBytes: number, mappedBytes = ARTIFACT_MAPPED_BYTES): Database.Database {
   const db = openArtifactDatabase(file);
   try {
-    db.pragma("mmap_size = 0");
+    db.pragma(`mmap_size = ${mappedBytes}`);
     setIndexCacheBytes(db, budgetBytes);
     return db;
   } catch (error) {

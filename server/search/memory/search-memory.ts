@@ -126,9 +126,9 @@ export class SearchMemory {
  * per turn of the event loop, so a query's first look-up of a row finds its
  * page in memory: mapped, where it lies in the memory-mapped start of the
  * file (once touched it stays mapped, which a reclaim of idle page cache
- * leaves alone), else in the operating system's cache. Where the build
- * wrote the videos among the transcripts, most of its pages lie past the
- * mapped start.
+ * leaves alone), else in the operating system's cache. The build writes
+ * the videos among the transcripts, after the full-text index, so most of
+ * its pages lie past the mapped start.
  */
 async function touchVideos(db: Database.Database, sliceRows = 20_000): Promise<void> {
   const slice = db.prepare("SELECT count(transcript), max(id) FROM videos WHERE id > ? AND id <= ?").raw();
