@@ -41,8 +41,10 @@ export const searchTool: Tool = {
 
 function searchText(body: z.output<typeof SearchResponseSchema>): string {
   const { pagination: page, results } = body;
-  if (results.length === 0) return `Query: ${body.query} — no matching transcript${page.offset > 0 ? ` at offset ${page.offset}` : ""}.`;
+  const note = body.fallback === undefined ? "" : `Note: ${body.fallback.detail}\n`;
+  if (results.length === 0) return `${note}Query: ${body.query} — no matching transcript${page.offset > 0 ? ` at offset ${page.offset}` : ""}.`;
   const lines = [
+    ...(note === "" ? [] : [note.trimEnd()]),
     `Query: ${body.query} — ${page.totalExact ? "" : "about "}${count(page.total)} matching transcripts; hits ${page.offset + 1}–${page.offset + results.length}` +
       `${page.hasMore ? ` (more: offset ${page.offset + page.limit})` : ""}.`,
   ];

@@ -8,7 +8,7 @@ import { limitParam, offsetParam, queryTextParam } from "../schemas/params.js";
 import { apiSchemas } from "../schemas/registry.js";
 import { SEARCH_FILTER_NAMES, withSearchFilters } from "../schemas/search-filters.js";
 import { searchInMode, SEARCH_MODES, type ModeCatalog } from "../search/semantic/mode-search.js";
-import { MODE_PROBLEMS, modeProblem } from "../search/semantic/mode-problem.js";
+import { embedderFallback, MODE_PROBLEMS, modeProblem } from "../search/semantic/mode-problem.js";
 import type { QueryEmbedders } from "../search/semantic/query-embedders.js";
 
 export const modeParam = z
@@ -59,11 +59,24 @@ export const SearchPaginationSchema = PaginationSchema.extend({
   totalExact: z.boolean().meta({ description: "false when total is an estimate (very common queries)." }),
 }).register(apiSchemas, { id: "SearchPagination" });
 
+export const SearchFallbackSchema = z
+  .object({
+    mode: z.literal("keyword").meta({ description: "The mode the results are of." }),
+    code: z.literal("embedder_unavailable").meta({ description: "Why: the query embedder timed out, answered an error, or gave vectors of the wrong length." }),
+    detail: z.string().meta({ description: "What the embedder did, for people." }),
+  })
+  .meta({
+    description:
+      "Present only when mode=semantic or hybrid could not be searched as asked because the query embedder failed: the results and pagination are keyword search's for the same query, filters and page. The mode asked for may answer again later.",
+  })
+  .register(apiSchemas, { id: "SearchFallback" });
+
 export const SearchResponseSchema = z
   .object({
     query: z.string().meta({ description: "The query as applied (trimmed)." }),
     results: z.array(SearchHitSchema),
     pagination: SearchPaginationSchema,
+    fallback: SearchFallbackSchema.optional(),
   })
   .register(apiSchemas, { id: "SearchResponse" });
 
@@ -98,13 +111,17 @@ export const searchRoute: Route = {
 export async function searchBody(catalog: ModeCatalog, params: z.output<typeof SearchQuery>, embedders?: QueryEmbedders): Promise<z.output<typeof SearchResponseSchema>> {
   const { q, limit, offset } = params;
   let page;
+  let fallback;
   try {
     page = await searchInMode(catalog, params, embedders);
   } catch (error) {
-    throw modeProblem(error);
+    fallback = embedderFallback(error);
+    if (fallback === undefined) throw modeProblem(error);
+    page = catalog.search({ ...params, mode: "keyword" });
   }
   return {
     query: q,
+    ...(fallback && { fallback }),
     results: page.results.map((hit) => ({
       videoId: hit.videoId,
       title: hit.title,

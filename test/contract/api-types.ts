@@ -330,11 +330,27 @@ export interface components {
             /** @description false when total is an estimate (very common queries). */
             totalExact: boolean;
         };
+        /** @description Present only when mode=semantic or hybrid could not be searched as asked because the query embedder failed: the results and pagination are keyword search's for the same query, filters and page. The mode asked for may answer again later. */
+        SearchFallback: {
+            /**
+             * @description The mode the results are of.
+             * @constant
+             */
+            mode: "keyword";
+            /**
+             * @description Why: the query embedder timed out, answered an error, or gave vectors of the wrong length.
+             * @constant
+             */
+            code: "embedder_unavailable";
+            /** @description What the embedder did, for people. */
+            detail: string;
+        };
         SearchResponse: {
             /** @description The query as applied (trimmed). */
             query: string;
             results: components["schemas"]["SearchHit"][];
             pagination: components["schemas"]["SearchPagination"];
+            fallback?: components["schemas"]["SearchFallback"];
         };
         Stats: {
             videos: number;
@@ -728,33 +744,6 @@ export interface operations {
                         status?: 500;
                         /** @enum {string} */
                         code?: "internal_error";
-                    };
-                };
-            };
-            /** @description `embedder_unavailable`: mode=semantic or hybrid, and the query embedder failed (timed out, answered an error, or gave vectors of the wrong length); the detail says which; mode=keyword works. */
-            503: {
-                headers: {
-                    /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
-                    "X-Request-Id": string;
-                    /** @description `no-store`, except a transcript (`private, max-age=300`). */
-                    "Cache-Control": string;
-                    /** @description `Accept-Encoding` (bodies of 1 KiB or more are sent with brotli or gzip when the client accepts it); `Accept` where the format is negotiated; `Origin` with a CORS allowlist. */
-                    Vary: string;
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After": number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"] & {
-                        /** @constant */
-                        status?: 503;
-                        /** @enum {string} */
-                        code?: "embedder_unavailable";
                     };
                 };
             };

@@ -306,18 +306,9 @@ const RECIPES: Record<string, Recipe> = {
     expect(answer.body.errors).toEqual([{ param: "zzUnknown", message: "is not a parameter of this endpoint" }]);
     return answer;
   },
-  // Search by meaning: a set without vectors, a server without the set's embedder, an embedder answering 500.
+  // Search by meaning: a set without vectors, a server without the set's embedder.
   no_vectors: (o) => send(o, { server: "tight", key: "fresh", query: { ...sampleQuery(o), mode: "semantic" } }),
   embedder_mismatch: (o) => send(o, { server: "offline", query: { ...sampleQuery(o), mode: "hybrid" } }),
-  embedder_unavailable: async (o) => {
-    embeddings.behave({ status: 500 });
-    try {
-      // A query not embedded before: query vectors are kept.
-      return await send(o, { query: { ...sampleQuery(o), q: "embedder unavailable", mode: "semantic" } });
-    } finally {
-      embeddings.behave({});
-    }
-  },
   invalid_json: (o) => send(o, { rawBody: '{"videoIds": [', headers: { "Content-Type": "application/json" } }),
   unsupported_media_type: (o) => send(o, { rawBody: "{}", headers: { "Content-Type": "text/plain" } }),
   payload_too_large: (o) => send(o, { server: "tight", key: "pro", body: { videoIds: [STORED.videoId], padding: "x".repeat(2_000) } }),
@@ -428,6 +419,18 @@ describe("the typed client", () => {
     expect((await main.GET("/healthz")).data?.status).toBe("ok");
     expect((await main.GET("/readyz")).data?.ready).toBe(true);
     expect((await main.GET("/v1/openapi.json")).data?.openapi).toBe("3.1.0");
+
+    // A search by meaning whose embedder fails answers keyword results, with the fallback the document describes.
+    const searchOp = operations.find((o) => o.id === "search")!;
+    embeddings.behave({ status: 500 });
+    try {
+      // A query not embedded before: query vectors are kept.
+      const fallback = await send(searchOp, { query: { q: "river fallback", mode: "semantic" } });
+      expect(fallback.status).toBe(200);
+      expect(fallback.body.fallback).toMatchObject({ mode: "keyword", code: "embedder_unavailable" });
+    } finally {
+      embeddings.behave({});
+    }
 
     // And every operation through the validating path, with every value of every enum query parameter.
     for (const o of operations) {

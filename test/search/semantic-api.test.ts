@@ -206,19 +206,40 @@ describe("semantic search refused, keyword search still served", () => {
     }
   });
 
-  for (const [what, behaviour, words] of [
-    ["answers 500", { status: 500 }, "answered 500"],
-    ["times out", { delayMs: 3000 }, "did not answer within 1500 ms"],
-    ["gives vectors of the wrong length", { answerDimensions: 8 }, "8 dimensions, but 32 are expected"],
+  // Each query spelled its own way: query vectors are kept, so each is sent to the failing embedder; keyword search reads them alike.
+  for (const [what, behaviour, words, spellings] of [
+    ["answers 500", { status: 500 }, "answered 500", ["RIVER", "rIVER"]],
+    ["times out", { delayMs: 3000 }, "did not answer within 1500 ms", ["RiVeR", "rIvEr"]],
+    ["gives vectors of the wrong length", { answerDimensions: 8 }, "8 dimensions, but 32 are expected", ["RIVER!", "rIVER!"]],
   ] as const) {
-    it(`answers 503 embedder_unavailable with Retry-After when the embedder ${what}, and keyword search still answers`, async () => {
+    it(`answers with keyword search's results and says why when the embedder ${what}, in semantic and hybrid mode`, async () => {
       standin.behave(behaviour);
       try {
-        const res = await search(`q=${encodeURIComponent(what)}&mode=semantic`);
-        expectProblem(res, 503, "embedder_unavailable");
-        expect(res.headers.get("retry-after")).toBe("5");
-        expect(res.body.detail).toContain(words);
-        expect((await search(`q=${encodeURIComponent(what)}`)).status).toBe(200);
+        for (const [mode, q] of [["semantic", spellings[0]], ["hybrid", spellings[1]]] as const) {
+          const query = `q=${encodeURIComponent(q)}&channel=${CHANNELS[1]}&limit=1&offset=1`;
+          const res = await search(`${query}&mode=${mode}`);
+          expect(res.status).toBe(200);
+          expect(res.body.fallback).toEqual({ mode: "keyword", code: "embedder_unavailable", detail: expect.stringContaining(words) });
+          const keyword = await search(query);
+          expect(keyword.body.fallback).toBeUndefined();
+          expect(keyword.body.results).toHaveLength(1);
+          expect({ query: res.body.query, results: res.body.results, pagination: res.body.pagination }).toEqual(keyword.body);
+        }
+        // MCP's search_transcripts gives the same body, and its text says so first.
+        const mcp = await call(server.baseUrl, "/mcp", {
+          method: "POST",
+          key: server.keys.pro,
+          headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "search_transcripts", arguments: { q: `${spellings[0]}.`, mode: "semantic" } } }),
+        });
+        expect(mcp.body.result.structuredContent.fallback).toMatchObject({ mode: "keyword", code: "embedder_unavailable" });
+        expect(mcp.body.result.content[0].text).toMatch(/^Note: The query could not be embedded/);
+        expect(mcp.body.result.isError).toBeUndefined();
+        // Nothing of the failure is kept: once the embedder answers, the same search is by meaning.
+        standin.behave({});
+        const again = await search(`q=${encodeURIComponent(spellings[0])}&mode=semantic`);
+        expect(again.status).toBe(200);
+        expect(again.body.fallback).toBeUndefined();
       } finally {
         standin.behave({});
       }

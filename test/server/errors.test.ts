@@ -53,7 +53,6 @@ const TESTED_WITH_A_SLOW_UPSTREAM: Record<string, string> = {
   // Search by meaning's: a set with vectors and an embeddings stand-in on loopback.
   no_vectors: "test/search/semantic-api.test.ts",
   embedder_mismatch: "test/search/semantic-api.test.ts",
-  embedder_unavailable: "test/search/semantic-api.test.ts",
 };
 
 interface ErrorCase {
