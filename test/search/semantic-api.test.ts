@@ -157,6 +157,27 @@ describe("search by meaning on GET /v1/search", () => {
     });
   }
 
+  it("answers from its kept rankings and query vectors exactly as a fresh server that keeps none yet, page by page and filtered", async () => {
+    const requests = ["semantic", "hybrid"].flatMap((mode) =>
+      ["q=leaking+tap+repair", `q=orbit+launch&channel=${CHANNELS[2]}`].flatMap((q) => [0, 2, 4].map((offset) => `${q}&mode=${mode}&limit=2&offset=${offset}`)),
+    );
+    const first = await Promise.all(requests.map((query) => search(query)));
+    // Asked again: the query vectors and the rankings are kept from the first time.
+    const again = await Promise.all(requests.map((query) => search(query)));
+    const fresh = await startTestServer({ artifacts: withVectors, env: { EMBEDDINGS_URL: standin.url, EMBEDDINGS_MODEL: "stand-in" } });
+    try {
+      for (const [i, query] of requests.entries()) {
+        const uncached = await search(query, fresh);
+        expect(uncached.status, query).toBe(200);
+        expect(first[i]!.body, query).toEqual(uncached.body);
+        expect(again[i]!.body, query).toEqual(uncached.body);
+      }
+      expect(first.filter((res) => res.body.results.length > 0).length).toBeGreaterThan(requests.length / 2);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it("refuses a mode it does not know with 400", async () => {
     const res = await search("q=river&mode=vector");
     expectProblem(res, 400, "invalid_parameter");
