@@ -5,32 +5,33 @@
  * set holds under the same embedder is carried over from it by hash, one
  * embedded by a build that did not finish from the vector cache
  * (vector-cache.ts); only the rest is embedded, in batches, each committed to
- * the cache before the next, with a progress line and an ETA.
+ * the cache before the next, with a progress line and an ETA. The chunks are
+ * staged beside `vectors.db` in transcript order, then written into it list
+ * by list (write-lists.ts), and the staging file removed.
  */
 import Database from "better-sqlite3";
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { decodeSegments } from "../artifact/segments/index.js";
 import {
+  CARRIED_VECTORS_VERSIONS,
   chunkHash,
   chunkSegments,
   describeEmbedder,
-  loadVectorExtension,
   quantizeInt8,
   readVectorsMeta,
   sameEmbedder,
-  signBits,
+  STAGED_CHUNKS_DDL,
   VECTORS_FILE,
   VECTORS_VERSION,
   vectorBytes,
-  vectorsDdl,
-  writeVectorsMeta,
   type Chunk,
   type EmbedderIdentity,
 } from "../artifact/vectors/index.js";
 import type { Embedder } from "../embeddings/embedder.js";
 import { etaProgress } from "./eta-progress.js";
 import { VectorCache } from "./vector-cache.js";
+import { writeListedVectors } from "./write-lists.js";
 
 export interface VectorsStepOptions {
   /** The set's database, complete. */
@@ -85,7 +86,7 @@ function previousVectors(previousSet: string | undefined, identity: EmbedderIden
   const db = new Database(path, { readonly: true });
   try {
     const meta = readVectorsMeta(db);
-    if (!sameEmbedder(meta.embedder, identity) || meta.version !== VECTORS_VERSION) {
+    if (!sameEmbedder(meta.embedder, identity) || !CARRIED_VECTORS_VERSIONS.includes(meta.version)) {
       db.close();
       return undefined;
     }
@@ -102,14 +103,15 @@ export async function buildVectors(options: VectorsStepOptions): Promise<Vectors
   const identity = await options.embedder.identity();
   const key = JSON.stringify(identity);
   const source = new Database(options.databasePath, { readonly: true });
-  const out = new Database(options.outPath);
+  const stagingPath = `${options.outPath}-staging`;
+  rmSync(stagingPath, { force: true });
+  const out = new Database(stagingPath);
   const cache = new VectorCache(options.cachePath);
   const previous = previousVectors(options.previousSet, identity);
   try {
-    loadVectorExtension(out);
     out.pragma("journal_mode = OFF");
     out.pragma("synchronous = OFF");
-    out.exec(vectorsDdl(identity.dimensions));
+    out.exec(STAGED_CHUNKS_DDL);
     const select = `SELECT v.id AS id, v.channel AS channel, v.published_at AS published, t.script AS script, t.timings AS timings FROM videos v JOIN transcripts t ON t.id = v.transcript`;
     const rows = source.prepare<[number], TranscriptRow>(`${select} ORDER BY v.id LIMIT ?`);
     const byId = source.prepare<[number], TranscriptRow>(`${select} WHERE v.id = ?`);
@@ -119,12 +121,13 @@ export async function buildVectors(options: VectorsStepOptions): Promise<Vectors
       `vectors: ${planned.chunks.toLocaleString("en-US")} chunks of ${planned.transcripts.toLocaleString("en-US")} transcripts; ${planned.carried.toLocaleString("en-US")} carried over from the previous set, ${planned.cached.toLocaleString("en-US")} from the cache of an unfinished build, ${planned.missing.toLocaleString("en-US")} to embed with ${describeEmbedder(identity)}`,
     );
     const embedded = await embedMissing((video) => byId.get(video), planned, { ...options, out, key, cache, identity });
-    writeVectorsMeta(out, { embedder: identity, version: VECTORS_VERSION, chunks: planned.chunks, transcripts: planned.transcripts });
+    writeListedVectors(out, options.outPath, { embedder: identity, version: VECTORS_VERSION, chunks: planned.chunks, transcripts: planned.transcripts }, options);
     return { embedder: identity, transcripts: planned.transcripts, chunks: planned.chunks, embedded, carried: planned.carried, cached: planned.cached, seconds: (performance.now() - started) / 1000 };
   } finally {
     previous?.close();
     cache.close();
     out.close();
+    rmSync(stagingPath, { force: true });
     source.close();
   }
 }
@@ -148,13 +151,11 @@ interface PlanContext {
 }
 
 const INSERT_CHUNK = "INSERT INTO chunks (video, channel, published, start, seg_from, seg_to, hash, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
-const INSERT_BITS = "INSERT INTO chunk_bits (rowid, embedding, channel, video, published) VALUES (?, vec_bit(?), ?, ?, ?)";
 
 /** The first pass: every chunk's row, with its vector where the previous set or the cache has it. */
 function planChunks(rows: Iterable<TranscriptRow>, context: PlanContext): Plan {
   const { out, key, cache, previous } = context;
   const insert = out.prepare(INSERT_CHUNK);
-  const bits = out.prepare(INSERT_BITS);
   const plan: Plan = { transcripts: 0, chunks: 0, carried: 0, cached: 0, missing: 0, videos: new Set() };
   const empty = Buffer.alloc(0);
   let pending = 0;
@@ -171,8 +172,7 @@ function planChunks(rows: Iterable<TranscriptRow>, context: PlanContext): Plan {
         plan.missing++;
         plan.videos.add(row.id);
       }
-      const id = insert.run(row.id, row.channel, row.published, chunk.start, chunk.from, chunk.to, hash, found ?? empty).lastInsertRowid;
-      if (found) bits.run(BigInt(id), signBits(new Int8Array(found.buffer, found.byteOffset, found.byteLength)), BigInt(row.channel), BigInt(row.id), row.published);
+      insert.run(row.id, row.channel, row.published, chunk.start, chunk.from, chunk.to, hash, found ?? empty);
       plan.chunks++;
       if (++pending >= 10_000) {
         out.exec("COMMIT; BEGIN");
@@ -196,7 +196,6 @@ async function embedMissing(
   const progress = etaProgress(options.log, "vectors: embedding", plan.missing, options.intervalMs ?? 10_000);
   const pending = out.prepare<[number], { id: number }>("SELECT id FROM chunks WHERE video = ? AND length(vector) = 0 ORDER BY id").pluck();
   const setVector = out.prepare("UPDATE chunks SET vector = ? WHERE id = ?");
-  const bits = out.prepare(INSERT_BITS);
   let queue: { id: number; hash: Buffer; text: string; row: TranscriptRow }[] = [];
   let done = 0;
   const flush = async () => {
@@ -211,10 +210,7 @@ async function embedMissing(
     });
     cache.putBatch(key, entries.map((entry) => ({ hash: entry.hash, vector: vectorBytes(entry.quantized) })));
     out.transaction(() => {
-      for (const entry of entries) {
-        setVector.run(vectorBytes(entry.quantized), entry.id);
-        bits.run(BigInt(entry.id), signBits(entry.quantized), BigInt(entry.row.channel), BigInt(entry.row.id), entry.row.published);
-      }
+      for (const entry of entries) setVector.run(vectorBytes(entry.quantized), entry.id);
     })();
     done += batch.length;
     progress(done);

@@ -1,18 +1,14 @@
 /**
  * The bench's semantic phase: its options, the paraphrase set's rule (no
- * query shares a content word with its passage), the approximate vector
- * search against exact search on the phase's stand-in vectors, and its rows.
+ * query shares a content word with its passage), and its rows (the vector
+ * index against exact search on the phase's stand-in vectors is
+ * test/search/vector-index.test.ts).
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DEFAULT_PHASES, parseBenchArgs } from "../../scripts/bench/options.js";
 import { DOCUMENTS, PARAPHRASES, passageOf, sharedContentWords } from "../../scripts/bench/paraphrase-corpus.js";
-import { standInClusters, standInVectors, writeStandInSet, type SemanticFigures } from "../../scripts/bench/semantic.js";
+import type { SemanticFigures } from "../../scripts/bench/semantic.js";
 import { semanticRows } from "../../scripts/bench/semantic-rows.js";
-import { VectorIndex } from "../../server/search/semantic/vector-index.js";
-import { SEMANTIC_CHUNKS } from "../../server/search/semantic/semantic-set.js";
 
 describe("the semantic phase's options", () => {
   it("is opt-in, searches the chunk count of 500,000 transcripts unless told a number", () => {
@@ -37,33 +33,10 @@ describe("the paraphrase set", () => {
   });
 });
 
-describe("approximate vector search on the phase's stand-in vectors", () => {
-  const dir = mkdtempSync(join(tmpdir(), "bench-semantic-"));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-  it("finds at least 95% of exact search's 10 nearest as the server asks (500 nearest, 4,000 sign-bit candidates of 20,000)", () => {
-    writeStandInSet(join(dir, "vectors.db"), 20_000, 10, { dir, seed: 3, chunks: 20_000, exactBudgetSeconds: 1, log: () => {} });
-    const index = VectorIndex.open(dir)!;
-    try {
-      const next = standInVectors(3, standInClusters(20_000), 2);
-      const none = { sql: [], params: [] };
-      let hits = 0;
-      for (let i = 0; i < 20; i++) {
-        const q = Float32Array.from(next());
-        const exact = new Set(index.nearest(q, 10, none, true).map((c) => c.id));
-        hits += index.nearest(q, SEMANTIC_CHUNKS, none, false).slice(0, 10).filter((c) => exact.has(c.id)).length;
-      }
-      expect(hits / 200).toBeGreaterThanOrEqual(0.95);
-    } finally {
-      index.close();
-    }
-  });
-});
-
 describe("the semantic phase's rows", () => {
   const figures = (quality: Partial<SemanticFigures["quality"]>, recallAt10 = 0.97): SemanticFigures => ({
     embedder: { chunks: 96, seconds: 12, meanWords: 80 },
-    scale: { transcripts: 500_000, sampled: 2000, chunksPerTranscript: 12.5, chunks: 6_250_000, built: 6_250_000, buildSeconds: 600, vectorsBytes: 5e9, queries: 100, p50: 300, p99: 500, exactQueries: 10, exactP50: 4000, recallAt10 },
+    scale: { transcripts: 500_000, sampled: 2000, chunksPerTranscript: 12.5, chunks: 6_250_000, built: 6_250_000, buildSeconds: 600, vectorsBytes: 5e9, lists: 2304, probes: 16, queries: 100, p50: 300, p99: 500, exactQueries: 10, exactP50: 4000, recallAt10 },
     quality: { queries: 30, videos: 49, chunks: 500, sharedWords: 0, keyword: 0.2, semantic: 0.5, hybrid: 0.6, moment: 0.4, buildSeconds: 90, ...quality },
   });
 

@@ -3,11 +3,13 @@
  * vectors (the loopback embeddings stand-in: its vectors are sums of word
  * directions, so texts sharing words are near), on a real server.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import Database from "better-sqlite3";
+import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { VideoRecord } from "../../pipeline/artifact/contract/contract.js";
+import type { Manifest, VideoRecord } from "../../pipeline/artifact/contract/contract.js";
+import { sha256File } from "../../pipeline/artifact/manifest/manifest.js";
 import { chunkSegments } from "../../pipeline/artifact/vectors/index.js";
 import { buildArtifacts } from "../../pipeline/build/build-artifacts.js";
 import { HttpEmbedder } from "../../pipeline/embeddings/http-embedder.js";
@@ -224,6 +226,26 @@ describe("semantic search refused, keyword search still served", () => {
       expect((await call(plain.baseUrl, "/v1/stats", { key: plain.keys.pro })).body.transcriptsWithVectors).toBe(0);
     } finally {
       await plain.close();
+    }
+  });
+
+  it("refuses with 409 no_vectors, saying to build the set again, on a set whose vectors.db is of the format before", async () => {
+    const dir = path.join(root, "old-format");
+    cpSync(withVectors.dir, dir, { recursive: true });
+    const db = new Database(path.join(dir, "vectors.db"));
+    db.prepare("UPDATE meta SET value = '1' WHERE key = 'version'").run();
+    db.close();
+    const manifest = JSON.parse(readFileSync(path.join(dir, "manifest.json"), "utf8")) as Manifest;
+    manifest.files["vectors.db"] = { bytes: statSync(path.join(dir, "vectors.db")).size, sha256: await sha256File(path.join(dir, "vectors.db")) };
+    writeFileSync(path.join(dir, "manifest.json"), JSON.stringify(manifest));
+    const old = await startTestServer({ artifacts: { dir, manifest, cleanup: () => undefined }, env: { EMBEDDINGS_URL: standin.url, EMBEDDINGS_MODEL: "stand-in" } });
+    try {
+      const res = await search("q=river&mode=semantic", old);
+      expectProblem(res, 409, "no_vectors");
+      expect(res.body.detail).toContain("vectors are of format 1, this server reads 2: build the set again");
+      expect((await search("q=river", old)).status).toBe(200);
+    } finally {
+      await old.close();
     }
   });
 

@@ -51,7 +51,7 @@ function vectorsOf(dir: string) {
     return {
       meta: readVectorsMeta(db),
       chunks: db.prepare("SELECT count(*) FROM chunks WHERE length(vector) = 16").pluck().get() as number,
-      bits: db.prepare("SELECT count(*) FROM chunk_bits").pluck().get() as number,
+      listed: db.prepare("SELECT coalesce(sum(last - first + 1), 0) FROM lists").pluck().get() as number,
     };
   } finally {
     db.close();
@@ -67,7 +67,8 @@ describe("the build's embedding step", () => {
     expect(expected).toBeGreaterThan(6);
     expect(standin.received.length - before).toBe(expected);
     const vectors = vectorsOf(outDir);
-    expect(vectors).toMatchObject({ chunks: expected, bits: expected, meta: { embedder: { kind: "url", model: "stand-in", dimensions: 16 }, chunks: expected, transcripts: 6 } });
+    expect(vectors).toMatchObject({ chunks: expected, listed: expected, meta: { embedder: { kind: "url", model: "stand-in", dimensions: 16 }, chunks: expected, transcripts: 6 } });
+    expect(existsSync(join(outDir, "vectors.db-staging"))).toBe(false);
     expect(manifest.files["vectors.db"]!.sha256).toBe(await sha256File(join(outDir, "vectors.db")));
     expect(manifest.vectors).toEqual({ chunks: expected, transcripts: 6, embedder: { kind: "url", model: "stand-in", dimensions: 16 } });
     expect(lines.some((line) => /^vectors: embedding \d+\/\d+ \(\d+%\), [\d.]+\/s, ETA /.test(line))).toBe(true);
@@ -82,6 +83,19 @@ describe("the build's embedding step", () => {
     expect(standin.received.length - before).toBe(chunkCount(added));
     expect(second.lines.join("\n")).toContain(`${chunkCount(records)} carried over from the previous set`);
     expect(vectorsOf(second.outDir).chunks).toBe(chunkCount([...records, ...added]));
+  });
+
+  it("carries vectors over from a set of the format before the lists, whose chunks are the same", async () => {
+    const records = vectorRecords(5, 200);
+    const first = await build("format-1", records);
+    const db = new Database(join(first.outDir, "vectors.db"));
+    db.prepare("UPDATE meta SET value = '1' WHERE key = 'version'").run();
+    db.close();
+    const before = standin.received.length;
+    const second = await build("format-2", records, first.outDir);
+    expect(standin.received.length - before).toBe(0);
+    expect(second.lines.join("\n")).toContain(`${chunkCount(records)} carried over from the previous set`);
+    expect(vectorsOf(second.outDir).meta.version).toBe("2");
   });
 
   it("without an embedder, skips the step with a line saying so, and the set has no vectors", async () => {

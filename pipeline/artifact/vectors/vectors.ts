@@ -1,11 +1,13 @@
 /**
  * The vectors of an artifact set (`vectors.db`, beside the database and
  * hashed by the manifest like it): one row per chunk of a primary transcript,
- * its vector quantized to int8 for re-ranking and exact search, and its sign
- * bits in a sqlite-vec `vec0` table for the approximate first pass; both
- * carry the columns the search filters need (channel row, rank, date). The embedder that made them is recorded,
- * so a server whose query embedder differs can refuse rather than compare
- * vectors of two models.
+ * its vector quantized to int8, with the columns the search filters need
+ * (channel row, rank, date). The chunks are grouped into lists by their
+ * nearest centroid (an inverted-file index, pipeline/vectors/write-lists.ts):
+ * a list's chunks have consecutive ids, and `lists` holds each list's
+ * centroid and id range, so a search reads only the lists nearest the query.
+ * The embedder that made them is recorded, so a server whose query embedder
+ * differs can refuse rather than compare vectors of two models.
  */
 import type Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
@@ -14,7 +16,9 @@ import { z } from "zod";
 export const VECTORS_FILE = "vectors.db";
 
 /** Bump when the tables below or the chunking change. */
-export const VECTORS_VERSION = "1";
+export const VECTORS_VERSION = "2";
+/** Versions whose chunks (hash and vector, chunked as now) a build carries over: 1 had no lists. */
+export const CARRIED_VECTORS_VERSIONS: readonly string[] = ["1", "2"];
 
 /** Which embedder made a set's vectors: its kind, its model and the vectors' length. */
 export const EmbedderIdentity = z.object({
@@ -35,10 +39,7 @@ export function describeEmbedder(identity: EmbedderIdentity): string {
   return identity.kind === "builtin" ? `the built-in ${identity.model} (${identity.dimensions} dimensions)` : `EMBEDDINGS_URL model "${identity.model}" (${identity.dimensions} dimensions)`;
 }
 
-/** The tables of vectors.db; the vec0 table needs sqlite-vec loaded (`loadVectorExtension`). */
-export function vectorsDdl(dimensions: number): string {
-  return `
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+const CHUNKS_TABLE = `
 CREATE TABLE chunks (
   id INTEGER PRIMARY KEY,
   video INTEGER NOT NULL,
@@ -49,12 +50,23 @@ CREATE TABLE chunks (
   seg_to INTEGER NOT NULL,
   hash BLOB NOT NULL,
   vector BLOB NOT NULL
-);
+);`;
+
+/** The chunks as the embedding step writes them, in transcript order, before they are put in lists. */
+export const STAGED_CHUNKS_DDL = `${CHUNKS_TABLE}
+CREATE INDEX chunks_by_video ON chunks(video, start);`;
+
+/** The tables of vectors.db, filled before VECTORS_INDEXES_DDL is run. */
+export const VECTORS_DDL = `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE lists (id INTEGER PRIMARY KEY, centroid BLOB NOT NULL, first INTEGER NOT NULL, last INTEGER NOT NULL);
+${CHUNKS_TABLE}`;
+
+/** The indexes of vectors.db: a video's chunks (and the minViews filter), a channel's, and the carry-over by hash. */
+export const VECTORS_INDEXES_DDL = `
 CREATE INDEX chunks_by_video ON chunks(video, start);
-CREATE INDEX chunks_by_hash ON chunks(hash);
-CREATE VIRTUAL TABLE chunk_bits USING vec0(embedding bit[${dimensions}], channel integer, video integer, published text);
-`;
-}
+CREATE INDEX chunks_by_channel ON chunks(channel);
+CREATE INDEX chunks_by_hash ON chunks(hash);`;
 
 export function loadVectorExtension(db: Database.Database): void {
   sqliteVec.load(db);
@@ -71,11 +83,32 @@ export function quantizeInt8(vector: Float32Array): Int8Array {
   return out;
 }
 
-/** A vector's sign bits, packed as sqlite-vec's bit vectors (bit i of byte i/8, lowest first): the approximate pass's key. */
-export function signBits(vector: Int8Array | Float32Array): Buffer {
-  const out = Buffer.alloc(Math.ceil(vector.length / 8));
-  for (let i = 0; i < vector.length; i++) if (vector[i]! > 0) out[i >> 3]! |= 1 << (i & 7);
+/** A unit-length copy (the lists' centroids are unit vectors, compared by dot product) of an int8 (or float) vector, as floats; a zero vector stays zero. */
+export function unitVector(vector: ArrayLike<number>, out = new Float32Array(vector.length)): Float32Array {
+  let norm = 0;
+  for (let i = 0; i < vector.length; i++) norm += vector[i]! * vector[i]!;
+  const scale = norm === 0 ? 0 : 1 / Math.sqrt(norm);
+  for (let i = 0; i < vector.length; i++) out[i] = vector[i]! * scale;
   return out;
+}
+
+/** The dot product of `x` with row `row` of `rows` (rows of x.length floats). */
+export function dotRow(x: Float32Array, rows: Float32Array, row: number): number {
+  const dims = x.length;
+  const o = row * dims;
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let d = 0;
+  for (; d + 3 < dims; d += 4) {
+    s0 += x[d]! * rows[o + d]!;
+    s1 += x[d + 1]! * rows[o + d + 1]!;
+    s2 += x[d + 2]! * rows[o + d + 2]!;
+    s3 += x[d + 3]! * rows[o + d + 3]!;
+  }
+  for (; d < dims; d++) s0 += x[d]! * rows[o + d]!;
+  return s0 + s1 + s2 + s3;
 }
 
 /** A vector as its bytes, for a BLOB or sqlite-vec argument. */

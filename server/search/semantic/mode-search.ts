@@ -13,6 +13,7 @@ import { filtersKey, filtersOf } from "../filters.js";
 import type { QueryEmbedders } from "./query-embedders.js";
 import { reciprocalRankFusion } from "./rrf.js";
 import type { SemanticRanking, SemanticSet } from "./semantic-set.js";
+import { VectorsFormatError } from "./vector-index.js";
 
 export const SEARCH_MODES = ["keyword", "semantic", "hybrid"] as const;
 export type SearchMode = (typeof SEARCH_MODES)[number];
@@ -37,7 +38,7 @@ export const HYBRID_KEYWORD_HITS = MAX_PAGE_SIZE;
 export async function searchInMode(catalog: ModeCatalog, params: SearchParams & { mode?: SearchMode }, embedders: QueryEmbedders | undefined): Promise<SearchPage> {
   const mode = params.mode ?? "keyword";
   if (mode === "keyword") return catalog.search(params);
-  const set = catalog.semantic?.();
+  const set = openedSemantic(catalog);
   if (set === undefined) {
     throw new SemanticUnavailable("no_vectors", "The served set has no vectors: it was built without an embedder (EMBEDDER=builtin or EMBEDDINGS_URL at build time gives it vectors). mode=keyword works.");
   }
@@ -53,6 +54,16 @@ export async function searchInMode(catalog: ModeCatalog, params: SearchParams & 
   const page = ranked.items.slice(params.offset, params.offset + params.limit);
   const results = page.map((item) => item()).filter((hit): hit is SearchHit => hit !== undefined);
   return { results, total: ranked.items.length, totalExact: ranked.exact, hasMore: params.offset + params.limit < ranked.items.length };
+}
+
+/** The served set's vectors; of a format this server cannot read, refused as unavailable (keyword search works). */
+function openedSemantic(catalog: ModeCatalog): SemanticSet | undefined {
+  try {
+    return catalog.semantic?.();
+  } catch (error) {
+    if (error instanceof VectorsFormatError) throw new SemanticUnavailable("no_vectors", error.message);
+    throw error;
+  }
 }
 
 /** A ranking: each result made when its page is asked for. */

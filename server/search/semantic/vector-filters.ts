@@ -15,6 +15,8 @@ export interface ChunkCondition {
   sql: string[];
   params: (string | number | bigint)[];
   none?: boolean;
+  /** At most this many transcripts can match (a channel's, the videos above minViews): how few chunks the search compares. */
+  transcripts?: number;
 }
 
 const UNKNOWN_DATE = new Date(UNKNOWN_PUBLISHED_AT).toISOString();
@@ -24,13 +26,13 @@ type ChunkMatchers = { [K in keyof SearchFilters]-?: (value: NonNullable<SearchF
 const MATCHERS: ChunkMatchers = {
   channel(channelId, facts) {
     const channel = facts.channel(channelId);
-    return channel ? { sql: ["channel = ?"], params: [BigInt(channel.id)] } : { sql: [], params: [], none: true };
+    return channel ? { sql: ["channel = ?"], params: [BigInt(channel.id)], transcripts: channel.transcripts } : { sql: [], params: [], none: true };
   },
   minViews(minViews, facts) {
     if (minViews <= 0) return { sql: [], params: [] };
     // Video ids are popularity ranks: the last video with minViews bounds them.
     const last = facts.lastRankWith(minViews);
-    return last === undefined ? { sql: [], params: [] } : last <= 0 ? { sql: [], params: [], none: true } : { sql: ["video <= ?"], params: [BigInt(last)] };
+    return last === undefined ? { sql: [], params: [] } : last <= 0 ? { sql: [], params: [], none: true } : { sql: ["video <= ?"], params: [BigInt(last)], transcripts: last };
   },
   // Dates compare as text (stored as Date.toISOString() writes them); an unknown date is left out.
   publishedAfter: (after) => ({ sql: ["published >= ?", "published > ?"], params: [after, UNKNOWN_DATE] }),
@@ -47,6 +49,7 @@ export function chunkConditions(filters: SearchFilters, facts: Pick<ShardFacts, 
     if (part.none) return { sql: [], params: [], none: true };
     out.sql.push(...part.sql);
     out.params.push(...part.params);
+    if (part.transcripts !== undefined) out.transcripts = Math.min(out.transcripts ?? part.transcripts, part.transcripts);
   }
   return out;
 }

@@ -1,24 +1,28 @@
 /**
  * A set's vectors (vectors.db, pipeline/artifact/vectors/) opened for
- * search: the chunks nearest a query vector under the search filters.
- * Small sets are searched exactly (every chunk's int8 vector compared, in
- * SQLite through sqlite-vec); larger ones in two passes: the nearest by the
- * Hamming distance of their sign bits (sqlite-vec's vec0 KNN, the filters
- * among its metadata columns), then those candidates re-ranked by the cosine
- * of their int8 vectors. Both passes run in C inside SQLite.
+ * search: the chunks nearest a query vector under the search filters, by the
+ * cosine of their int8 vectors (sqlite-vec's, in C inside SQLite). Small sets,
+ * and filters that leave few chunks (a channel, a high minViews, through
+ * their indexes), are searched exactly; otherwise the lists whose centroids
+ * are nearest the query are read (an inverted-file index: a list is a range
+ * of chunk ids), more of them when a filter leaves fewer than asked for,
+ * until enough chunks are found or every list is read.
  */
 import Database from "better-sqlite3";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { loadVectorExtension, quantizeInt8, readVectorsMeta, signBits, VECTORS_FILE, vectorBytes, type VectorsMeta } from "../../../pipeline/artifact/vectors/index.js";
+import { dotRow, loadVectorExtension, quantizeInt8, readVectorsMeta, unitVector, VECTORS_FILE, VECTORS_VERSION, vectorBytes, type VectorsMeta } from "../../../pipeline/artifact/vectors/index.js";
 import type { ChunkCondition } from "./vector-filters.js";
 
-/** Sets of at most this many chunks are searched exactly. */
+/** Searches expected to compare at most this many chunks are exact. */
 export const EXACT_MAX_CHUNKS = 100_000;
-/** Candidates of the approximate pass per chunk wanted: the re-rank's margin for what sign bits misorder. */
-export const OVERSAMPLE = 8;
-/** sqlite-vec's largest k. */
-const KNN_MAX = 4096;
+/** Lists read first for a search without filters (scaled up by the share of chunks a filter leaves). */
+export const PROBES = 16;
+
+/** A vectors.db this server cannot read: of another format version. */
+export class VectorsFormatError extends Error {
+  override name = "VectorsFormatError";
+}
 
 export interface NearChunk {
   id: number;
@@ -31,13 +35,30 @@ export interface NearChunk {
   score: number;
 }
 
+interface Lists {
+  centroids: Float32Array;
+  first: Int32Array;
+  last: Int32Array;
+}
+
+const SELECT = `SELECT id, video, start, seg_from AS segFrom, seg_to AS segTo, 1 - vec_distance_cosine(vec_int8(vector), vec_int8(?)) AS score`;
+
 export class VectorIndex {
   readonly meta: VectorsMeta;
   readonly #db: Database.Database;
+  readonly #lists: Lists;
 
   private constructor(db: Database.Database) {
     this.#db = db;
     this.meta = readVectorsMeta(db);
+    if (this.meta.version !== VECTORS_VERSION) {
+      throw new VectorsFormatError(`The served set's vectors are of format ${this.meta.version || "unknown"}, this server reads ${VECTORS_VERSION}: build the set again (its vectors are carried over, not embedded again). mode=keyword works.`);
+    }
+    const rows = db.prepare("SELECT centroid, first, last FROM lists ORDER BY id").raw().all() as [Buffer, number, number][];
+    const dims = this.meta.embedder.dimensions;
+    const centroids = new Float32Array(rows.length * dims);
+    rows.forEach(([centroid], i) => centroids.set(new Float32Array(centroid.buffer.slice(centroid.byteOffset, centroid.byteOffset + centroid.byteLength)), i * dims));
+    this.#lists = { centroids, first: Int32Array.from(rows, (row) => row[1]), last: Int32Array.from(rows, (row) => row[2]) };
   }
 
   /** The set's vectors, or undefined when it has none. */
@@ -54,31 +75,40 @@ export class VectorIndex {
     }
   }
 
-  /** The `k` chunks nearest `query` meeting `where`, nearest first; `exact` forces (or forbids) the exact search, default by the set's size. */
-  nearest(query: Float32Array, k: number, where: ChunkCondition, exact = this.meta.chunks <= EXACT_MAX_CHUNKS): NearChunk[] {
+  /** How many lists the chunks are in. */
+  get lists(): number {
+    return this.#lists.first.length;
+  }
+
+  /** The `k` chunks nearest `query` meeting `where`, nearest first; `exact` forces (or forbids) the exact search, default by the chunks the filters leave; `probes`: the lists read first without filters. */
+  nearest(query: Float32Array, k: number, where: ChunkCondition, exact?: boolean, probes = PROBES): NearChunk[] {
     if (where.none || k <= 0) return [];
     const q = vectorBytes(quantizeInt8(query));
     const filter = where.sql.length > 0 ? ` AND ${where.sql.join(" AND ")}` : "";
-    if (exact) {
-      return this.#db
-        .prepare(
-          `SELECT id, video, start, seg_from AS segFrom, seg_to AS segTo, 1 - vec_distance_cosine(vec_int8(vector), vec_int8(?)) AS score
-           FROM chunks WHERE length(vector) > 0${filter} ORDER BY score DESC, id LIMIT ?`,
-        )
-        .all(q, ...where.params, k) as NearChunk[];
+    const { chunks, transcripts } = this.meta;
+    const matching = where.transcripts === undefined ? chunks : Math.min(chunks, Math.ceil((where.transcripts * chunks) / Math.max(1, transcripts)));
+    if (exact ?? matching <= EXACT_MAX_CHUNKS) {
+      return this.#db.prepare(`${SELECT} FROM chunks WHERE length(vector) > 0${filter} ORDER BY score DESC, id LIMIT ?`).all(q, ...where.params, k) as NearChunk[];
     }
-    const candidates = Math.min(KNN_MAX, k * OVERSAMPLE);
-    const ids = this.#db
-      .prepare(`SELECT rowid FROM chunk_bits WHERE embedding MATCH vec_bit(?) AND k = ?${filter}`)
-      .pluck()
-      .all(signBits(quantizeInt8(query)), candidates, ...where.params) as number[];
-    if (ids.length === 0) return [];
-    return this.#db
-      .prepare(
-        `SELECT id, video, start, seg_from AS segFrom, seg_to AS segTo, 1 - vec_distance_cosine(vec_int8(vector), vec_int8(?)) AS score
-         FROM chunks WHERE id IN (SELECT value FROM json_each(?)) ORDER BY score DESC, id LIMIT ?`,
-      )
-      .all(q, JSON.stringify(ids), k) as NearChunk[];
+    // NOT INDEXED: each list is read by its id range, never through a filter's index.
+    const inList = this.#db.prepare(`${SELECT} FROM chunks NOT INDEXED WHERE id BETWEEN ? AND ? AND length(vector) > 0${filter} ORDER BY score DESC, id LIMIT ?`);
+    const order = this.#listsNearest(query);
+    const found: NearChunk[] = [];
+    let reading = Math.min(order.length, Math.ceil((probes * chunks) / Math.max(1, matching)));
+    let read = 0;
+    for (;;) {
+      for (; read < reading; read++) found.push(...(inList.all(q, this.#lists.first[order[read]!], this.#lists.last[order[read]!], ...where.params, k) as NearChunk[]));
+      if (found.length >= k || read >= order.length) break;
+      reading = Math.min(order.length, reading * 2);
+    }
+    return found.sort((a, b) => b.score - a.score || a.id - b.id).slice(0, k);
+  }
+
+  /** The lists' indexes, the centroid nearest `query` first. */
+  #listsNearest(query: Float32Array): number[] {
+    const x = unitVector(query);
+    const scores = Array.from({ length: this.lists }, (_, l) => dotRow(x, this.#lists.centroids, l));
+    return scores.map((_, l) => l).sort((a, b) => scores[b]! - scores[a]! || a - b);
   }
 
   close(): void {

@@ -1,0 +1,92 @@
+/**
+ * vectors.db written from the staged chunks (STAGED_CHUNKS_DDL, in
+ * transcript order): an inverted-file index. Centroids are trained on an
+ * evenly spaced sample (kmeans.ts), every chunk is placed in the list of its
+ * nearest centroid, and the chunks are written list by list, so that a
+ * list's chunks have consecutive ids and `lists` gives each list's centroid
+ * and id range. A search then reads the lists nearest its query, not every
+ * chunk (server/search/semantic/vector-index.ts).
+ */
+import Database from "better-sqlite3";
+import { unitVector, VECTORS_DDL, VECTORS_INDEXES_DDL, vectorBytes, writeVectorsMeta, type VectorsMeta } from "../artifact/vectors/index.js";
+import { etaProgress } from "./eta-progress.js";
+import { listOf, trainLists } from "./kmeans.js";
+
+/** Most centroids of the first level (and leaves under each): at most MAX_TOPS² lists. */
+export const MAX_TOPS = 48;
+/** Sample vectors per list for training. */
+const SAMPLE_PER_LIST = 24;
+
+/** The two levels of a set of `chunks` chunks: about √chunks lists of about √chunks chunks each, up to MAX_TOPS². */
+export function listShape(chunks: number): { tops: number; leaves: number } {
+  const side = Math.min(MAX_TOPS, Math.max(1, Math.ceil(Math.sqrt(Math.sqrt(chunks)))));
+  return { tops: side, leaves: side };
+}
+
+export interface WriteListsOptions {
+  log: (line: string) => void;
+  signal?: AbortSignal | undefined;
+  intervalMs?: number;
+}
+
+const int8 = (blob: Buffer) => new Int8Array(blob.buffer, blob.byteOffset, blob.byteLength);
+
+/** Writes `outPath` (must not exist) from the staged chunks of `staged` and `meta`; the number of lists. */
+export function writeListedVectors(staged: Database.Database, outPath: string, meta: VectorsMeta, options: WriteListsOptions): number {
+  const dims = meta.embedder.dimensions;
+  const ids = Int32Array.from(staged.prepare("SELECT id FROM chunks ORDER BY id").pluck().iterate() as Iterable<number>);
+  const { tops, leaves } = listShape(ids.length);
+  const vectorOf = staged.prepare<[number], Buffer>("SELECT vector FROM chunks WHERE id = ?").pluck();
+  const sampleSize = Math.min(ids.length, tops * leaves * SAMPLE_PER_LIST);
+  const sample = new Float32Array(sampleSize * dims);
+  for (let i = 0; i < sampleSize; i++) unitVector(int8(vectorOf.get(ids[Math.floor((i * ids.length) / sampleSize)]!)!), sample.subarray(i * dims, (i + 1) * dims));
+  const centroids = trainLists(sample, dims, tops, leaves);
+  const lists = centroids.leaves.length / dims;
+  options.log(`vectors: ${lists.toLocaleString("en-US")} lists trained on ${sampleSize.toLocaleString("en-US")} chunks`);
+
+  const listOfChunk = new Int32Array(ids.length);
+  const progress = etaProgress(options.log, "vectors: placing chunks in lists", ids.length, options.intervalMs ?? 10_000);
+  const x = new Float32Array(dims);
+  let i = 0;
+  for (const vector of staged.prepare("SELECT vector FROM chunks ORDER BY id").pluck().iterate() as Iterable<Buffer>) {
+    listOfChunk[i] = listOf(centroids, vector.length === dims ? unitVector(int8(vector), x) : x.fill(0));
+    if (++i % 50_000 === 0 || i === ids.length) {
+      options.signal?.throwIfAborted();
+      progress(i);
+    }
+  }
+
+  // Positions by list (a counting sort), then the chunks written in that order.
+  const listFrom = new Int32Array(lists + 1);
+  for (const list of listOfChunk) listFrom[list + 1]!++;
+  for (let l = 0; l < lists; l++) listFrom[l + 1]! += listFrom[l]!;
+  const order = new Int32Array(ids.length);
+  const next = listFrom.slice(0, lists);
+  listOfChunk.forEach((list, position) => (order[next[list]!++] = position));
+
+  const out = new Database(outPath);
+  try {
+    out.pragma("journal_mode = OFF");
+    out.pragma("synchronous = OFF");
+    out.exec(VECTORS_DDL);
+    const row = staged.prepare<[number], unknown[]>("SELECT video, channel, published, start, seg_from, seg_to, hash, vector FROM chunks WHERE id = ?").raw();
+    const insert = out.prepare("INSERT INTO chunks (id, video, channel, published, start, seg_from, seg_to, hash, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    const insertList = out.prepare("INSERT INTO lists (id, centroid, first, last) VALUES (?, ?, ?, ?)");
+    out.exec("BEGIN");
+    for (let l = 0; l < lists; l++) {
+      if (listFrom[l] === listFrom[l + 1]) continue;
+      for (let p = listFrom[l]!; p < listFrom[l + 1]!; p++) insert.run(p + 1, ...row.get(ids[order[p]!]!)!);
+      insertList.run(l, vectorBytes(centroids.leaves.subarray(l * dims, (l + 1) * dims)), listFrom[l]! + 1, listFrom[l + 1]!);
+      if (l % 64 === 63) {
+        out.exec("COMMIT; BEGIN");
+        options.signal?.throwIfAborted();
+      }
+    }
+    out.exec("COMMIT");
+    out.exec(VECTORS_INDEXES_DDL);
+    writeVectorsMeta(out, meta);
+  } finally {
+    out.close();
+  }
+  return lists;
+}

@@ -1,0 +1,104 @@
+/**
+ * The vector index's lists: two-level k-means (pipeline/vectors/kmeans.ts)
+ * on vectors of known clusters, and vectors.db written list by list from
+ * staged chunks (write-lists.ts): every chunk once, each list a range of
+ * ids, rows unchanged.
+ */
+import Database from "better-sqlite3";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { quantizeInt8, readVectorsMeta, STAGED_CHUNKS_DDL, unitVector, vectorBytes } from "../../pipeline/artifact/vectors/index.js";
+import { listOf, trainLists } from "../../pipeline/vectors/kmeans.js";
+import { listShape, MAX_TOPS, writeListedVectors } from "../../pipeline/vectors/write-lists.js";
+
+const DIMS = 16;
+const dir = mkdtempSync(join(tmpdir(), "vector-lists-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A vector near axis `cluster` (each cluster its own axis), with a little of a second axis and a small wobble. */
+function near(cluster: number, i: number): Float32Array {
+  const v = new Float32Array(DIMS);
+  v[cluster] = 10;
+  v[(cluster + 1 + (i % 3)) % DIMS] = 1 + (i % 5) / 5;
+  v[(i * 7) % DIMS]! += 0.3;
+  return v;
+}
+
+describe("two-level k-means", () => {
+  it("puts vectors of separate clusters in lists holding one cluster each", () => {
+    const clusters = 6;
+    const vectors = Array.from({ length: 600 }, (_, i) => ({ cluster: i % clusters, vector: unitVector(near(i % clusters, i)) }));
+    const sample = new Float32Array(vectors.length * DIMS);
+    vectors.forEach((v, i) => sample.set(v.vector, i * DIMS));
+    const centroids = trainLists(sample, DIMS, 3, 4);
+    expect(centroids.leaves.length / DIMS).toBeGreaterThanOrEqual(clusters);
+    const clusterOfList = new Map<number, Set<number>>();
+    for (const { cluster, vector } of vectors) {
+      const list = listOf(centroids, vector);
+      clusterOfList.set(list, (clusterOfList.get(list) ?? new Set()).add(cluster));
+    }
+    expect([...clusterOfList.values()].every((set) => set.size === 1)).toBe(true);
+    expect(new Set([...clusterOfList.values()].map((set) => [...set][0])).size).toBe(clusters);
+  });
+
+  it("is deterministic: the same sample gives the same centroids", () => {
+    const sample = new Float32Array(200 * DIMS);
+    for (let i = 0; i < 200; i++) sample.set(unitVector(near(i % 5, i)), i * DIMS);
+    expect(trainLists(sample, DIMS, 2, 3)).toEqual(trainLists(sample, DIMS, 2, 3));
+  });
+
+  it("shapes about √chunks lists, one for a handful of chunks, at most MAX_TOPS² however many", () => {
+    expect(listShape(1)).toEqual({ tops: 1, leaves: 1 });
+    expect(listShape(10_000)).toEqual({ tops: 10, leaves: 10 });
+    expect(listShape(100_000_000)).toEqual({ tops: MAX_TOPS, leaves: MAX_TOPS });
+  });
+});
+
+describe("vectors.db written list by list", () => {
+  it("holds every staged chunk once with its row unchanged, each list a range of ids whose chunks are nearest its centroid", () => {
+    const staged = new Database(join(dir, "staged.db"));
+    staged.exec(STAGED_CHUNKS_DDL);
+    const insert = staged.prepare("INSERT INTO chunks (video, channel, published, start, seg_from, seg_to, hash, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+    const count = 3000;
+    for (let i = 0; i < count; i++) {
+      const hash = Buffer.alloc(16);
+      hash.writeUInt32BE(i);
+      insert.run(1 + Math.floor(i / 10), i % 7, `2020-01-${String(1 + (i % 28)).padStart(2, "0")}T00:00:00.000Z`, (i % 10) * 30, i % 10, i % 10, hash, vectorBytes(quantizeInt8(near(i % 8, i))));
+    }
+    const rowsBefore = staged.prepare("SELECT video, channel, published, start, seg_from, seg_to, hex(hash), hex(vector) FROM chunks ORDER BY hash").raw().all();
+    const meta = { embedder: { kind: "url" as const, model: "m", dimensions: DIMS }, version: "2", chunks: count, transcripts: count / 10 };
+    const lines: string[] = [];
+    const lists = writeListedVectors(staged, join(dir, "vectors.db"), meta, { log: (line) => lines.push(line), intervalMs: 0 });
+    staged.close();
+
+    const out = new Database(join(dir, "vectors.db"), { readonly: true });
+    try {
+      expect(readVectorsMeta(out)).toEqual(meta);
+      expect(out.prepare("SELECT video, channel, published, start, seg_from, seg_to, hex(hash), hex(vector) FROM chunks ORDER BY hash").raw().all()).toEqual(rowsBefore);
+      const ranges = out.prepare("SELECT id, centroid, first, last FROM lists ORDER BY first").all() as { id: number; centroid: Buffer; first: number; last: number }[];
+      expect(ranges.length).toBeGreaterThan(1);
+      expect(ranges.length).toBeLessThanOrEqual(lists);
+      // The ranges tile 1..count with no gap or overlap.
+      expect(ranges[0]!.first).toBe(1);
+      ranges.forEach((range, i) => expect(range.first).toBe(i === 0 ? 1 : ranges[i - 1]!.last + 1));
+      expect(ranges.at(-1)!.last).toBe(count);
+      // Each chunk's nearest centroid among the lists is its own list's (the clusters are well apart).
+      const centroids = ranges.map((range) => new Float32Array(range.centroid.buffer.slice(range.centroid.byteOffset, range.centroid.byteOffset + range.centroid.byteLength)));
+      const vector = out.prepare<[number], Buffer>("SELECT vector FROM chunks WHERE id = ?").pluck();
+      for (const range of ranges) {
+        for (const id of [range.first, range.last]) {
+          const x = unitVector(new Int8Array(vector.get(id)!));
+          const scores = centroids.map((c) => c.reduce((s, v, d) => s + v * x[d]!, 0));
+          expect(scores.indexOf(Math.max(...scores))).toBe(ranges.indexOf(range));
+        }
+      }
+      expect(out.prepare("SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name").pluck().all()).toEqual(["chunks_by_channel", "chunks_by_hash", "chunks_by_video"]);
+    } finally {
+      out.close();
+    }
+    expect(lines[0]).toMatch(/^vectors: 64 lists trained on 1,536 chunks$/);
+    expect(lines.at(-1)).toMatch(/^vectors: placing chunks in lists 3,000\/3,000 \(100%\)/);
+  });
+});
