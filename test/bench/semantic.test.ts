@@ -44,6 +44,13 @@ describe("the semantic phase's rows", () => {
     const rows = semanticRows(figures({}), "");
     expect(rows.find((r) => r.metric.includes("stand-in vectors"))?.metric).toContain("6,250,000 chunks (the chunk count of 500,000 transcripts");
     expect(rows.map((r) => r.verdict).filter(Boolean)).toEqual(["PASS", "PASS"]);
-    expect(semanticRows(figures({ hybrid: 0.5 }, 0.9), "").map((r) => r.verdict).filter(Boolean)).toEqual(["MISS", "MISS"]);
+    expect(semanticRows(figures({ hybrid: 0.45 }, 0.9), "").map((r) => r.verdict).filter(Boolean)).toEqual(["MISS", "MISS"]);
+    expect(semanticRows(figures({ semantic: 0.2, hybrid: 0.2 }), "").map((r) => r.verdict).filter(Boolean)).toEqual(["PASS", "MISS"]);
+  });
+
+  it("asks hybrid to beat both only on the mixed set, where keyword search has something to add", () => {
+    const mixed = (hybrid: number) => semanticRows(figures({ keyword: 0, semantic: 0.97, hybrid: 0.97, mixed: { queries: 60, keyword: 0.5, semantic: 0.83, hybrid } }), "");
+    expect(mixed(0.98).map((r) => r.verdict).filter(Boolean)).toEqual(["PASS", "PASS", "PASS"]);
+    expect(mixed(0.83).map((r) => r.verdict).filter(Boolean)).toEqual(["PASS", "PASS", "MISS"]);
   });
 });
