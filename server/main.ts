@@ -44,7 +44,7 @@ import { practiceServing } from "./start/serving-practice.js";
 import { reservePortOrExit } from "./start/port-reservation.js";
 import { parseStartArgs, START_USAGE, startHelp } from "./start/start-usage.js";
 import { startedByNpmScript, whenParentGone } from "./start/parent-watch.js";
-import { QueryEmbedders } from "./search/semantic/query-embedders.js";
+import { QueryEmbedders, warmQueryEmbedder } from "./search/semantic/query-embedders.js";
 
 /** What serves while PostgreSQL is down, as /healthz says it. */
 const POSTGRESQL_FALLBACK = "postgresql unreachable: live fetches stored here and queued for it, api keys from the copy in memory";
@@ -74,9 +74,11 @@ async function main(): Promise<void> {
   const { runtime, keyStore, connection, close } = opened;
   const served = runtime.catalogs.current;
   // Answering from now on (liveness), ready (/readyz) once the search memory is filled and the practice done.
+  const embedders = new QueryEmbedders(config);
   void runtime.prepared.then(() => {
     runtime.state.markLoaded();
     log.info("ready", { builtAt: served.manifest.builtAt, ms: Math.round(performance.now()) });
+    void warmQueryEmbedder(runtime.catalogs.current, embedders, log);
   });
 
   const server = createApp({
@@ -89,7 +91,7 @@ async function main(): Promise<void> {
     log,
     state: runtime.state,
     onDatabaseFault: (code, faulty) => void runtime.databaseFault(code, faulty),
-    embedders: new QueryEmbedders(config),
+    embedders,
   });
   serve({ server, reservation, config, log, runtime, served, keyStore, link });
   stop.whenServing({ server, graceMs: config.shutdownGraceMs, close });

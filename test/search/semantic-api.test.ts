@@ -16,6 +16,10 @@ import { HttpEmbedder } from "../../pipeline/embeddings/http-embedder.js";
 import { startEmbeddingsStandin, type EmbeddingsStandin } from "../helpers/embeddings-standin.js";
 import { call, expectProblem } from "../server/helpers/http.js";
 import { startTestServer, type Artifacts, type TestServer } from "../server/helpers/test-server.js";
+import { openCatalog } from "../../server/artifact-set/artifact-catalog.js";
+import { loadConfig } from "../../server/config.js";
+import { createLogger } from "../../server/log.js";
+import { QueryEmbedders, warmQueryEmbedder } from "../../server/search/semantic/query-embedders.js";
 
 const CHANNELS = ["UCaaaaaaaaaaaaaaaaaaaaaa", "UCbbbbbbbbbbbbbbbbbbbbbb", "UCcccccccccccccccccccccc"];
 const TOPICS = [
@@ -288,4 +292,50 @@ describe("semantic search refused, keyword search still served", () => {
       }
     });
   }
+});
+
+describe("the query embedder readied once the set is ready", () => {
+  const warm = async (env: Record<string, string>, artifacts = withVectors) => {
+    const lines: string[] = [];
+    const embedders = new QueryEmbedders(loadConfig({ DATA_DIR: root, ...env }));
+    const catalog = openCatalog({ dir: artifacts.dir });
+    const before = standin.received.length;
+    try {
+      await warmQueryEmbedder(catalog, embedders, createLogger({ level: "info", write: (line) => lines.push(line) }));
+      return { lines: lines.map((line) => JSON.parse(line) as Record<string, unknown>), sent: standin.received.slice(before), embedders };
+    } finally {
+      catalog.close();
+      await embedders.close();
+    }
+  };
+
+  it("asks the set's embedder once and says it is ready, keeping nothing of it", async () => {
+    const { lines, sent } = await warm({ EMBEDDINGS_URL: standin.url, EMBEDDINGS_MODEL: "stand-in" });
+    expect(sent).toEqual(["warm up"]);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: "info", msg: "query embedder ready", embedder: 'EMBEDDINGS_URL model "stand-in" (32 dimensions)' });
+    expect(lines[0]!.ms).toBeTypeOf("number");
+  });
+
+  it("says why semantic search is refused, asking nothing, when this server's embedder is not the set's", async () => {
+    const { lines, sent } = await warm({ EMBEDDINGS_URL: standin.url, EMBEDDINGS_MODEL: "another-model" });
+    expect(sent).toEqual([]);
+    expect(lines).toEqual([expect.objectContaining({ msg: "semantic search refused", detail: expect.stringContaining('EMBEDDINGS_MODEL is "another-model"') })]);
+  });
+
+  it("warns, naming the failure, when the embedder does not answer", async () => {
+    standin.behave({ status: 500 });
+    try {
+      const { lines } = await warm({ EMBEDDINGS_URL: standin.url, EMBEDDINGS_MODEL: "stand-in", EMBEDDINGS_RETRIES: "0" });
+      expect(lines).toEqual([expect.objectContaining({ level: "warn", msg: "query embedder failed", detail: expect.stringContaining("500") })]);
+    } finally {
+      standin.behave({});
+    }
+  });
+
+  it("does nothing for a set without vectors", async () => {
+    const { lines, sent } = await warm({ EMBEDDINGS_URL: standin.url, EMBEDDINGS_MODEL: "stand-in" }, withoutVectors);
+    expect(lines).toEqual([]);
+    expect(sent).toEqual([]);
+  });
 });

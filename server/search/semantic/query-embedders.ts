@@ -11,6 +11,7 @@ import type { EmbedderSettings } from "../../../pipeline/embeddings/create-embed
 import type { Embedder } from "../../../pipeline/embeddings/embedder.js";
 import { HttpEmbedder } from "../../../pipeline/embeddings/http-embedder.js";
 import { Lru } from "../../data/lru.js";
+import type { Logger } from "../../log.js";
 
 /** Query vectors kept. */
 const KEPT_QUERIES = 1000;
@@ -67,7 +68,41 @@ export class QueryEmbedders {
     }));
   }
 
+  /**
+   * Readies the embedder for a set whose vectors `set` made, keeping nothing:
+   * the built-in model loads (seconds, on its thread), a service is asked once,
+   * so the first search by meaning does not wait for it. What came of it.
+   */
+  async warm(set: EmbedderIdentity): Promise<{ ms: number } | { refused: string } | { failed: string }> {
+    const embedder = this.#choose(set);
+    if (typeof embedder === "string") return { refused: embedder };
+    const started = performance.now();
+    try {
+      await embedder.embed(["warm up"]);
+      return { ms: Math.round(performance.now() - started) };
+    } catch (error) {
+      return { failed: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
   async close(): Promise<void> {
     await Promise.all([this.#builtin?.close(), this.#http?.close()]);
   }
+}
+
+/** Once the served set is ready: its query embedder readied in the background, and a line saying how that went. */
+export async function warmQueryEmbedder(catalog: { semantic?(): { embedder: EmbedderIdentity } | undefined }, embedders: QueryEmbedders, log: Logger): Promise<void> {
+  let set: EmbedderIdentity | undefined;
+  try {
+    set = catalog.semantic?.()?.embedder;
+  } catch (error) {
+    log.warn("semantic search unavailable", { detail: error instanceof Error ? error.message : String(error) });
+    return;
+  }
+  if (set === undefined) return;
+  const result = await embedders.warm(set);
+  const embedder = describeEmbedder(set);
+  if ("ms" in result) log.info("query embedder ready", { embedder, ms: result.ms });
+  else if ("refused" in result) log.info("semantic search refused", { embedder, detail: result.refused });
+  else log.warn("query embedder failed", { embedder, detail: result.failed });
 }
