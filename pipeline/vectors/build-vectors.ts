@@ -121,7 +121,7 @@ export async function buildVectors(options: VectorsStepOptions): Promise<Vectors
       `vectors: ${planned.chunks.toLocaleString("en-US")} chunks of ${planned.transcripts.toLocaleString("en-US")} transcripts; ${planned.carried.toLocaleString("en-US")} carried over from the previous set, ${planned.cached.toLocaleString("en-US")} from the cache of an unfinished build, ${planned.missing.toLocaleString("en-US")} to embed with ${describeEmbedder(identity)}`,
     );
     const embedded = await embedMissing((video) => byId.get(video), planned, { ...options, out, key, cache, identity });
-    writeListedVectors(out, options.outPath, { embedder: identity, version: VECTORS_VERSION, chunks: planned.chunks, transcripts: planned.transcripts }, options);
+    await writeListedVectors(out, options.outPath, { embedder: identity, version: VECTORS_VERSION, chunks: planned.chunks, transcripts: planned.transcripts }, options);
     return { embedder: identity, transcripts: planned.transcripts, chunks: planned.chunks, embedded, carried: planned.carried, cached: planned.cached, seconds: (performance.now() - started) / 1000 };
   } finally {
     previous?.close();

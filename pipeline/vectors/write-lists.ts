@@ -2,7 +2,7 @@
  * vectors.db written from the staged chunks (STAGED_CHUNKS_DDL, in
  * transcript order): an inverted-file index. Centroids are trained on an
  * evenly spaced sample (kmeans.ts), every chunk is placed in the list of its
- * nearest centroid, and the chunks are written list by list, so that a
+ * nearest centroid (place-chunks.ts, a thread a core), and the chunks are written list by list, so that a
  * list's chunks have consecutive ids and `lists` gives each list's centroid
  * and id range. A search then reads the lists nearest its query, not every
  * chunk (server/search/semantic/vector-index.ts).
@@ -10,7 +10,8 @@
 import Database from "better-sqlite3";
 import { unitVector, VECTORS_DDL, VECTORS_INDEXES_DDL, vectorBytes, writeVectorsMeta, type VectorsMeta } from "../artifact/vectors/index.js";
 import { etaProgress } from "./eta-progress.js";
-import { listOf, trainLists } from "./kmeans.js";
+import { trainLists } from "./kmeans.js";
+import { placeChunks } from "./place-chunks.js";
 
 /** Most centroids of the first level (and leaves under each): at most MAX_TOPS² lists. */
 export const MAX_TOPS = 48;
@@ -27,12 +28,14 @@ export interface WriteListsOptions {
   log: (line: string) => void;
   signal?: AbortSignal | undefined;
   intervalMs?: number;
+  /** Threads placing the chunks (place-chunks.ts; default by the set's size and the cores). */
+  threads?: number | undefined;
 }
 
 const int8 = (blob: Buffer) => new Int8Array(blob.buffer, blob.byteOffset, blob.byteLength);
 
 /** Writes `outPath` (must not exist) from the staged chunks of `staged` and `meta`; the number of lists. */
-export function writeListedVectors(staged: Database.Database, outPath: string, meta: VectorsMeta, options: WriteListsOptions): number {
+export async function writeListedVectors(staged: Database.Database, outPath: string, meta: VectorsMeta, options: WriteListsOptions): Promise<number> {
   const dims = meta.embedder.dimensions;
   const ids = Int32Array.from(staged.prepare("SELECT id FROM chunks ORDER BY id").pluck().iterate() as Iterable<number>);
   const { tops, leaves } = listShape(ids.length);
@@ -44,17 +47,8 @@ export function writeListedVectors(staged: Database.Database, outPath: string, m
   const lists = centroids.leaves.length / dims;
   options.log(`vectors: ${lists.toLocaleString("en-US")} lists trained on ${sampleSize.toLocaleString("en-US")} chunks`);
 
-  const listOfChunk = new Int32Array(ids.length);
   const progress = etaProgress(options.log, "vectors: placing chunks in lists", ids.length, options.intervalMs ?? 10_000);
-  const x = new Float32Array(dims);
-  let i = 0;
-  for (const vector of staged.prepare("SELECT vector FROM chunks ORDER BY id").pluck().iterate() as Iterable<Buffer>) {
-    listOfChunk[i] = listOf(centroids, vector.length === dims ? unitVector(int8(vector), x) : x.fill(0));
-    if (++i % 50_000 === 0 || i === ids.length) {
-      options.signal?.throwIfAborted();
-      progress(i);
-    }
-  }
+  const listOfChunk = await placeChunks(staged, ids, centroids, { threads: options.threads, progress, signal: options.signal });
 
   // Positions by list (a counting sort), then the chunks written in that order.
   const listFrom = new Int32Array(lists + 1);

@@ -168,7 +168,7 @@ async function vectorSearchAtScale(options: SemanticOptions): Promise<SemanticFi
   if (!reused) {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
-    writeStandInSet(join(dir, VECTORS_FILE), built, Math.max(1, perTranscript), options);
+    await writeStandInSet(join(dir, VECTORS_FILE), built, Math.max(1, perTranscript), options);
   } else options.log(`semantic: reusing the ${built.toLocaleString("en-US")} stand-in vectors in ${dir}`);
   const buildSeconds = reused ? Number.NaN : (performance.now() - started) / 1000;
   const index = VectorIndex.open(dir)!;
@@ -232,7 +232,7 @@ function keptStandInSet(dir: string, count: number): boolean {
 }
 
 /** A vectors.db of `count` stand-in chunks in the set's format (`perTranscript` chunks a video, ranks from 1), staged and put in lists as the build does. */
-export function writeStandInSet(path: string, count: number, perTranscript: number, options: SemanticOptions): void {
+export async function writeStandInSet(path: string, count: number, perTranscript: number, options: SemanticOptions): Promise<void> {
   const stagingPath = `${path}-staging`;
   rmSync(stagingPath, { force: true });
   const db = new Database(stagingPath);
@@ -263,7 +263,7 @@ export function writeStandInSet(path: string, count: number, perTranscript: numb
     }
     db.exec("COMMIT");
     const meta = { embedder: { kind: "url" as const, model: "bench-stand-in", dimensions: DIMENSIONS }, version: VECTORS_VERSION, chunks: count, transcripts: Math.ceil(count / perTranscript) };
-    writeListedVectors(db, path, meta, { log: (line) => options.log(`semantic: ${line}`), intervalMs: 30_000 });
+    await writeListedVectors(db, path, meta, { log: (line) => options.log(`semantic: ${line}`), intervalMs: 30_000 });
   } finally {
     db.close();
     rmSync(stagingPath, { force: true });

@@ -18,9 +18,9 @@ const CHUNKS = 20_000;
 const dir = mkdtempSync(join(tmpdir(), "vector-index-"));
 let index: VectorIndex;
 let queries: Float32Array[];
-beforeAll(() => {
+beforeAll(async () => {
   // 10 chunks a video; a video's channel is video % 707 and its date 2016-01-01 plus video % 3650 days (semantic.ts).
-  writeStandInSet(join(dir, "vectors.db"), CHUNKS, 10, { dir, seed: 5, chunks: CHUNKS, exactBudgetSeconds: 1, log: () => {} });
+  await writeStandInSet(join(dir, "vectors.db"), CHUNKS, 10, { dir, seed: 5, chunks: CHUNKS, exactBudgetSeconds: 1, log: () => {} });
   index = VectorIndex.open(dir)!;
   const next = standInVectors(5, standInClusters(CHUNKS), 2);
   queries = Array.from({ length: 12 }, () => Float32Array.from(next()));

@@ -57,48 +57,62 @@ describe("two-level k-means", () => {
 });
 
 describe("vectors.db written list by list", () => {
-  it("holds every staged chunk once with its row unchanged, each list a range of ids whose chunks are nearest its centroid", () => {
-    const staged = new Database(join(dir, "staged.db"));
-    staged.exec(STAGED_CHUNKS_DDL);
-    const insert = staged.prepare("INSERT INTO chunks (video, channel, published, start, seg_from, seg_to, hash, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
-    const count = 3000;
-    for (let i = 0; i < count; i++) {
-      const hash = Buffer.alloc(16);
-      hash.writeUInt32BE(i);
-      insert.run(1 + Math.floor(i / 10), i % 7, `2020-01-${String(1 + (i % 28)).padStart(2, "0")}T00:00:00.000Z`, (i % 10) * 30, i % 10, i % 10, hash, vectorBytes(quantizeInt8(near(i % 8, i))));
-    }
-    const rowsBefore = staged.prepare("SELECT video, channel, published, start, seg_from, seg_to, hex(hash), hex(vector) FROM chunks ORDER BY hash").raw().all();
-    const meta = { embedder: { kind: "url" as const, model: "m", dimensions: DIMS }, version: "2", chunks: count, transcripts: count / 10 };
-    const lines: string[] = [];
-    const lists = writeListedVectors(staged, join(dir, "vectors.db"), meta, { log: (line) => lines.push(line), intervalMs: 0 });
-    staged.close();
-
-    const out = new Database(join(dir, "vectors.db"), { readonly: true });
-    try {
-      expect(readVectorsMeta(out)).toEqual(meta);
-      expect(out.prepare("SELECT video, channel, published, start, seg_from, seg_to, hex(hash), hex(vector) FROM chunks ORDER BY hash").raw().all()).toEqual(rowsBefore);
-      const ranges = out.prepare("SELECT id, centroid, first, last FROM lists ORDER BY first").all() as { id: number; centroid: Buffer; first: number; last: number }[];
-      expect(ranges.length).toBeGreaterThan(1);
-      expect(ranges.length).toBeLessThanOrEqual(lists);
-      // The ranges tile 1..count with no gap or overlap.
-      expect(ranges[0]!.first).toBe(1);
-      ranges.forEach((range, i) => expect(range.first).toBe(i === 0 ? 1 : ranges[i - 1]!.last + 1));
-      expect(ranges.at(-1)!.last).toBe(count);
-      // Each chunk's nearest centroid among the lists is its own list's (the clusters are well apart).
-      const centroids = ranges.map((range) => new Float32Array(range.centroid.buffer.slice(range.centroid.byteOffset, range.centroid.byteOffset + range.centroid.byteLength)));
-      const vector = out.prepare<[number], Buffer>("SELECT vector FROM chunks WHERE id = ?").pluck();
-      for (const range of ranges) {
-        for (const id of [range.first, range.last]) {
-          const x = unitVector(new Int8Array(vector.get(id)!));
-          const scores = centroids.map((c) => c.reduce((s, v, d) => s + v * x[d]!, 0));
-          expect(scores.indexOf(Math.max(...scores))).toBe(ranges.indexOf(range));
-        }
+  for (const threads of [0, 2]) {
+    it(`holds every staged chunk once with its row unchanged, each list a range of ids whose chunks are nearest its centroid (${threads === 0 ? "placed on this thread" : "placed by two threads"})`, async () => {
+      const staged = new Database(join(dir, `staged-${threads}.db`));
+      staged.exec(STAGED_CHUNKS_DDL);
+      const insert = staged.prepare("INSERT INTO chunks (video, channel, published, start, seg_from, seg_to, hash, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+      const count = 3000;
+      for (let i = 0; i < count; i++) {
+        const hash = Buffer.alloc(16);
+        hash.writeUInt32BE(i);
+        insert.run(1 + Math.floor(i / 10), i % 7, `2020-01-${String(1 + (i % 28)).padStart(2, "0")}T00:00:00.000Z`, (i % 10) * 30, i % 10, i % 10, hash, vectorBytes(quantizeInt8(near(i % 8, i))));
       }
-      expect(out.prepare("SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name").pluck().all()).toEqual(["chunks_by_channel", "chunks_by_hash", "chunks_by_video"]);
-    } finally {
-      out.close();
-    }
-    expect(lines[0]).toMatch(/^vectors: 64 lists trained on 1,536 chunks$/);
-    expect(lines.at(-1)).toMatch(/^vectors: placing chunks in lists 3,000\/3,000 \(100%\)/);
+      const rowsBefore = staged.prepare("SELECT video, channel, published, start, seg_from, seg_to, hex(hash), hex(vector) FROM chunks ORDER BY hash").raw().all();
+      const meta = { embedder: { kind: "url" as const, model: "m", dimensions: DIMS }, version: "2", chunks: count, transcripts: count / 10 };
+      const lines: string[] = [];
+      const lists = await writeListedVectors(staged, join(dir, `vectors-${threads}.db`), meta, { log: (line) => lines.push(line), intervalMs: 0, threads });
+      staged.close();
+
+      const out = new Database(join(dir, `vectors-${threads}.db`), { readonly: true });
+      try {
+        expect(readVectorsMeta(out)).toEqual(meta);
+        expect(out.prepare("SELECT video, channel, published, start, seg_from, seg_to, hex(hash), hex(vector) FROM chunks ORDER BY hash").raw().all()).toEqual(rowsBefore);
+        const ranges = out.prepare("SELECT id, centroid, first, last FROM lists ORDER BY first").all() as { id: number; centroid: Buffer; first: number; last: number }[];
+        expect(ranges.length).toBeGreaterThan(1);
+        expect(ranges.length).toBeLessThanOrEqual(lists);
+        // The ranges tile 1..count with no gap or overlap.
+        expect(ranges[0]!.first).toBe(1);
+        ranges.forEach((range, i) => expect(range.first).toBe(i === 0 ? 1 : ranges[i - 1]!.last + 1));
+        expect(ranges.at(-1)!.last).toBe(count);
+        // Each chunk's nearest centroid among the lists is its own list's (the clusters are well apart).
+        const centroids = ranges.map((range) => new Float32Array(range.centroid.buffer.slice(range.centroid.byteOffset, range.centroid.byteOffset + range.centroid.byteLength)));
+        const vector = out.prepare<[number], Buffer>("SELECT vector FROM chunks WHERE id = ?").pluck();
+        for (const range of ranges) {
+          for (const id of [range.first, range.last]) {
+            const x = unitVector(new Int8Array(vector.get(id)!));
+            const scores = centroids.map((c) => c.reduce((s, v, d) => s + v * x[d]!, 0));
+            expect(scores.indexOf(Math.max(...scores))).toBe(ranges.indexOf(range));
+          }
+        }
+        expect(out.prepare("SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name").pluck().all()).toEqual(["chunks_by_channel", "chunks_by_hash", "chunks_by_video"]);
+      } finally {
+        out.close();
+      }
+      expect(lines[0]).toMatch(/^vectors: 64 lists trained on 1,536 chunks$/);
+      expect(lines.at(-1)).toMatch(/^vectors: placing chunks in lists 3,000\/3,000 \(100%\)/);
+    });
+  }
+
+  it("is the same file whether the chunks were placed on this thread or by two", () => {
+    const dump = (name: string) => {
+      const db = new Database(join(dir, name), { readonly: true });
+      try {
+        return [db.prepare("SELECT hex(centroid), first, last FROM lists ORDER BY id").raw().all(), db.prepare("SELECT id, video, hex(hash) FROM chunks ORDER BY id").raw().all()];
+      } finally {
+        db.close();
+      }
+    };
+    expect(dump("vectors-2.db")).toEqual(dump("vectors-0.db"));
   });
 });
