@@ -1,10 +1,12 @@
 /**
  * The lists of a set's vector index (write-lists.ts): spherical k-means
- * (centroids by cosine) in two levels, so that placing each of millions of
- * chunks costs √lists comparisons rather than one per list. `tops` centroids
- * are trained on a sample, then each top's sample members are split into up
- * to `leaves` centroids of their own; the leaves are the lists. Deterministic:
- * the same sample gives the same centroids.
+ * (centroids by cosine) in two levels, so that training costs √lists
+ * comparisons a sample vector rather than one per list: `tops` centroids are
+ * trained on a sample, then each top's sample members are split into up to
+ * `leaves` centroids of their own; the leaves are the lists. A chunk is
+ * placed in the list of its nearest leaf among all of them: the leaves
+ * nearest by the Hamming distance of sign bits (cheap), then the nearest of
+ * those by cosine. Deterministic: the same sample gives the same centroids.
  */
 import { dotRow, unitVector } from "../artifact/vectors/index.js";
 
@@ -50,11 +52,10 @@ export function trainCentroids(sample: Float32Array, dims: number, members: Int3
 
 export interface ListCentroids {
   dims: number;
-  /** The first level: `tops` unit centroids. */
-  tops: Float32Array;
-  /** The lists' unit centroids, those of top t at rows leafFrom[t]..leafFrom[t + 1]-1. */
+  /** The lists' unit centroids, a row each. */
   leaves: Float32Array;
-  leafFrom: Int32Array;
+  /** Each leaf's sign bits, 32 to a word (dims/32 words a leaf, rounded up). */
+  leafBits: Uint32Array;
 }
 
 /** Two-level centroids of the unit vectors `sample` (rows of `dims`): up to `tops` × `leaves` lists. */
@@ -79,33 +80,59 @@ export function trainLists(sample: Float32Array, dims: number, tops: number, lea
   }
   const leafCentroids = new Float32Array(leafFrom[topCount]! * dims);
   parts.forEach((part, t) => leafCentroids.set(part, leafFrom[t]! * dims));
-  return { dims, tops: topCentroids, leaves: leafCentroids, leafFrom };
+  const words = Math.ceil(dims / 32);
+  const leafBits = new Uint32Array(leafFrom[topCount]! * words);
+  for (let l = 0; l < leafFrom[topCount]!; l++) signWords(leafCentroids.subarray(l * dims, (l + 1) * dims), leafBits, l * words);
+  return { dims, leaves: leafCentroids, leafBits };
 }
 
-/** Tops whose leaves a vector is compared with: a vector near the border of two tops finds its nearest leaf in either. */
-export const TOPS_SEARCHED = 4;
-
-/** The list of the unit vector `x`: the nearest leaf among those of its TOPS_SEARCHED nearest tops. */
-export function listOf(centroids: ListCentroids, x: Float32Array, searched = TOPS_SEARCHED): number {
-  const topCount = centroids.tops.length / centroids.dims;
-  // The nearest tops, best first (an insertion into a short sorted list).
-  const best: { top: number; score: number }[] = [];
-  for (let t = 0; t < topCount; t++) {
-    const score = dotRow(x, centroids.tops, t);
-    if (best.length === searched && score <= best[searched - 1]!.score) continue;
-    const at = best.findIndex((entry) => entry.score < score);
-    best.splice(at === -1 ? best.length : at, 0, { top: t, score });
-    if (best.length > searched) best.pop();
+/** The sign bits of `x` into `out` from word `at` (bit b of word w: x[32w + b] > 0). */
+function signWords(x: Float32Array, out: Uint32Array, at: number): void {
+  for (let w = 0; w * 32 < x.length; w++) {
+    let word = 0;
+    for (let b = 0; b < 32 && w * 32 + b < x.length; b++) if (x[w * 32 + b]! > 0) word |= 1 << b;
+    out[at + w] = word >>> 0;
   }
+}
+
+/** Set bits of a 32-bit word. */
+function popcount(v: number): number {
+  v -= (v >>> 1) & 0x55555555;
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+}
+
+/** listOf's working arrays, kept between calls (one thread, one set of lists at a time). */
+let scratch: { bits: Uint32Array; distance: Int32Array; counts: Int32Array } | undefined;
+
+/** Leaves compared by cosine for a placement: those nearest by sign bits, at least this many. */
+export const SHORTLIST = 64;
+
+/** The list of the unit vector `x`: of the SHORTLIST (or more, on ties) leaves nearest by Hamming distance, the nearest by cosine. */
+export function listOf(centroids: ListCentroids, x: Float32Array): number {
+  const words = Math.ceil(centroids.dims / 32);
+  const leaves = centroids.leafBits.length / words;
+  if (scratch?.distance.length !== leaves || scratch.bits.length !== words) scratch = { bits: new Uint32Array(words), distance: new Int32Array(leaves), counts: new Int32Array(words * 32 + 1) };
+  const { bits, distance, counts } = scratch;
+  counts.fill(0);
+  signWords(x, bits, 0);
+  for (let l = 0; l < leaves; l++) {
+    let d = 0;
+    for (let w = 0, o = l * words; w < words; w++, o++) d += popcount(bits[w]! ^ centroids.leafBits[o]!);
+    distance[l] = d;
+    counts[d]!++;
+  }
+  // The largest distance that keeps at least SHORTLIST leaves.
+  let cut = 0;
+  for (let kept = counts[0]!; kept < SHORTLIST && cut < words * 32; kept += counts[++cut]!);
   let leaf = 0;
-  let leafScore = -Infinity;
-  for (const { top } of best) {
-    for (let l = centroids.leafFrom[top]!; l < centroids.leafFrom[top + 1]!; l++) {
-      const score = dotRow(x, centroids.leaves, l);
-      if (score > leafScore) {
-        leafScore = score;
-        leaf = l;
-      }
+  let best = -Infinity;
+  for (let l = 0; l < leaves; l++) {
+    if (distance[l]! > cut) continue;
+    const score = dotRow(x, centroids.leaves, l);
+    if (score > best) {
+      best = score;
+      leaf = l;
     }
   }
   return leaf;

@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { quantizeInt8, readVectorsMeta, STAGED_CHUNKS_DDL, unitVector, vectorBytes } from "../../pipeline/artifact/vectors/index.js";
+import { dotRow, quantizeInt8, readVectorsMeta, STAGED_CHUNKS_DDL, unitVector, vectorBytes } from "../../pipeline/artifact/vectors/index.js";
+import { standInVectors } from "../../scripts/bench/semantic.js";
 import { listOf, trainLists } from "../../pipeline/vectors/kmeans.js";
 import { listShape, MAX_TOPS, writeListedVectors } from "../../pipeline/vectors/write-lists.js";
 
@@ -41,6 +42,24 @@ describe("two-level k-means", () => {
     }
     expect([...clusterOfList.values()].every((set) => set.size === 1)).toBe(true);
     expect(new Set([...clusterOfList.values()].map((set) => [...set][0])).size).toBe(clusters);
+  });
+
+  it("places nearly every vector in its nearest list by cosine, even among many clusters that two levels of centroids route badly", () => {
+    const dims = 512;
+    const next = standInVectors(7, 400, 1);
+    const sample = new Float32Array(4000 * dims);
+    for (let i = 0; i < 4000; i++) unitVector(quantizeInt8(next()), sample.subarray(i * dims, (i + 1) * dims));
+    const centroids = trainLists(sample, dims, 12, 12);
+    const lists = centroids.leaves.length / dims;
+    let nearest = 0;
+    const x = new Float32Array(dims);
+    for (let i = 0; i < 1000; i++) {
+      unitVector(quantizeInt8(next()), x);
+      let best = 0;
+      for (let l = 1; l < lists; l++) if (dotRow(x, centroids.leaves, l) > dotRow(x, centroids.leaves, best)) best = l;
+      if (listOf(centroids, x) === best) nearest++;
+    }
+    expect(nearest / 1000).toBeGreaterThanOrEqual(0.95);
   });
 
   it("is deterministic: the same sample gives the same centroids", () => {
