@@ -1,89 +1,56 @@
 /**
  * The lists of a set's vector index (write-lists.ts): spherical k-means
- * (centroids by cosine) in two levels, so that training costs √lists
- * comparisons a sample vector rather than one per list: `tops` centroids are
- * trained on a sample, then each top's sample members are split into up to
- * `leaves` centroids of their own; the leaves are the lists. A chunk is
- * placed in the list of its nearest leaf among all of them: the leaves
- * nearest by the Hamming distance of sign bits (cheap), then the nearest of
- * those by cosine. Deterministic: the same sample gives the same centroids.
+ * (centroids by cosine) on a sample, each centroid a list. Assigning a vector
+ * to its nearest centroid, in training and when the build places each chunk,
+ * compares it with every centroid by the Hamming distance of sign bits
+ * (cheap), then with the nearest of those by cosine: nearly always the
+ * nearest of all, at a fraction of the cost. Deterministic: the same sample
+ * gives the same centroids.
  */
 import { dotRow, unitVector } from "../artifact/vectors/index.js";
-
-/** The row of `rows` (rows `from`..`to`-1) nearest `x` by dot product. */
-function nearestRow(x: Float32Array, rows: Float32Array, from: number, to: number): number {
-  let best = from;
-  let bestScore = -Infinity;
-  for (let r = from; r < to; r++) {
-    const score = dotRow(x, rows, r);
-    if (score > bestScore) {
-      bestScore = score;
-      best = r;
-    }
-  }
-  return best;
-}
-
-/** `k` unit centroids of the unit vectors `members` (indexes into `sample`), seeded with evenly spaced members. */
-export function trainCentroids(sample: Float32Array, dims: number, members: Int32Array, k: number, iterations: number): Float32Array {
-  const count = Math.min(k, members.length);
-  const centroids = new Float32Array(count * dims);
-  for (let c = 0; c < count; c++) {
-    const m = members[Math.floor((c * members.length) / count)]!;
-    centroids.set(sample.subarray(m * dims, (m + 1) * dims), c * dims);
-  }
-  const sums = new Float64Array(count * dims);
-  const sizes = new Int32Array(count);
-  const x = new Float32Array(dims);
-  for (let iteration = 0; iteration < iterations; iteration++) {
-    sums.fill(0);
-    sizes.fill(0);
-    for (const m of members) {
-      x.set(sample.subarray(m * dims, (m + 1) * dims));
-      const c = nearestRow(x, centroids, 0, count);
-      sizes[c]!++;
-      for (let d = 0; d < dims; d++) sums[c * dims + d]! += x[d]!;
-    }
-    // An empty cluster keeps its centroid; the others move to their members' mean direction.
-    for (let c = 0; c < count; c++) if (sizes[c]! > 0) unitVector(sums.subarray(c * dims, (c + 1) * dims), centroids.subarray(c * dims, (c + 1) * dims));
-  }
-  return centroids;
-}
 
 export interface ListCentroids {
   dims: number;
   /** The lists' unit centroids, a row each. */
   leaves: Float32Array;
-  /** Each leaf's sign bits, 32 to a word (dims/32 words a leaf, rounded up). */
+  /** Each centroid's sign bits, 32 to a word (dims/32 words a centroid, rounded up). */
   leafBits: Uint32Array;
 }
 
-/** Two-level centroids of the unit vectors `sample` (rows of `dims`): up to `tops` × `leaves` lists. */
-export function trainLists(sample: Float32Array, dims: number, tops: number, leaves: number, iterations = 8): ListCentroids {
-  const rows = sample.length / dims;
-  const all = Int32Array.from({ length: rows }, (_, i) => i);
-  const topCentroids = trainCentroids(sample, dims, all, tops, iterations);
-  const topCount = topCentroids.length / dims;
-  const byTop: number[][] = Array.from({ length: topCount }, () => []);
-  const x = new Float32Array(dims);
-  for (let i = 0; i < rows; i++) {
-    x.set(sample.subarray(i * dims, (i + 1) * dims));
-    byTop[nearestRow(x, topCentroids, 0, topCount)]!.push(i);
-  }
-  const parts: Float32Array[] = [];
-  const leafFrom = new Int32Array(topCount + 1);
-  for (let t = 0; t < topCount; t++) {
-    // A top no sample member chose is its own single list.
-    const part = byTop[t]!.length === 0 ? topCentroids.slice(t * dims, (t + 1) * dims) : trainCentroids(sample, dims, Int32Array.from(byTop[t]!), leaves, iterations);
-    parts.push(part);
-    leafFrom[t + 1] = leafFrom[t]! + part.length / dims;
-  }
-  const leafCentroids = new Float32Array(leafFrom[topCount]! * dims);
-  parts.forEach((part, t) => leafCentroids.set(part, leafFrom[t]! * dims));
+/** The centroids `leaves` (unit rows of `dims`) with their sign bits. */
+function withBits(leaves: Float32Array, dims: number): ListCentroids {
   const words = Math.ceil(dims / 32);
-  const leafBits = new Uint32Array(leafFrom[topCount]! * words);
-  for (let l = 0; l < leafFrom[topCount]!; l++) signWords(leafCentroids.subarray(l * dims, (l + 1) * dims), leafBits, l * words);
-  return { dims, leaves: leafCentroids, leafBits };
+  const count = leaves.length / dims;
+  const leafBits = new Uint32Array(count * words);
+  for (let l = 0; l < count; l++) signWords(leaves.subarray(l * dims, (l + 1) * dims), leafBits, l * words);
+  return { dims, leaves, leafBits };
+}
+
+/** Up to `lists` unit centroids of the unit vectors `sample` (rows of `dims`), seeded with evenly spaced rows. */
+export function trainLists(sample: Float32Array, dims: number, lists: number, iterations = 8): ListCentroids {
+  const rows = sample.length / dims;
+  const count = Math.min(lists, rows);
+  const leaves = new Float32Array(count * dims);
+  for (let c = 0; c < count; c++) {
+    const m = Math.floor((c * rows) / count);
+    leaves.set(sample.subarray(m * dims, (m + 1) * dims), c * dims);
+  }
+  const sums = new Float64Array(count * dims);
+  const sizes = new Int32Array(count);
+  for (let iteration = 0; iteration < iterations; iteration++) {
+    const centroids = withBits(leaves, dims);
+    sums.fill(0);
+    sizes.fill(0);
+    for (let m = 0; m < rows; m++) {
+      const x = sample.subarray(m * dims, (m + 1) * dims);
+      const c = listOf(centroids, x);
+      sizes[c]!++;
+      for (let d = 0; d < dims; d++) sums[c * dims + d]! += x[d]!;
+    }
+    // An empty list keeps its centroid; the others move to their members' mean direction.
+    for (let c = 0; c < count; c++) if (sizes[c]! > 0) unitVector(sums.subarray(c * dims, (c + 1) * dims), leaves.subarray(c * dims, (c + 1) * dims));
+  }
+  return withBits(leaves, dims);
 }
 
 /** The sign bits of `x` into `out` from word `at` (bit b of word w: x[32w + b] > 0). */

@@ -48,13 +48,18 @@ export interface PlaceOptions {
 
 /** The list of each chunk of the staged `db` whose ids are `ids` (ascending), in that order. */
 export async function placeChunks(db: Database.Database, ids: Int32Array, centroids: ListCentroids, options: PlaceOptions): Promise<Int32Array> {
+  // Each count once: the threads' last reports may already add up to the whole.
+  let reported = -1;
+  const progress = (done: number) => {
+    if (done !== reported) options.progress((reported = done));
+  };
   const threads = options.threads ?? (ids.length < THREADED_FROM ? 0 : availableParallelism());
   if (threads === 0 || ids.length === 0) {
     const lists = ids.length === 0 ? new Int32Array(0) : placeRange(db, ids[0]!, ids[ids.length - 1]!, centroids, (done) => {
       options.signal?.throwIfAborted();
-      options.progress(done);
+      progress(done);
     });
-    options.progress(ids.length);
+    progress(ids.length);
     return lists;
   }
   const parts = Math.min(threads, ids.length);
@@ -75,7 +80,7 @@ export async function placeChunks(db: Database.Database, ids: Int32Array, centro
             worker.on("message", (reply: PlaceReply) => {
               if ("done" in reply) {
                 done[p] = reply.done;
-                options.progress(done.reduce((a, b) => a + b, 0));
+                progress(done.reduce((a, b) => a + b, 0));
               } else if ("lists" in reply) resolve(reply.lists);
               else reject(new Error(`Placing chunks in lists failed: ${reply.error}`));
             });
@@ -91,7 +96,7 @@ export async function placeChunks(db: Database.Database, ids: Int32Array, centro
       lists.set(part, at);
       at += part.length;
     }
-    options.progress(ids.length);
+    progress(ids.length);
     return lists;
   } finally {
     options.signal?.removeEventListener("abort", abort);

@@ -13,15 +13,14 @@ import { etaProgress } from "./eta-progress.js";
 import { trainLists } from "./kmeans.js";
 import { placeChunks } from "./place-chunks.js";
 
-/** Most centroids of the first level (and leaves under each): at most MAX_TOPS² lists. */
-export const MAX_TOPS = 48;
+/** Most lists of a set. */
+export const MAX_LISTS = 2304;
 /** Sample vectors per list for training. */
 const SAMPLE_PER_LIST = 24;
 
-/** The two levels of a set of `chunks` chunks: about √chunks lists of about √chunks chunks each, up to MAX_TOPS². */
-export function listShape(chunks: number): { tops: number; leaves: number } {
-  const side = Math.min(MAX_TOPS, Math.max(1, Math.ceil(Math.sqrt(Math.sqrt(chunks)))));
-  return { tops: side, leaves: side };
+/** The lists of a set of `chunks` chunks: about √chunks lists of about √chunks chunks each, up to MAX_LISTS. */
+export function listCount(chunks: number): number {
+  return Math.min(MAX_LISTS, Math.max(1, Math.ceil(Math.sqrt(chunks))));
 }
 
 export interface WriteListsOptions {
@@ -38,12 +37,12 @@ const int8 = (blob: Buffer) => new Int8Array(blob.buffer, blob.byteOffset, blob.
 export async function writeListedVectors(staged: Database.Database, outPath: string, meta: VectorsMeta, options: WriteListsOptions): Promise<number> {
   const dims = meta.embedder.dimensions;
   const ids = Int32Array.from(staged.prepare("SELECT id FROM chunks ORDER BY id").pluck().iterate() as Iterable<number>);
-  const { tops, leaves } = listShape(ids.length);
+  const wanted = listCount(ids.length);
   const vectorOf = staged.prepare<[number], Buffer>("SELECT vector FROM chunks WHERE id = ?").pluck();
-  const sampleSize = Math.min(ids.length, tops * leaves * SAMPLE_PER_LIST);
+  const sampleSize = Math.min(ids.length, wanted * SAMPLE_PER_LIST);
   const sample = new Float32Array(sampleSize * dims);
   for (let i = 0; i < sampleSize; i++) unitVector(int8(vectorOf.get(ids[Math.floor((i * ids.length) / sampleSize)]!)!), sample.subarray(i * dims, (i + 1) * dims));
-  const centroids = trainLists(sample, dims, tops, leaves);
+  const centroids = trainLists(sample, dims, wanted);
   const lists = centroids.leaves.length / dims;
   options.log(`vectors: ${lists.toLocaleString("en-US")} lists trained on ${sampleSize.toLocaleString("en-US")} chunks`);
 

@@ -1,5 +1,5 @@
 /**
- * The vector index's lists: two-level k-means (pipeline/vectors/kmeans.ts)
+ * The vector index's lists: k-means (pipeline/vectors/kmeans.ts)
  * on vectors of known clusters, and vectors.db written list by list from
  * staged chunks (write-lists.ts): every chunk once, each list a range of
  * ids, rows unchanged.
@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { dotRow, quantizeInt8, readVectorsMeta, STAGED_CHUNKS_DDL, unitVector, vectorBytes } from "../../pipeline/artifact/vectors/index.js";
 import { standInVectors } from "../../scripts/bench/semantic.js";
 import { listOf, trainLists } from "../../pipeline/vectors/kmeans.js";
-import { listShape, MAX_TOPS, writeListedVectors } from "../../pipeline/vectors/write-lists.js";
+import { listCount, MAX_LISTS, writeListedVectors } from "../../pipeline/vectors/write-lists.js";
 
 const DIMS = 16;
 const dir = mkdtempSync(join(tmpdir(), "vector-lists-"));
@@ -27,13 +27,13 @@ function near(cluster: number, i: number): Float32Array {
   return v;
 }
 
-describe("two-level k-means", () => {
+describe("k-means", () => {
   it("puts vectors of separate clusters in lists holding one cluster each", () => {
     const clusters = 6;
     const vectors = Array.from({ length: 600 }, (_, i) => ({ cluster: i % clusters, vector: unitVector(near(i % clusters, i)) }));
     const sample = new Float32Array(vectors.length * DIMS);
     vectors.forEach((v, i) => sample.set(v.vector, i * DIMS));
-    const centroids = trainLists(sample, DIMS, 3, 4);
+    const centroids = trainLists(sample, DIMS, 12);
     expect(centroids.leaves.length / DIMS).toBeGreaterThanOrEqual(clusters);
     const clusterOfList = new Map<number, Set<number>>();
     for (const { cluster, vector } of vectors) {
@@ -44,12 +44,12 @@ describe("two-level k-means", () => {
     expect(new Set([...clusterOfList.values()].map((set) => [...set][0])).size).toBe(clusters);
   });
 
-  it("places nearly every vector in its nearest list by cosine, even among many clusters that two levels of centroids route badly", () => {
+  it("places nearly every vector in its nearest list by cosine, comparing only the lists nearest by sign bits", () => {
     const dims = 512;
     const next = standInVectors(7, 400, 1);
     const sample = new Float32Array(4000 * dims);
     for (let i = 0; i < 4000; i++) unitVector(quantizeInt8(next()), sample.subarray(i * dims, (i + 1) * dims));
-    const centroids = trainLists(sample, dims, 12, 12);
+    const centroids = trainLists(sample, dims, 144);
     const lists = centroids.leaves.length / dims;
     let nearest = 0;
     const x = new Float32Array(dims);
@@ -65,13 +65,13 @@ describe("two-level k-means", () => {
   it("is deterministic: the same sample gives the same centroids", () => {
     const sample = new Float32Array(200 * DIMS);
     for (let i = 0; i < 200; i++) sample.set(unitVector(near(i % 5, i)), i * DIMS);
-    expect(trainLists(sample, DIMS, 2, 3)).toEqual(trainLists(sample, DIMS, 2, 3));
+    expect(trainLists(sample, DIMS, 6)).toEqual(trainLists(sample, DIMS, 6));
   });
 
-  it("shapes about √chunks lists, one for a handful of chunks, at most MAX_TOPS² however many", () => {
-    expect(listShape(1)).toEqual({ tops: 1, leaves: 1 });
-    expect(listShape(10_000)).toEqual({ tops: 10, leaves: 10 });
-    expect(listShape(100_000_000)).toEqual({ tops: MAX_TOPS, leaves: MAX_TOPS });
+  it("makes about √chunks lists, one for a single chunk, at most MAX_LISTS however many", () => {
+    expect(listCount(1)).toBe(1);
+    expect(listCount(10_000)).toBe(100);
+    expect(listCount(100_000_000)).toBe(MAX_LISTS);
   });
 });
 
@@ -118,7 +118,7 @@ describe("vectors.db written list by list", () => {
       } finally {
         out.close();
       }
-      expect(lines[0]).toMatch(/^vectors: 64 lists trained on 1,536 chunks$/);
+      expect(lines[0]).toMatch(/^vectors: 55 lists trained on 1,320 chunks$/);
       expect(lines.at(-1)).toMatch(/^vectors: placing chunks in lists 3,000\/3,000 \(100%\)/);
     });
   }
