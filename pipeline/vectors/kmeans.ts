@@ -26,8 +26,11 @@ function withBits(leaves: Float32Array, dims: number): ListCentroids {
   return { dims, leaves, leafBits };
 }
 
+/** Training passes over the sample. */
+export const ITERATIONS = 8;
+
 /** Up to `lists` unit centroids of the unit vectors `sample` (rows of `dims`), seeded with evenly spaced rows. */
-export function trainLists(sample: Float32Array, dims: number, lists: number, iterations = 8): ListCentroids {
+export function trainLists(sample: Float32Array, dims: number, lists: number, iterations = ITERATIONS): ListCentroids {
   const rows = sample.length / dims;
   const count = Math.min(lists, rows);
   const leaves = new Float32Array(count * dims);

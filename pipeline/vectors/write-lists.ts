@@ -10,13 +10,16 @@
 import Database from "better-sqlite3";
 import { unitVector, VECTORS_DDL, VECTORS_INDEXES_DDL, vectorBytes, writeVectorsMeta, type VectorsMeta } from "../artifact/vectors/index.js";
 import { etaProgress } from "./eta-progress.js";
-import { trainLists } from "./kmeans.js";
+import { ITERATIONS, SHORTLIST, trainLists } from "./kmeans.js";
 import { placeChunks } from "./place-chunks.js";
 
 /** Most lists of a set. */
 export const MAX_LISTS = 2304;
 /** Sample vectors per list for training. */
 const SAMPLE_PER_LIST = 24;
+
+/** How the lists were made, recorded in the file's meta (`lists`): a file made otherwise is told apart. */
+export const LISTS_METHOD = `k-means, ${ITERATIONS} passes over ${SAMPLE_PER_LIST} sample vectors a list; nearest by cosine among the ${SHORTLIST} nearest by sign bits`;
 
 /** The lists of a set of `chunks` chunks: about √chunks lists of about √chunks chunks each, up to MAX_LISTS. */
 export function listCount(chunks: number): number {
@@ -77,6 +80,7 @@ export async function writeListedVectors(staged: Database.Database, outPath: str
     }
     out.exec("COMMIT");
     out.exec(VECTORS_INDEXES_DDL);
+    out.prepare("INSERT INTO meta (key, value) VALUES ('lists', ?)").run(LISTS_METHOD);
     writeVectorsMeta(out, meta);
   } finally {
     out.close();

@@ -14,7 +14,7 @@ import Database from "better-sqlite3";
 import { mkdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { chunkSegments, quantizeInt8, STAGED_CHUNKS_DDL, VECTORS_FILE, VECTORS_VERSION, vectorBytes } from "../../pipeline/artifact/vectors/index.js";
-import { writeListedVectors } from "../../pipeline/vectors/write-lists.js";
+import { LISTS_METHOD, writeListedVectors } from "../../pipeline/vectors/write-lists.js";
 import { buildArtifacts } from "../../pipeline/build/build-artifacts.js";
 import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
 import { BuiltinEmbedder } from "../../pipeline/embeddings/builtin-embedder.js";
@@ -219,13 +219,16 @@ async function vectorSearchAtScale(options: SemanticOptions): Promise<SemanticFi
   }
 }
 
-/** Whether `dir` holds a complete stand-in set of `count` chunks from an earlier run (its meta is written last). */
-function keptStandInSet(dir: string, count: number): boolean {
+/** Whether `dir` holds a complete stand-in set of `count` chunks from an earlier run (its meta is written last), its lists made as now. */
+export function keptStandInSet(dir: string, count: number): boolean {
   try {
-    const index = VectorIndex.open(dir);
-    const complete = index?.meta.chunks === count;
-    index?.close();
-    return complete;
+    const db = new Database(join(dir, VECTORS_FILE), { readonly: true, fileMustExist: true });
+    try {
+      const meta = new Map(db.prepare("SELECT key, value FROM meta").raw().all() as [string, string][]);
+      return meta.get("version") === VECTORS_VERSION && meta.get("chunks") === String(count) && meta.get("lists") === LISTS_METHOD;
+    } finally {
+      db.close();
+    }
   } catch {
     return false;
   }

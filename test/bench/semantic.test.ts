@@ -1,13 +1,18 @@
 /**
  * The bench's semantic phase: its options, the paraphrase set's rule (no
- * query shares a content word with its passage), and its rows (the vector
+ * query shares a content word with its passage), the stand-in set it keeps
+ * between runs, and its rows (the vector
  * index against exact search on the phase's stand-in vectors is
  * test/search/vector-index.test.ts).
  */
+import Database from "better-sqlite3";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_PHASES, parseBenchArgs } from "../../scripts/bench/options.js";
 import { DOCUMENTS, PARAPHRASES, passageOf, sharedContentWords } from "../../scripts/bench/paraphrase-corpus.js";
-import type { SemanticFigures } from "../../scripts/bench/semantic.js";
+import { keptStandInSet, writeStandInSet, type SemanticFigures } from "../../scripts/bench/semantic.js";
 import { semanticRows } from "../../scripts/bench/semantic-rows.js";
 
 describe("the semantic phase's options", () => {
@@ -52,5 +57,23 @@ describe("the semantic phase's rows", () => {
     const mixed = (hybrid: number) => semanticRows(figures({ keyword: 0, semantic: 0.97, hybrid: 0.97, mixed: { queries: 60, keyword: 0.5, semantic: 0.83, hybrid } }), "");
     expect(mixed(0.98).map((r) => r.verdict).filter(Boolean)).toEqual(["PASS", "PASS", "PASS"]);
     expect(mixed(0.83).map((r) => r.verdict).filter(Boolean)).toEqual(["PASS", "PASS", "MISS"]);
+  });
+});
+
+describe("the stand-in set kept between runs", () => {
+  it("is reused only when it has the count asked for and lists made as now", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "bench-kept-"));
+    try {
+      await writeStandInSet(join(dir, "vectors.db"), 2000, 10, { dir, seed: 2, chunks: 2000, exactBudgetSeconds: 1, log: () => {} });
+      expect(keptStandInSet(dir, 2000)).toBe(true);
+      expect(keptStandInSet(dir, 2001)).toBe(false);
+      const db = new Database(join(dir, "vectors.db"));
+      db.prepare("UPDATE meta SET value = 'lists of an older build' WHERE key = 'lists'").run();
+      db.close();
+      expect(keptStandInSet(dir, 2000)).toBe(false);
+      expect(keptStandInSet(join(dir, "missing"), 2000)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
