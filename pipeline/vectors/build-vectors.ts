@@ -196,7 +196,7 @@ async function embedMissing(
   const progress = etaProgress(options.log, "vectors: embedding", plan.missing, options.intervalMs ?? 10_000);
   const pending = out.prepare<[number], { id: number }>("SELECT id FROM chunks WHERE video = ? AND length(vector) = 0 ORDER BY id").pluck();
   const setVector = out.prepare("UPDATE chunks SET vector = ? WHERE id = ?");
-  let queue: { id: number; hash: Buffer; text: string; row: TranscriptRow }[] = [];
+  let queue: { id: number; hash: Buffer; text: string }[] = [];
   let done = 0;
   const flush = async () => {
     const batch = queue;
@@ -222,7 +222,7 @@ async function embedMissing(
     const idSet = new Set(pending.all(video) as unknown as number[]);
     const first = firstChunk.get(video)!;
     transcriptChunks(row).forEach((chunk, i) => {
-      if (idSet.has(first + i)) queue.push({ id: first + i, hash: chunkHash(chunk.text), text: chunk.text, row });
+      if (idSet.has(first + i)) queue.push({ id: first + i, hash: chunkHash(chunk.text), text: chunk.text });
     });
     while (queue.length >= options.batch) {
       const rest = queue.splice(options.batch);

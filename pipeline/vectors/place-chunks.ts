@@ -6,7 +6,7 @@
  */
 import Database from "better-sqlite3";
 import { availableParallelism } from "node:os";
-import { unitVector } from "../artifact/vectors/index.js";
+import { int8Vector, unitVector } from "../artifact/vectors/index.js";
 import { tsWorker } from "../artifact/worker-thread/index.js";
 import { listOf, type ListCentroids } from "./kmeans.js";
 
@@ -32,7 +32,7 @@ export function placeRange(db: Database.Database, firstId: number, lastId: numbe
   const x = new Float32Array(dims);
   let i = 0;
   for (const vector of db.prepare("SELECT vector FROM chunks WHERE id BETWEEN ? AND ? ORDER BY id").pluck().iterate(firstId, lastId) as Iterable<Buffer>) {
-    lists[i] = listOf(centroids, vector.length === dims ? unitVector(new Int8Array(vector.buffer, vector.byteOffset, vector.byteLength), x) : x.fill(0));
+    lists[i] = listOf(centroids, vector.length === dims ? unitVector(int8Vector(vector), x) : x.fill(0));
     if (++i % PLACE_REPORT_ROWS === 0) progress(i);
   }
   return lists;

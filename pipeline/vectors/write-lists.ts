@@ -8,7 +8,7 @@
  * chunk (server/search/semantic/vector-index.ts).
  */
 import Database from "better-sqlite3";
-import { unitVector, VECTORS_DDL, VECTORS_INDEXES_DDL, vectorBytes, writeVectorsMeta, type VectorsMeta } from "../artifact/vectors/index.js";
+import { int8Vector, unitVector, VECTORS_DDL, VECTORS_INDEXES_DDL, vectorBytes, writeVectorsMeta, type VectorsMeta } from "../artifact/vectors/index.js";
 import { etaProgress } from "./eta-progress.js";
 import { ITERATIONS, SHORTLIST, trainLists } from "./kmeans.js";
 import { placeChunks } from "./place-chunks.js";
@@ -34,8 +34,6 @@ export interface WriteListsOptions {
   threads?: number | undefined;
 }
 
-const int8 = (blob: Buffer) => new Int8Array(blob.buffer, blob.byteOffset, blob.byteLength);
-
 /** Writes `outPath` (must not exist) from the staged chunks of `staged` and `meta`; the number of lists. */
 export async function writeListedVectors(staged: Database.Database, outPath: string, meta: VectorsMeta, options: WriteListsOptions): Promise<number> {
   const dims = meta.embedder.dimensions;
@@ -44,7 +42,7 @@ export async function writeListedVectors(staged: Database.Database, outPath: str
   const vectorOf = staged.prepare<[number], Buffer>("SELECT vector FROM chunks WHERE id = ?").pluck();
   const sampleSize = Math.min(ids.length, wanted * SAMPLE_PER_LIST);
   const sample = new Float32Array(sampleSize * dims);
-  for (let i = 0; i < sampleSize; i++) unitVector(int8(vectorOf.get(ids[Math.floor((i * ids.length) / sampleSize)]!)!), sample.subarray(i * dims, (i + 1) * dims));
+  for (let i = 0; i < sampleSize; i++) unitVector(int8Vector(vectorOf.get(ids[Math.floor((i * ids.length) / sampleSize)]!)!), sample.subarray(i * dims, (i + 1) * dims));
   const centroids = trainLists(sample, dims, wanted);
   const lists = centroids.leaves.length / dims;
   options.log(`vectors: ${lists.toLocaleString("en-US")} lists trained on ${sampleSize.toLocaleString("en-US")} chunks`);

@@ -11,6 +11,7 @@ export {
   describeEmbedder,
   dotRow,
   EmbedderIdentity,
+  int8Vector,
   loadVectorExtension,
   quantizeInt8,
   readVectorsMeta,

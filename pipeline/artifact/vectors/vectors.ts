@@ -111,6 +111,11 @@ export function dotRow(x: Float32Array, rows: Float32Array, row: number): number
   return s0 + s1 + s2 + s3;
 }
 
+/** A stored int8 vector (a BLOB) as an Int8Array over the same bytes. */
+export function int8Vector(blob: Buffer): Int8Array {
+  return new Int8Array(blob.buffer, blob.byteOffset, blob.byteLength);
+}
+
 /** A vector as its bytes, for a BLOB or sqlite-vec argument. */
 export function vectorBytes(vector: Float32Array | Int8Array): Buffer {
   return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
