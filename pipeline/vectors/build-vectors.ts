@@ -18,7 +18,9 @@ import {
   chunkHash,
   chunkSegments,
   describeEmbedder,
+  listHolding,
   quantizeInt8,
+  readLists,
   readVectorsMeta,
   sameEmbedder,
   STAGED_CHUNKS_DDL,
@@ -27,11 +29,12 @@ import {
   vectorBytes,
   type Chunk,
   type EmbedderIdentity,
+  type StoredLists,
 } from "../artifact/vectors/index.js";
 import type { Embedder } from "../embeddings/embedder.js";
 import { etaProgress } from "./eta-progress.js";
 import { VectorCache } from "./vector-cache.js";
-import { writeListedVectors } from "./write-lists.js";
+import { LISTS_METHOD, writeListedVectors } from "./write-lists.js";
 
 export interface VectorsStepOptions {
   /** The set's database, complete. */
@@ -79,23 +82,46 @@ function transcriptChunks(row: TranscriptRow): Chunk[] {
   return chunkSegments(subs.map((sub) => ({ start: Number(sub.offset), text: sub.text })));
 }
 
+/** A chunk of the previous set: its vector, and the index of its list there (-1 where its lists are not reused). */
+interface PreviousChunk {
+  vector: Buffer;
+  list: number;
+}
+
+interface PreviousVectors {
+  get(hash: Buffer): PreviousChunk | undefined;
+  /** Its lists, where they were made as this build makes them (LISTS_METHOD). */
+  lists: StoredLists | undefined;
+  close(): void;
+}
+
 /** The previous set's vectors by hash, when it has vectors of this embedder. */
-function previousVectors(previousSet: string | undefined, identity: EmbedderIdentity): { get(hash: Buffer): Buffer | undefined; close(): void } | undefined {
+function previousVectors(previousSet: string | undefined, identity: EmbedderIdentity): PreviousVectors | undefined {
   const path = previousSet === undefined ? undefined : join(previousSet, VECTORS_FILE);
   if (path === undefined || !existsSync(path)) return undefined;
   const db = new Database(path, { readonly: true });
+  let lists: StoredLists | undefined;
   try {
     const meta = readVectorsMeta(db);
     if (!sameEmbedder(meta.embedder, identity) || !CARRIED_VECTORS_VERSIONS.includes(meta.version)) {
       db.close();
       return undefined;
     }
+    const method = meta.version === VECTORS_VERSION ? db.prepare("SELECT value FROM meta WHERE key = 'lists'").pluck().get() : undefined;
+    if (method === LISTS_METHOD) lists = readLists(db, identity.dimensions);
   } catch {
     db.close();
     return undefined;
   }
-  const get = db.prepare<[Buffer], Buffer>("SELECT vector FROM chunks WHERE hash = ? LIMIT 1").pluck();
-  return { get: (hash) => get.get(hash), close: () => db.close() };
+  const get = db.prepare<[Buffer], { id: number; vector: Buffer }>("SELECT id, vector FROM chunks WHERE hash = ? LIMIT 1");
+  return {
+    get: (hash) => {
+      const row = get.get(hash);
+      return row === undefined ? undefined : { vector: row.vector, list: lists === undefined ? -1 : listHolding(lists, row.id) };
+    },
+    lists,
+    close: () => db.close(),
+  };
 }
 
 export async function buildVectors(options: VectorsStepOptions): Promise<VectorsStepResult> {
@@ -121,7 +147,7 @@ export async function buildVectors(options: VectorsStepOptions): Promise<Vectors
       `vectors: ${planned.chunks.toLocaleString("en-US")} chunks of ${planned.transcripts.toLocaleString("en-US")} transcripts; ${planned.carried.toLocaleString("en-US")} carried over from the previous set, ${planned.cached.toLocaleString("en-US")} from the cache of an unfinished build, ${planned.missing.toLocaleString("en-US")} to embed with ${describeEmbedder(identity)}`,
     );
     const embedded = await embedMissing((video) => byId.get(video), planned, { ...options, out, key, cache, identity });
-    await writeListedVectors(out, options.outPath, { embedder: identity, version: VECTORS_VERSION, chunks: planned.chunks, transcripts: planned.transcripts }, options);
+    await writeListedVectors(out, options.outPath, { embedder: identity, version: VECTORS_VERSION, chunks: planned.chunks, transcripts: planned.transcripts }, { ...options, previousLists: previous?.lists });
     return { embedder: identity, transcripts: planned.transcripts, chunks: planned.chunks, embedded, carried: planned.carried, cached: planned.cached, seconds: (performance.now() - started) / 1000 };
   } finally {
     previous?.close();
@@ -156,6 +182,7 @@ const INSERT_CHUNK = "INSERT INTO chunks (video, channel, published, start, seg_
 function planChunks(rows: Iterable<TranscriptRow>, context: PlanContext): Plan {
   const { out, key, cache, previous } = context;
   const insert = out.prepare(INSERT_CHUNK);
+  const carryList = out.prepare("INSERT INTO carried_lists (id, list) VALUES (?, ?)");
   const plan: Plan = { transcripts: 0, chunks: 0, carried: 0, cached: 0, missing: 0, videos: new Set() };
   const empty = Buffer.alloc(0);
   let pending = 0;
@@ -165,14 +192,15 @@ function planChunks(rows: Iterable<TranscriptRow>, context: PlanContext): Plan {
     for (const chunk of transcriptChunks(row)) {
       const hash = chunkHash(chunk.text);
       const carried = previous?.get(hash);
-      const found = carried ?? cache.get(key, hash);
+      const found = carried?.vector ?? cache.get(key, hash);
       if (carried) plan.carried++;
       else if (found) plan.cached++;
       else {
         plan.missing++;
         plan.videos.add(row.id);
       }
-      insert.run(row.id, row.channel, row.published, chunk.start, chunk.from, chunk.to, hash, found ?? empty);
+      const id = insert.run(row.id, row.channel, row.published, chunk.start, chunk.from, chunk.to, hash, found ?? empty).lastInsertRowid;
+      if (carried !== undefined && carried.list >= 0) carryList.run(id, carried.list);
       plan.chunks++;
       if (++pending >= 10_000) {
         out.exec("COMMIT; BEGIN");

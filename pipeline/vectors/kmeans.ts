@@ -18,7 +18,7 @@ export interface ListCentroids {
 }
 
 /** The centroids `leaves` (unit rows of `dims`) with their sign bits. */
-function withBits(leaves: Float32Array, dims: number): ListCentroids {
+export function withBits(leaves: Float32Array, dims: number): ListCentroids {
   const words = Math.ceil(dims / 32);
   const count = leaves.length / dims;
   const leafBits = new Uint32Array(count * words);

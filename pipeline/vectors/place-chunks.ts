@@ -31,8 +31,10 @@ export function placeRange(db: Database.Database, firstId: number, lastId: numbe
   const lists = new Int32Array(count);
   const x = new Float32Array(dims);
   let i = 0;
-  for (const vector of db.prepare("SELECT vector FROM chunks WHERE id BETWEEN ? AND ? ORDER BY id").pluck().iterate(firstId, lastId) as Iterable<Buffer>) {
-    lists[i] = listOf(centroids, vector.length === dims ? unitVector(int8Vector(vector), x) : x.fill(0));
+  // A chunk carried over in the previous set's list (the lists kept: write-lists.ts) stays there.
+  const rows = db.prepare("SELECT c.vector, k.list FROM chunks c LEFT JOIN carried_lists k ON k.id = c.id WHERE c.id BETWEEN ? AND ? ORDER BY c.id").raw();
+  for (const [vector, carried] of rows.iterate(firstId, lastId) as Iterable<[Buffer, number | null]>) {
+    lists[i] = carried ?? listOf(centroids, vector.length === dims ? unitVector(int8Vector(vector), x) : x.fill(0));
     if (++i % PLACE_REPORT_ROWS === 0) progress(i);
   }
   return lists;

@@ -8,9 +8,9 @@
  * chunk (server/search/semantic/vector-index.ts).
  */
 import Database from "better-sqlite3";
-import { int8Vector, unitVector, VECTORS_DDL, VECTORS_INDEXES_DDL, vectorBytes, writeVectorsMeta, type VectorsMeta } from "../artifact/vectors/index.js";
+import { int8Vector, unitVector, VECTORS_DDL, VECTORS_INDEXES_DDL, vectorBytes, writeVectorsMeta, type StoredLists, type VectorsMeta } from "../artifact/vectors/index.js";
 import { etaProgress } from "./eta-progress.js";
-import { ITERATIONS, SHORTLIST, trainLists } from "./kmeans.js";
+import { ITERATIONS, SHORTLIST, trainLists, withBits, type ListCentroids } from "./kmeans.js";
 import { placeChunks } from "./place-chunks.js";
 
 /** Most lists of a set. */
@@ -32,21 +32,36 @@ export interface WriteListsOptions {
   intervalMs?: number;
   /** Threads placing the chunks (place-chunks.ts; default by the set's size and the cores). */
   threads?: number | undefined;
+  /** The previous set's lists (made by LISTS_METHOD), whose chunks the staging file's carried_lists place. */
+  previousLists?: StoredLists | undefined;
+}
+
+/**
+ * Whether a build keeps the previous set's lists: when at least half of its chunks were carried over (each then
+ * stays in its list, and only the others are placed) and the set has not outgrown them (listCount grows as √chunks).
+ * Otherwise the lists are trained anew and every chunk placed.
+ */
+export function keepsLists(previousLists: number, chunks: number, carried: number): boolean {
+  return previousLists > 0 && carried * 2 >= chunks && previousLists * 1.5 >= listCount(chunks);
 }
 
 /** Writes `outPath` (must not exist) from the staged chunks of `staged` and `meta`; the number of lists. */
 export async function writeListedVectors(staged: Database.Database, outPath: string, meta: VectorsMeta, options: WriteListsOptions): Promise<number> {
   const dims = meta.embedder.dimensions;
   const ids = Int32Array.from(staged.prepare("SELECT id FROM chunks ORDER BY id").pluck().iterate() as Iterable<number>);
-  const wanted = listCount(ids.length);
-  const vectorOf = staged.prepare<[number], Buffer>("SELECT vector FROM chunks WHERE id = ?").pluck();
-  const sampleSize = Math.min(ids.length, wanted * SAMPLE_PER_LIST);
-  const sample = new Float32Array(sampleSize * dims);
-  for (let i = 0; i < sampleSize; i++) unitVector(int8Vector(vectorOf.get(ids[Math.floor((i * ids.length) / sampleSize)]!)!), sample.subarray(i * dims, (i + 1) * dims));
-  const centroids = trainLists(sample, dims, wanted);
+  const carried = staged.prepare("SELECT count(*) FROM carried_lists").pluck().get() as number;
+  const previous = options.previousLists;
+  let centroids: ListCentroids;
+  if (previous !== undefined && keepsLists(previous.first.length, ids.length, carried)) {
+    centroids = withBits(previous.centroids, dims);
+    options.log(
+      `vectors: the previous set's ${previous.first.length.toLocaleString("en-US")} lists kept; ${carried.toLocaleString("en-US")} chunks stay in theirs, ${(ids.length - carried).toLocaleString("en-US")} to place`,
+    );
+  } else {
+    staged.exec("DELETE FROM carried_lists");
+    centroids = trainSampled(staged, ids, dims, options.log);
+  }
   const lists = centroids.leaves.length / dims;
-  options.log(`vectors: ${lists.toLocaleString("en-US")} lists trained on ${sampleSize.toLocaleString("en-US")} chunks`);
-
   const progress = etaProgress(options.log, "vectors: placing chunks in lists", ids.length, options.intervalMs ?? 10_000);
   const listOfChunk = await placeChunks(staged, ids, centroids, { threads: options.threads, progress, signal: options.signal });
 
@@ -84,4 +99,16 @@ export async function writeListedVectors(staged: Database.Database, outPath: str
     out.close();
   }
   return lists;
+}
+
+/** Centroids trained on an evenly spaced sample of the staged chunks (listCount lists, SAMPLE_PER_LIST vectors each). */
+function trainSampled(staged: Database.Database, ids: Int32Array, dims: number, log: (line: string) => void): ListCentroids {
+  const wanted = listCount(ids.length);
+  const vectorOf = staged.prepare<[number], Buffer>("SELECT vector FROM chunks WHERE id = ?").pluck();
+  const sampleSize = Math.min(ids.length, wanted * SAMPLE_PER_LIST);
+  const sample = new Float32Array(sampleSize * dims);
+  for (let i = 0; i < sampleSize; i++) unitVector(int8Vector(vectorOf.get(ids[Math.floor((i * ids.length) / sampleSize)]!)!), sample.subarray(i * dims, (i + 1) * dims));
+  const centroids = trainLists(sample, dims, wanted);
+  log(`vectors: ${(centroids.leaves.length / dims).toLocaleString("en-US")} lists trained on ${sampleSize.toLocaleString("en-US")} chunks`);
+  return centroids;
 }

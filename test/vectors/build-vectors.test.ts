@@ -58,6 +58,18 @@ function vectorsOf(dir: string) {
   }
 }
 
+/** Each chunk's list, named by its centroid's bytes (hex), by the chunk's hash; and the centroids. */
+function listsByHash(dir: string): { lists: Map<string, string>; centroids: Set<string> } {
+  const db = new Database(join(dir, "vectors.db"), { readonly: true });
+  try {
+    const rows = db.prepare("SELECT hex(c.hash) AS hash, hex(l.centroid) AS centroid FROM chunks c JOIN lists l ON c.id BETWEEN l.first AND l.last").all() as { hash: string; centroid: string }[];
+    const centroids = db.prepare("SELECT hex(centroid) FROM lists").pluck().all() as string[];
+    return { lists: new Map(rows.map((row) => [row.hash, row.centroid])), centroids: new Set(centroids) };
+  } finally {
+    db.close();
+  }
+}
+
 describe("the build's embedding step", () => {
   it("writes every chunk's vector into vectors.db, which the manifest lists and hashes, with the embedder that made them", async () => {
     const records = vectorRecords(6);
@@ -96,6 +108,33 @@ describe("the build's embedding step", () => {
     expect(standin.received.length - before).toBe(0);
     expect(second.lines.join("\n")).toContain(`${chunkCount(records)} carried over from the previous set`);
     expect(vectorsOf(second.outDir).meta.version).toBe("2");
+  });
+
+  it("keeps the previous set's lists when most chunks are carried over: each stays in its list, only new chunks are placed", async () => {
+    const records = vectorRecords(12, 300);
+    const first = await build("lists-base", records);
+    const added = vectorRecords(1, 400);
+    const second = await build("lists-kept", [...records, ...added], first.outDir);
+    const before = listsByHash(first.outDir);
+    const after = listsByHash(second.outDir);
+    const total = chunkCount([...records, ...added]);
+    expect(second.lines.join("\n")).toContain(`vectors: the previous set's ${before.centroids.size} lists kept; ${chunkCount(records)} chunks stay in theirs, ${chunkCount(added)} to place`);
+    expect(second.lines.join("\n")).not.toContain("lists trained on");
+    expect(after.lists.size).toBe(total);
+    // The same centroids, and every carried chunk in the list of the same centroid as before.
+    expect([...after.centroids.keys()].every((centroid) => before.centroids.has(centroid))).toBe(true);
+    for (const [hash, centroid] of before.lists) expect(after.lists.get(hash)).toBe(centroid);
+    expect(vectorsOf(second.outDir).listed).toBe(total);
+  });
+
+  it("trains new lists where the set has outgrown the previous set's, or too few chunks are carried over", async () => {
+    const few = vectorRecords(2, 500);
+    const first = await build("lists-small", few);
+    const grown = [...few, ...vectorRecords(14, 600)];
+    const second = await build("lists-retrained", grown, first.outDir);
+    expect(second.lines.join("\n")).toMatch(/vectors: \d+ lists trained on \d+ chunks/);
+    expect(second.lines.join("\n")).not.toContain("lists kept");
+    expect(vectorsOf(second.outDir).listed).toBe(chunkCount(grown));
   });
 
   it("without an embedder, skips the step with a line saying so, and the set has no vectors", async () => {

@@ -134,4 +134,38 @@ describe("vectors.db written list by list", () => {
     };
     expect(dump("vectors-2.db")).toEqual(dump("vectors-0.db"));
   });
+
+  it("keeps the previous set's lists given: a carried chunk stays in the list it had there, even where another is nearer now", async () => {
+    const staged = new Database(join(dir, "staged-carried.db"));
+    staged.exec(STAGED_CHUNKS_DDL);
+    const insert = staged.prepare("INSERT INTO chunks (video, channel, published, start, seg_from, seg_to, hash, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+    const carry = staged.prepare("INSERT INTO carried_lists (id, list) VALUES (?, ?)");
+    const count = 400;
+    for (let i = 0; i < count; i++) {
+      const hash = Buffer.alloc(16);
+      hash.writeUInt32BE(i);
+      const id = insert.run(1 + Math.floor(i / 10), 0, "2020-01-01T00:00:00.000Z", 0, 0, 0, hash, vectorBytes(quantizeInt8(near(i % 8, i)))).lastInsertRowid;
+      // Three in four carried over, all in the previous set's list 0, whatever their cluster.
+      if (i % 4 !== 0) carry.run(id, 0);
+    }
+    // The previous set's lists: one per axis, so only cluster 0's chunks are nearest list 0.
+    const previous = new Float32Array(DIMS * DIMS);
+    for (let c = 0; c < DIMS; c++) previous[c * DIMS + c] = 1;
+    const previousLists = { centroids: previous, first: Int32Array.from({ length: DIMS }, (_, c) => c * 10 + 1), last: Int32Array.from({ length: DIMS }, (_, c) => c * 10 + 10) };
+    const meta = { embedder: { kind: "url" as const, model: "m", dimensions: DIMS }, version: "2", chunks: count, transcripts: count / 10 };
+    const lines: string[] = [];
+    await writeListedVectors(staged, join(dir, "vectors-carried.db"), meta, { log: (line) => lines.push(line), intervalMs: 0, threads: 2, previousLists });
+    staged.close();
+    expect(lines[0]).toBe("vectors: the previous set's 16 lists kept; 300 chunks stay in theirs, 100 to place");
+    const out = new Database(join(dir, "vectors-carried.db"), { readonly: true });
+    try {
+      const listOfHash = new Map(
+        (out.prepare("SELECT c.hash, l.id FROM chunks c JOIN lists l ON c.id BETWEEN l.first AND l.last").raw().all() as [Buffer, number][]).map(([hash, list]) => [hash.readUInt32BE(0), list]),
+      );
+      expect(listOfHash.size).toBe(count);
+      for (let i = 0; i < count; i++) expect(listOfHash.get(i)).toBe(i % 4 !== 0 ? 0 : i % 8);
+    } finally {
+      out.close();
+    }
+  });
 });

@@ -12,8 +12,10 @@ export {
   dotRow,
   EmbedderIdentity,
   int8Vector,
+  listHolding,
   loadVectorExtension,
   quantizeInt8,
+  readLists,
   readVectorsMeta,
   sameEmbedder,
   STAGED_CHUNKS_DDL,
@@ -24,5 +26,6 @@ export {
   VECTORS_DDL,
   VECTORS_INDEXES_DDL,
   writeVectorsMeta,
+  type StoredLists,
   type VectorsMeta,
 } from "./vectors.js";

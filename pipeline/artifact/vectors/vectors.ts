@@ -52,9 +52,13 @@ CREATE TABLE chunks (
   vector BLOB NOT NULL
 );`;
 
-/** The chunks as the embedding step writes them, in transcript order, before they are put in lists. */
+/**
+ * The chunks as the embedding step writes them, in transcript order, before they are put in lists;
+ * `carried_lists`: the list a chunk carried over from the previous set had there (write-lists.ts).
+ */
 export const STAGED_CHUNKS_DDL = `${CHUNKS_TABLE}
-CREATE INDEX chunks_by_video ON chunks(video, start);`;
+CREATE INDEX chunks_by_video ON chunks(video, start);
+CREATE TABLE carried_lists (id INTEGER PRIMARY KEY, list INTEGER NOT NULL);`;
 
 /** The tables of vectors.db, filled before VECTORS_INDEXES_DDL is run. */
 export const VECTORS_DDL = `
@@ -114,6 +118,33 @@ export function dotRow(x: Float32Array, rows: Float32Array, row: number): number
 /** A stored int8 vector (a BLOB) as an Int8Array over the same bytes. */
 export function int8Vector(blob: Buffer): Int8Array {
   return new Int8Array(blob.buffer, blob.byteOffset, blob.byteLength);
+}
+
+/** The lists of a format-2 vectors.db, in id order: each one's unit centroid (a row of `dims` in `centroids`) and id range. */
+export interface StoredLists {
+  centroids: Float32Array;
+  first: Int32Array;
+  last: Int32Array;
+}
+
+export function readLists(db: Database.Database, dims: number): StoredLists {
+  const rows = db.prepare("SELECT centroid, first, last FROM lists ORDER BY id").raw().all() as [Buffer, number, number][];
+  const centroids = new Float32Array(rows.length * dims);
+  rows.forEach(([centroid], i) => centroids.set(new Float32Array(centroid.buffer.slice(centroid.byteOffset, centroid.byteOffset + centroid.byteLength)), i * dims));
+  return { centroids, first: Int32Array.from(rows, (row) => row[1]), last: Int32Array.from(rows, (row) => row[2]) };
+}
+
+/** The index (in `lists`) of the list holding chunk `id`, or -1: the lists' id ranges ascend and do not overlap. */
+export function listHolding(lists: StoredLists, id: number): number {
+  let lo = 0;
+  let hi = lists.first.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (lists.last[mid]! < id) lo = mid + 1;
+    else if (lists.first[mid]! > id) hi = mid - 1;
+    else return mid;
+  }
+  return -1;
 }
 
 /** A vector as its bytes, for a BLOB or sqlite-vec argument. */

@@ -11,7 +11,19 @@
 import Database from "better-sqlite3";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { dotRow, loadVectorExtension, quantizeInt8, readVectorsMeta, unitVector, VECTORS_FILE, VECTORS_VERSION, vectorBytes, type VectorsMeta } from "../../../pipeline/artifact/vectors/index.js";
+import {
+  dotRow,
+  loadVectorExtension,
+  quantizeInt8,
+  readLists,
+  readVectorsMeta,
+  unitVector,
+  VECTORS_FILE,
+  VECTORS_VERSION,
+  vectorBytes,
+  type StoredLists,
+  type VectorsMeta,
+} from "../../../pipeline/artifact/vectors/index.js";
 import type { ChunkCondition } from "./vector-filters.js";
 
 /** Searches expected to compare at most this many chunks are exact. */
@@ -35,18 +47,12 @@ export interface NearChunk {
   score: number;
 }
 
-interface Lists {
-  centroids: Float32Array;
-  first: Int32Array;
-  last: Int32Array;
-}
-
 const SELECT = `SELECT id, video, start, seg_from AS segFrom, seg_to AS segTo, 1 - vec_distance_cosine(vec_int8(vector), vec_int8(?)) AS score`;
 
 export class VectorIndex {
   readonly meta: VectorsMeta;
   readonly #db: Database.Database;
-  readonly #lists: Lists;
+  readonly #lists: StoredLists;
 
   private constructor(db: Database.Database) {
     this.#db = db;
@@ -54,11 +60,7 @@ export class VectorIndex {
     if (this.meta.version !== VECTORS_VERSION) {
       throw new VectorsFormatError(`The served set's vectors are of format ${this.meta.version || "unknown"}, this server reads ${VECTORS_VERSION}: build the set again (its vectors are carried over, not embedded again). mode=keyword works.`);
     }
-    const rows = db.prepare("SELECT centroid, first, last FROM lists ORDER BY id").raw().all() as [Buffer, number, number][];
-    const dims = this.meta.embedder.dimensions;
-    const centroids = new Float32Array(rows.length * dims);
-    rows.forEach(([centroid], i) => centroids.set(new Float32Array(centroid.buffer.slice(centroid.byteOffset, centroid.byteOffset + centroid.byteLength)), i * dims));
-    this.#lists = { centroids, first: Int32Array.from(rows, (row) => row[1]), last: Int32Array.from(rows, (row) => row[2]) };
+    this.#lists = readLists(db, this.meta.embedder.dimensions);
   }
 
   /** The set's vectors, or undefined when it has none. */
