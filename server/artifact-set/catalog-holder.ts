@@ -30,10 +30,33 @@ export interface CatalogHolderOptions<C> {
   onClosed?: (catalog: C) => void;
 }
 
+/** One request's hold on a set: released once, however often release() is called. An object, not a closure, since every request takes one. */
+class Lease<C extends { close(): void }> implements CatalogLease<C> {
+  readonly catalog: C;
+  #entry: Entry<C> | undefined;
+  readonly #close: (entry: Entry<C>) => void;
+
+  constructor(entry: Entry<C>, close: (entry: Entry<C>) => void) {
+    this.catalog = entry.catalog;
+    this.#entry = entry;
+    this.#close = close;
+  }
+
+  release(): void {
+    const entry = this.#entry;
+    if (entry === undefined) return;
+    this.#entry = undefined;
+    entry.leases--;
+    if (entry.retired && entry.leases === 0) this.#close(entry);
+  }
+}
+
 export class CatalogHolder<C extends { close(): void }> implements CatalogProvider<C> {
   #current: Entry<C>;
   readonly #retired = new Set<Entry<C>>();
   readonly #onClosed: ((catalog: C) => void) | undefined;
+  /** Made once, handed to every lease. */
+  readonly #closeRetired = (entry: Entry<C>): void => this.#close(entry);
 
   constructor(initial: C, options: CatalogHolderOptions<C> = {}) {
     this.#current = { catalog: initial, leases: 0, retired: false };
@@ -52,16 +75,7 @@ export class CatalogHolder<C extends { close(): void }> implements CatalogProvid
   acquire(): CatalogLease<C> {
     const entry = this.#current;
     entry.leases++;
-    let released = false;
-    return {
-      catalog: entry.catalog,
-      release: () => {
-        if (released) return;
-        released = true;
-        entry.leases--;
-        if (entry.retired && entry.leases === 0) this.#close(entry);
-      },
-    };
+    return new Lease(entry, this.#closeRetired);
   }
 
   /** Serves `next` from now on; the previous set closes once no request holds it. */

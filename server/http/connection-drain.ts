@@ -7,8 +7,9 @@
  * client, and once a request has been parsed, while the next one may be half
  * received: it destroys both, cutting the body or resetting the request.
  *
- * Here a response is done when its 'finish' event fired (node emits it once
- * the last byte is handed to the kernel) or it closed; a connection is idle
+ * Here a response is done when it closed (node emits 'close' right after
+ * 'finish', once the last byte is handed to the kernel, or when its
+ * connection closes first); a connection is idle
  * when it has no response in flight, nothing left in its buffer, and has read
  * nothing since its last response was done. A drain ends each connection (a
  * FIN after its last byte) once it is idle, asks for `Connection: close` on
@@ -27,12 +28,21 @@ interface Connection {
   readAtRest: number;
   /** Ended by the drain. */
   ended: boolean;
+  readonly drain: ConnectionDrain;
 }
 
 /** How often a draining server looks again at connections whose buffer was not yet empty. */
 const DRAIN_SWEEP_MS = 20;
 
 const drains = new WeakMap<http.Server, ConnectionDrain>();
+/** The connection each response in flight was begun on (its socket is detached before 'close'). */
+const responseConnections = new WeakMap<http.ServerResponse, Connection>();
+
+function responseDone(this: http.ServerResponse): void {
+  const connection = responseConnections.get(this);
+  if (connection !== undefined) connection.drain.responseDone(connection, this);
+}
+
 /** Responses whose connection the stop destroyed before their last byte was sent. */
 const cutResponses = new WeakSet<http.ServerResponse>();
 
@@ -67,7 +77,7 @@ export class ConnectionDrain {
   constructor(server: http.Server) {
     // A worker's server is given its connections through this event too (cluster/worker-link.ts).
     server.on("connection", (socket: Socket) => {
-      const connection: Connection = { socket, responses: new Set(), readAtRest: socket.bytesRead, ended: false };
+      const connection: Connection = { socket, responses: new Set(), readAtRest: socket.bytesRead, ended: false, drain: this };
       this.#connections.set(socket, connection);
       socket.once("close", () => {
         this.#connections.delete(socket);
@@ -93,18 +103,25 @@ export class ConnectionDrain {
       return;
     }
     connection.responses.add(res);
+    responseConnections.set(res, connection);
     if (this.#draining) res.setHeader("Connection", "close");
-    const done = (): void => {
-      if (!connection.responses.delete(res)) return;
-      if (connection.responses.size === 0) connection.readAtRest = socket.bytesRead;
-      if (this.#draining) this.#endIfIdle(connection);
-    };
-    res.once("finish", done);
-    res.once("close", done);
+    // node emits 'close' on every response, after 'finish' when it was sent whole: one listener, shared by all.
+    res.on("close", responseDone);
     // A body the route did not read is read (and dropped) by node after the response: not a next request.
-    res.req.once("end", () => {
-      if (connection.responses.size === 0) connection.readAtRest = socket.bytesRead;
-    });
+    // A request without Content-Length or Transfer-Encoding has no body, so nothing comes after it.
+    const headers = res.req.headers;
+    if (headers["content-length"] !== undefined || headers["transfer-encoding"] !== undefined) {
+      res.req.once("end", () => {
+        if (connection.responses.size === 0) connection.readAtRest = socket.bytesRead;
+      });
+    }
+  }
+
+  /** A response of `connection` is done (sent, or its connection closed). */
+  responseDone(connection: Connection, res: http.ServerResponse): void {
+    if (!connection.responses.delete(res)) return;
+    if (connection.responses.size === 0) connection.readAtRest = connection.socket.bytesRead;
+    if (this.#draining) this.#endIfIdle(connection);
   }
 
   /**

@@ -16,7 +16,8 @@ export type RouteMatch<R extends Routable> =
 
 interface CompiledRoute<R extends Routable> {
   route: R;
-  segments: string[];
+  /** Per path segment: the literal it must equal, or (`param`) the name it binds. */
+  segments: { literal: string; param: string | undefined }[];
 }
 
 export interface Router<R extends Routable = Routable> {
@@ -24,45 +25,54 @@ export interface Router<R extends Routable = Routable> {
 }
 
 export function createRouter<R extends Routable>(routes: readonly R[]): Router<R> {
-  const compiled: CompiledRoute<R>[] = routes.map((route) => ({ route, segments: route.path.split("/").slice(1) }));
+  // By segment count, in the order given: a path can only match routes of its own length.
+  const byLength = new Map<number, CompiledRoute<R>[]>();
+  for (const route of routes) {
+    const segments = route.path
+      .split("/")
+      .slice(1)
+      .map((segment) => (segment.startsWith(":") ? { literal: segment, param: segment.slice(1) } : { literal: segment, param: undefined }));
+    const list = byLength.get(segments.length) ?? [];
+    list.push({ route, segments });
+    byLength.set(segments.length, list);
+  }
 
-  const matchPath = (segments: string[], path: string[]): Record<string, string> | undefined => {
-    if (segments.length !== path.length) return undefined;
-    const params: Record<string, string> = {};
+  const matchPath = (segments: CompiledRoute<R>["segments"], path: string[]): Record<string, string> | undefined => {
+    let params: Record<string, string> | undefined;
     for (let i = 0; i < segments.length; i++) {
-      const pattern = segments[i] as string;
-      const actual = path[i] as string;
-      if (pattern.startsWith(":")) {
+      const { literal, param } = segments[i]!;
+      const actual = path[i]!;
+      if (param !== undefined) {
         if (actual === "") return undefined;
-        params[pattern.slice(1)] = safeDecode(actual);
-      } else if (pattern !== actual) {
+        (params ??= {})[param] = safeDecode(actual);
+      } else if (literal !== actual) {
         return undefined;
       }
     }
-    return params;
+    return params ?? {};
   };
 
   return {
     match(method, path) {
       const parts = path.split("/").slice(1);
       const wanted = method === "HEAD" ? "GET" : method;
-      const allow = new Set<string>();
+      let allow: Set<string> | undefined;
       let template = "";
-      for (const { route, segments } of compiled) {
+      for (const { route, segments } of byLength.get(parts.length) ?? []) {
         const params = matchPath(segments, parts);
         if (params === undefined) continue;
         if (route.method === wanted) return { kind: "found", route, params };
+        allow ??= new Set<string>();
         allow.add(route.method);
         template ||= route.path;
         if (route.method === "GET") allow.add("HEAD");
       }
-      if (allow.size > 0) return { kind: "wrong-method", allow: [...allow].sort(), template };
+      if (allow !== undefined) return { kind: "wrong-method", allow: [...allow].sort(), template };
       return { kind: "none" };
     },
   };
 }
 
-/** A malformed escape is left as is; the parameter's validation rejects it. */
 function safeDecode(segment: string): string {
   try {
     return decodeURIComponent(segment);

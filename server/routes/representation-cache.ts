@@ -31,7 +31,7 @@ export interface RepresentationKey {
 
 /** The cache key of a representation under the catalog's `version`: one function, so no route can leave a field out. */
 export function representationKey(version: string, { videoId, lang, track, variant }: RepresentationKey): string {
-  return [version, videoId, languageKey(lang), track, variant].join("\u0000");
+  return `${version}\u0000${videoId}\u0000${languageKey(lang)}\u0000${track}\u0000${variant}`;
 }
 
 export class RepresentationCache {
