@@ -14,16 +14,22 @@ import { ITERATIONS, SHORTLIST, trainLists, withBits, type ListCentroids } from 
 import { placeChunks } from "./place-chunks.js";
 
 /** Most lists of a set. */
-export const MAX_LISTS = 2304;
+export const MAX_LISTS = 8192;
+/**
+ * Lists per √chunks. Fewer lists than the set has topics make lists that mix several, and a chunk between
+ * two topics then lands in the list where its second topic is less diluted, away from the lists a query of
+ * its first reads (docs/search.md): 2√chunks, not the textbook √chunks.
+ */
+const LISTS_PER_ROOT = 2;
 /** Sample vectors per list for training. */
 const SAMPLE_PER_LIST = 24;
 
 /** How the lists were made, recorded in the file's meta (`lists`): a file made otherwise is told apart. */
-export const LISTS_METHOD = `k-means, ${ITERATIONS} passes over ${SAMPLE_PER_LIST} sample vectors a list; nearest by cosine among the ${SHORTLIST} nearest by sign bits`;
+export const LISTS_METHOD = `${LISTS_PER_ROOT}√chunks lists (at most ${MAX_LISTS}), k-means, ${ITERATIONS} passes over ${SAMPLE_PER_LIST} sample vectors a list; nearest by cosine among the ${SHORTLIST} nearest by sign bits`;
 
-/** The lists of a set of `chunks` chunks: about √chunks lists of about √chunks chunks each, up to MAX_LISTS. */
+/** The lists of a set of `chunks` chunks: 2√chunks lists of about √chunks/2 chunks each, up to MAX_LISTS. */
 export function listCount(chunks: number): number {
-  return Math.min(MAX_LISTS, Math.max(1, Math.ceil(Math.sqrt(chunks))));
+  return Math.min(MAX_LISTS, Math.max(1, Math.ceil(LISTS_PER_ROOT * Math.sqrt(chunks))));
 }
 
 export interface WriteListsOptions {

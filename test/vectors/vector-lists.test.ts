@@ -68,9 +68,9 @@ describe("k-means", () => {
     expect(trainLists(sample, DIMS, 6)).toEqual(trainLists(sample, DIMS, 6));
   });
 
-  it("makes about √chunks lists, one for a single chunk, at most MAX_LISTS however many", () => {
-    expect(listCount(1)).toBe(1);
-    expect(listCount(10_000)).toBe(100);
+  it("makes 2√chunks lists, two for a single chunk, at most MAX_LISTS however many", () => {
+    expect(listCount(1)).toBe(2);
+    expect(listCount(10_000)).toBe(200);
     expect(listCount(100_000_000)).toBe(MAX_LISTS);
   });
 });
@@ -118,7 +118,7 @@ describe("vectors.db written list by list", () => {
       } finally {
         out.close();
       }
-      expect(lines[0]).toMatch(/^vectors: 55 lists trained on 1,320 chunks$/);
+      expect(lines[0]).toMatch(/^vectors: 110 lists trained on 2,640 chunks$/);
       expect(lines.at(-1)).toMatch(/^vectors: placing chunks in lists 3,000\/3,000 \(100%\)/);
     });
   }
@@ -140,7 +140,7 @@ describe("vectors.db written list by list", () => {
     staged.exec(STAGED_CHUNKS_DDL);
     const insert = staged.prepare("INSERT INTO chunks (video, channel, published, start, seg_from, seg_to, hash, vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
     const carry = staged.prepare("INSERT INTO carried_lists (id, list) VALUES (?, ?)");
-    const count = 400;
+    const count = 100;
     for (let i = 0; i < count; i++) {
       const hash = Buffer.alloc(16);
       hash.writeUInt32BE(i);
@@ -156,7 +156,7 @@ describe("vectors.db written list by list", () => {
     const lines: string[] = [];
     await writeListedVectors(staged, join(dir, "vectors-carried.db"), meta, { log: (line) => lines.push(line), intervalMs: 0, threads: 2, previousLists });
     staged.close();
-    expect(lines[0]).toBe("vectors: the previous set's 16 lists kept; 300 chunks stay in theirs, 100 to place");
+    expect(lines[0]).toBe("vectors: the previous set's 16 lists kept; 75 chunks stay in theirs, 25 to place");
     const out = new Database(join(dir, "vectors-carried.db"), { readonly: true });
     try {
       const listOfHash = new Map(
