@@ -51,10 +51,14 @@ export async function sendJson(ctx: RequestContext, response: JsonResponse): Pro
     res.end();
     return;
   }
-  let parts = (response.body instanceof RawBody ? response.body.parts : [safeJson(response.body)]).map((part) =>
-    typeof part === "string" ? Buffer.from(part, "utf8") : part,
-  );
-  let length = parts.reduce((sum, part) => sum + part.length, 0);
+  const given = response.body instanceof RawBody ? response.body.parts : [safeJson(response.body)];
+  let parts: Buffer[] = [];
+  let length = 0;
+  for (const part of given) {
+    const bytes = typeof part === "string" ? Buffer.from(part, "utf8") : part;
+    parts.push(bytes);
+    length += bytes.length;
+  }
   const encoding = length >= COMPRESS_MIN_BYTES ? chooseEncoding(ctx.req.headers["accept-encoding"]) : undefined;
   if (encoding !== undefined) {
     const compressed = await compress(parts.length === 1 ? parts[0]! : Buffer.concat(parts, length), encoding);

@@ -44,7 +44,7 @@ export function createRouter<R extends Routable>(routes: readonly R[]): Router<R
       const actual = path[i]!;
       if (param !== undefined) {
         if (actual === "") return undefined;
-        (params ??= {})[param] = safeDecode(actual);
+        (params ??= {})[param] = actual.includes("%") ? safeDecode(actual) : actual;
       } else if (literal !== actual) {
         return undefined;
       }

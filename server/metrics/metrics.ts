@@ -10,7 +10,7 @@
  * share or double-register metrics.
  */
 import { basename } from "node:path";
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Registry, type Metric } from "prom-client";
 import type { LiveFetchEvent } from "../live/transcript-source.js";
 import type { ExitPoolSnapshot } from "../../pipeline/youtube/index.js";
 
@@ -41,26 +41,26 @@ export interface Metrics {
 }
 
 /** Seconds; fine at the low end, where searches and stored transcripts answer. */
-const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+export const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 export function createMetrics(servedSet: () => ServedSet | undefined, exits?: ExitsToMeasure): Metrics {
   const registry = new Registry();
   // prom-client's process metrics start their monitors (event-loop delay, GC) when registered:
   // registered at the first scrape, so an app that is never scraped (most tests) starts none.
   let defaultsRegistered = false;
-  const requests = new Counter({
+  const tally = new RequestTally();
+  new Counter({
     name: "http_requests_total",
     help: "HTTP requests answered, by route template, method and status (aborted: the client left before the answer).",
     labelNames: ["route", "method", "status"] as const,
     registers: [registry],
+    collect() {
+      for (const { labels, count } of tally.takeCounts()) this.inc(labels, count);
+    },
   });
-  const latency = new Histogram({
-    name: "http_request_duration_seconds",
-    help: "Time from a request's arrival to its answer, by route template.",
-    labelNames: ["route"] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [registry],
-  });
+  registry.registerMetric(
+    new TalliedHistogram("http_request_duration_seconds", "Time from a request's arrival to its answer, by route template.", tally) as unknown as Metric,
+  );
   const liveFetches = new Counter({
     name: "transcript_live_fetches_total",
     help: "Live fetches of transcripts not stored, by outcome (stored, upstream_error, negative_cache, joined, busy, deadline, withdrawn).",
@@ -104,10 +104,7 @@ export function createMetrics(servedSet: () => ServedSet | undefined, exits?: Ex
 
   return {
     registry,
-    request(route, method, status, seconds) {
-      requests.inc({ route, method, status });
-      latency.observe({ route }, seconds);
-    },
+    request: (route, method, status, seconds) => tally.request(route, method, status, seconds),
     rateLimited: () => rateLimited.inc(),
     liveFetch(event) {
       liveFetches.inc({ outcome: event.outcome });
@@ -168,4 +165,85 @@ function registerExitMetrics(registry: Registry, exits: ExitsToMeasure): void {
       }
     },
   });
+}
+
+/**
+ * Requests counted and timed in plain maps, handed to prom-client at each
+ * scrape: prom-client checks and hashes the labels of every inc and observe,
+ * which costs a stored transcript's answer more than the rest of its
+ * bookkeeping. The exposition is the same.
+ */
+class RequestTally {
+  /** Requests since the last scrape, by route, method and status. */
+  readonly #counts = new Map<string, { labels: { route: string; method: string; status: string }; count: number }>();
+  /** Latency by route since the start: per bucket of LATENCY_BUCKETS (and +Inf last), the sum and the count. */
+  readonly latency = new Map<string, { buckets: Float64Array; sum: number; count: number }>();
+
+  request(route: string, method: string, status: string, seconds: number): void {
+    const key = `${route} ${method} ${status}`;
+    const counted = this.#counts.get(key);
+    if (counted === undefined) this.#counts.set(key, { labels: { route, method, status }, count: 1 });
+    else counted.count++;
+    let timed = this.latency.get(route);
+    if (timed === undefined) {
+      timed = { buckets: new Float64Array(LATENCY_BUCKETS.length + 1), sum: 0, count: 0 };
+      this.latency.set(route, timed);
+    }
+    let bucket = 0;
+    while (bucket < LATENCY_BUCKETS.length && seconds > LATENCY_BUCKETS[bucket]!) bucket++;
+    timed.buckets[bucket]!++;
+    timed.sum += seconds;
+    timed.count++;
+  }
+
+  /** The counts since the last call, and forgets them (the counter adds them up). */
+  takeCounts(): { labels: { route: string; method: string; status: string }; count: number }[] {
+    const counts = [...this.#counts.values()];
+    this.#counts.clear();
+    return counts;
+  }
+}
+
+interface HistogramValue {
+  labels: Record<string, string | number>;
+  sharedLabels: Record<string, string>;
+  value: number;
+  metricName: string;
+}
+
+/** The latency tally as a prom-client histogram (the values prom-client's own Histogram gives its registry), by route. */
+class TalliedHistogram {
+  readonly type = "histogram";
+  readonly aggregator = "sum";
+
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly tally: RequestTally,
+  ) {}
+
+  getForPromString(): { name: string; help: string; type: string; aggregator: string; values: HistogramValue[] } {
+    const values: HistogramValue[] = [];
+    for (const [route, timed] of this.tally.latency) {
+      const sharedLabels = { route };
+      let cumulative = 0;
+      LATENCY_BUCKETS.forEach((le, i) => {
+        cumulative += timed.buckets[i]!;
+        values.push({ labels: { le }, sharedLabels, value: cumulative, metricName: `${this.name}_bucket` });
+      });
+      values.push({ labels: { le: "+Inf" }, sharedLabels, value: timed.count, metricName: `${this.name}_bucket` });
+      values.push({ labels: {}, sharedLabels, value: timed.sum, metricName: `${this.name}_sum` });
+      values.push({ labels: {}, sharedLabels, value: timed.count, metricName: `${this.name}_count` });
+    }
+    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
+  }
+
+  get() {
+    const data = this.getForPromString();
+    return { ...data, values: data.values.map(({ labels, sharedLabels, ...rest }) => ({ ...rest, labels: { ...labels, ...sharedLabels } })) };
+  }
+
+  reset(): void {
+    this.tally.latency.clear();
+  }
 }

@@ -8,8 +8,11 @@
 
 /** The form two tags are compared in, and the key under which a language is cached. Tags are ASCII, so only A-Z is folded. */
 export function languageKey(code: string): string {
-  return code.replace(/[A-Z]+/g, (upper) => upper.toLowerCase());
+  // Most codes are lower case already ("en"): the test is cheaper than a replace that finds nothing.
+  return HAS_UPPER.test(code) ? code.replace(/[A-Z]+/g, (upper) => upper.toLowerCase()) : code;
 }
+
+const HAS_UPPER = /[A-Z]/;
 
 /** Whether two language codes name the same language. */
 export function sameLanguage(a: string, b: string): boolean {
