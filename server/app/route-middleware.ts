@@ -16,7 +16,7 @@ import { assertKnownQuery } from "../http/query.js";
 import { sendJson } from "../http/respond.js";
 import type { Route, RouteDeps } from "../routes/route.js";
 import type { Metrics } from "../metrics/metrics.js";
-import { rateLimitedError, rateLimitHeaders, type RateLimiter } from "../rate-limit/rate-limiter.js";
+import { rateLimitedError, rateLimitHeaders, type RateLimitDecision, type RateLimiter } from "../rate-limit/rate-limiter.js";
 
 type Step = Middleware<RoutedContext>;
 
@@ -45,17 +45,21 @@ export interface RateLimitOptions {
 /** Each keyed request counts against its key's limit: its headers on the answer, 429 past it. */
 export function rateLimit(options: RateLimitOptions): Step {
   const { rateLimiter, clock, metrics } = options;
-  const count = async (ctx: RoutedContext, keyId: string, next: Next<RoutedContext>): Promise<void> => {
-    const now = clock();
-    const decision = await rateLimiter.consume(keyId, now);
+  const admit = (ctx: RoutedContext, decision: RateLimitDecision, now: number, next: Next<RoutedContext>): Promise<void> => {
     Object.assign(ctx.headers, rateLimitHeaders(decision, now));
     if (!decision.allowed) {
       metrics.rateLimited();
       throw rateLimitedError(decision, now);
     }
-    await next(ctx);
+    return next(ctx);
   };
-  return (ctx, next) => (ctx.key === undefined ? next(ctx) : count(ctx, ctx.key.keyId, next));
+  return (ctx, next) => {
+    if (ctx.key === undefined) return next(ctx);
+    const now = clock();
+    const decision = rateLimiter.consume(ctx.key.keyId, now);
+    // A decision made at once (in memory, or on a lease) goes on without a promise of its own.
+    return decision instanceof Promise ? decision.then((made) => admit(ctx, made, now, next)) : admit(ctx, decision, now, next);
+  };
 }
 
 export interface EntitlementOptions {

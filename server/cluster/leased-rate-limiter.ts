@@ -52,19 +52,22 @@ export function createLeasedRateLimiter(ask: (keyId: string, nowMs: number) => P
     }
   };
 
+  const askPrimary = async (keyId: string, nowMs: number): Promise<RateLimitDecision> => {
+    const grant = await ask(keyId, nowMs);
+    keep(keyId, grant);
+    return grant.decision;
+  };
+
   return {
-    consume: async (keyId, nowMs) => {
+    consume: (keyId, nowMs) => {
       const window = Math.floor(nowMs / WINDOW_MS);
       if (window > newestWindow) {
         newestWindow = window;
         // Leases of past windows are worth nothing now.
         for (const [key, lease] of held) if (lease.window < window) held.delete(key);
       }
-      const leased = fromLease(keyId, window);
-      if (leased !== undefined) return leased;
-      const grant = await ask(keyId, nowMs);
-      keep(keyId, grant);
-      return grant.decision;
+      // On a lease it holds, the worker decides at once; otherwise it asks the primary.
+      return fromLease(keyId, window) ?? askPrimary(keyId, nowMs);
     },
     recall(keyId, window) {
       const lease = held.get(keyId);

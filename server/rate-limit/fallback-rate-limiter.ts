@@ -20,17 +20,18 @@ export interface FallbackRateLimiterOptions {
 }
 
 export function createFallbackRateLimiter({ shared, local, usable, failed }: FallbackRateLimiterOptions): RateLimiter {
+  const sharedOrLocal = async (keyId: string, nowMs: number): Promise<RateLimitDecision> => {
+    try {
+      return await shared.consume(keyId, nowMs);
+    } catch (error) {
+      // Redis failed this call (a missed deadline, or the connection dropped meanwhile): counted here.
+      failed?.(error);
+    }
+    return local.consume(keyId, nowMs);
+  };
   return {
-    async consume(keyId: string, nowMs: number): Promise<RateLimitDecision> {
-      if (usable()) {
-        try {
-          return await shared.consume(keyId, nowMs);
-        } catch (error) {
-          // Redis failed this call (a missed deadline, or the connection dropped meanwhile): counted here.
-          failed?.(error);
-        }
-      }
-      return local.consume(keyId, nowMs);
+    consume(keyId: string, nowMs: number): RateLimitDecision | Promise<RateLimitDecision> {
+      return usable() ? sharedOrLocal(keyId, nowMs) : local.consume(keyId, nowMs);
     },
   };
 }

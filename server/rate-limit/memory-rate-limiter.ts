@@ -49,7 +49,7 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions): Memo
   };
 
   return {
-    consume: async (keyId, nowMs) => decide(keyId, nowMs),
+    consume: decide,
     size: () => counts.size,
   };
 }

@@ -14,8 +14,11 @@ export interface RateLimitDecision {
 }
 
 export interface RateLimiter {
-  /** Counts one request of `keyId` at `nowMs` if the window has room; a refused request is not counted. */
-  consume(keyId: string, nowMs: number): Promise<RateLimitDecision>;
+  /**
+   * Counts one request of `keyId` at `nowMs` if the window has room; a refused request is not counted.
+   * A limiter that can decide at once (in memory, or on a lease it holds) answers without a promise.
+   */
+  consume(keyId: string, nowMs: number): RateLimitDecision | Promise<RateLimitDecision>;
 }
 
 /** The policy's name in the RateLimit and RateLimit-Policy fields: every key has the one per-minute quota. */

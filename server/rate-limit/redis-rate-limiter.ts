@@ -55,7 +55,12 @@ interface Waiting {
   reject: (error: unknown) => void;
 }
 
-export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLimiter {
+/** Always a promise: Redis answers every call. */
+export interface RedisRateLimiter extends RateLimiter {
+  consume(keyId: string, nowMs: number): Promise<RateLimitDecision>;
+}
+
+export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisRateLimiter {
   const { redis, prefix, limit } = options;
   redis.defineCommand(CONSUME_COMMAND, { numberOfKeys: 1, lua: CONSUME });
   // This limiter batches its calls itself: ioredis's auto-pipelining (redis-client.ts) would only add its own work to each.
