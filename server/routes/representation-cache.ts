@@ -72,3 +72,8 @@ export function withFields(entry: CachedRepresentation, fields: Record<string, u
   const extra = safeJson(fields).slice(1, -1);
   return extra === "" ? new RawJson(entry.bytes) : new RawJson(entry.bytes.subarray(0, -1), `,${extra}}`);
 }
+
+/** withFields(entry, { timing: { totalMs } }), written directly: most stored transcripts are served with nothing else appended. */
+export function withTiming(entry: CachedRepresentation, totalMs: number): RawJson {
+  return new RawJson(entry.bytes.subarray(0, -1), `,"timing":{"totalMs":${JSON.stringify(totalMs)}}}`);
+}

@@ -17,7 +17,7 @@ import type { RequestContext } from "../http/context.js";
 import type { StoredTranscript } from "../data/catalog.js";
 import { booleanFlagParam, langParam, queryTextParam, trackParam, videoIdSchema } from "../schemas/params.js";
 import { resolveTranscript } from "../live/resolve-transcript.js";
-import { representationKey, withFields, type CachedRepresentation } from "./representation-cache.js";
+import { representationKey, withFields, withTiming, type CachedRepresentation } from "./representation-cache.js";
 import { VideoSchema, videoBody } from "./transcript-body.js";
 
 export const TranscriptParams = z.object({ videoId: videoIdSchema });
@@ -106,12 +106,13 @@ export const transcriptRoute: Route = {
   },
 };
 
-function respond(ctx: RequestContext, representation: CachedRepresentation, format: TranscriptFormat, extra: Record<string, unknown> = {}): RouteResult {
+function respond(ctx: RequestContext, representation: CachedRepresentation, format: TranscriptFormat, extra?: Record<string, unknown>): RouteResult {
   // Vary: Accept, since without format the representation depends on it.
   const headers = { ETag: representation.etag, "Cache-Control": TRANSCRIPT_CACHE_CONTROL, Vary: "Accept", ...representation.text?.headers };
   if (ifNoneMatchHits(ctx.req.headers["if-none-match"], representation.etag)) return { status: 304, headers };
   if (format !== "json" && representation.text) return { headers, body: new RawBody(representation.bytes), contentType: representation.text.contentType };
-  return { headers, body: withFields(representation, { ...extra, timing: { totalMs: elapsedMs(ctx) } }) };
+  const body = extra === undefined ? withTiming(representation, elapsedMs(ctx)) : withFields(representation, { ...extra, timing: { totalMs: elapsedMs(ctx) } });
+  return { headers, body };
 }
 
 /** The JSON representation with `matches`: the segments where a match of `parsed` begins; its own ETag. */

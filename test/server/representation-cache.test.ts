@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Lru } from "../../server/data/lru.js";
-import { RepresentationCache, withFields } from "../../server/routes/representation-cache.js";
+import { RepresentationCache, withFields, withTiming } from "../../server/routes/representation-cache.js";
 import { IDS } from "./helpers/fixture-records.js";
 import { call, postJson } from "./helpers/http.js";
 import { buildFixtureArtifacts, startTestServer, type Artifacts, type TestServer } from "./helpers/test-server.js";
@@ -28,6 +28,11 @@ describe("cached representations", () => {
     expect(JSON.parse(withFields(entry, { timing: { totalMs: 1.5 } }).text)).toEqual({ a: "<b>", n: 1, timing: { totalMs: 1.5 } });
     expect(withFields(entry, { timing: { totalMs: 1.5 } }).text).not.toContain("<");
     expect(entry.etag).toMatch(/^W\/"[A-Za-z0-9_-]{27}"$/);
+  });
+
+  it("appends the timing alone as withFields would, byte for byte", () => {
+    const entry = new RepresentationCache(1024).put("k", { a: "<b>", list: [1, 2] });
+    for (const totalMs of [0, 1.5, 0.001, 12.345, 1234.5]) expect(withTiming(entry, totalMs).text).toBe(withFields(entry, { timing: { totalMs } }).text);
   });
 
   it("does not keep entries when caching is off", () => {
