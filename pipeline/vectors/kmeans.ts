@@ -8,6 +8,7 @@
  * gives the same centroids.
  */
 import { dotRow, unitVector } from "../artifact/vectors/index.js";
+import { HammingRows } from "./wasm/hamming.js";
 
 export interface ListCentroids {
   dims: number;
@@ -65,15 +66,10 @@ function signWords(x: Float32Array, out: Uint32Array, at: number): void {
   }
 }
 
-/** Set bits of a 32-bit word. */
-function popcount(v: number): number {
-  v -= (v >>> 1) & 0x55555555;
-  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-  return Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
-}
-
 /** listOf's working arrays, kept between calls (one thread, one set of lists at a time). */
-let scratch: { bits: Uint32Array; distance: Int32Array; counts: Int32Array } | undefined;
+let scratch: { bits: Uint32Array; counts: Int32Array } | undefined;
+/** Each set of centroids' sign bits in a Hamming kernel of its own, made at its first use on this thread. */
+const kernels = new WeakMap<ListCentroids, HammingRows>();
 
 /** Leaves compared by cosine for a placement: those nearest by sign bits, at least this many. */
 export const SHORTLIST = 64;
@@ -81,17 +77,18 @@ export const SHORTLIST = 64;
 /** The list of the unit vector `x`: of the SHORTLIST (or more, on ties) leaves nearest by Hamming distance, the nearest by cosine. */
 export function listOf(centroids: ListCentroids, x: Float32Array): number {
   const words = Math.ceil(centroids.dims / 32);
-  const leaves = centroids.leafBits.length / words;
-  if (scratch?.distance.length !== leaves || scratch.bits.length !== words) scratch = { bits: new Uint32Array(words), distance: new Int32Array(leaves), counts: new Int32Array(words * 32 + 1) };
-  const { bits, distance, counts } = scratch;
-  counts.fill(0);
-  signWords(x, bits, 0);
-  for (let l = 0; l < leaves; l++) {
-    let d = 0;
-    for (let w = 0, o = l * words; w < words; w++, o++) d += popcount(bits[w]! ^ centroids.leafBits[o]!);
-    distance[l] = d;
-    counts[d]!++;
+  let kernel = kernels.get(centroids);
+  if (kernel === undefined) {
+    kernel = new HammingRows(centroids.leafBits, words);
+    kernels.set(centroids, kernel);
   }
+  if (scratch?.bits.length !== words) scratch = { bits: new Uint32Array(words), counts: new Int32Array(words * 32 + 1) };
+  const { bits, counts } = scratch;
+  signWords(x, bits, 0);
+  const distance = kernel.distances(bits);
+  const leaves = kernel.count;
+  counts.fill(0);
+  for (let l = 0; l < leaves; l++) counts[distance[l]!]!++;
   // The largest distance that keeps at least SHORTLIST leaves.
   let cut = 0;
   for (let kept = counts[0]!; kept < SHORTLIST && cut < words * 32; kept += counts[++cut]!);
