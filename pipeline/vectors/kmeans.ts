@@ -41,6 +41,7 @@ export function trainLists(sample: Float32Array, dims: number, lists: number, it
   }
   const sums = new Float64Array(count * dims);
   const sizes = new Int32Array(count);
+  const fit = new Float32Array(rows);
   for (let iteration = 0; iteration < iterations; iteration++) {
     const centroids = withBits(leaves, dims);
     sums.fill(0);
@@ -48,13 +49,51 @@ export function trainLists(sample: Float32Array, dims: number, lists: number, it
     for (let m = 0; m < rows; m++) {
       const x = sample.subarray(m * dims, (m + 1) * dims);
       const c = listOf(centroids, x);
+      fit[m] = dotRow(x, leaves, c);
       sizes[c]!++;
       for (let d = 0; d < dims; d++) sums[c * dims + d]! += x[d]!;
     }
     // An empty list keeps its centroid; the others move to their members' mean direction.
     for (let c = 0; c < count; c++) if (sizes[c]! > 0) unitVector(sums.subarray(c * dims, (c + 1) * dims), leaves.subarray(c * dims, (c + 1) * dims));
+    if (iteration < iterations - RESEED_SETTLE) reseed(sample, dims, leaves, sizes, fit);
   }
   return withBits(leaves, dims);
+}
+
+/** Passes at the end of training without reseeding, for the centroids to settle. */
+const RESEED_SETTLE = 2;
+/** A row fits poorly below this share of the median row's cosine to its centroid. */
+const POOR_FIT = 0.65;
+/** Two poorly fitting rows at a cosine above this are of one group and get one new centroid. */
+const SAME_GROUP = 0.5;
+/** At most this share of the lists are moved in one pass. */
+const RESEED_SHARE = 0.05;
+
+/**
+ * Moves the lists with the fewest members onto rows that fit no centroid well, one per group of such rows.
+ * Lloyd's passes cannot move a centroid across to a group of rows far from every centroid: seeded with two
+ * centroids in one topic and none in another, the other topic's rows stay split among the lists of their
+ * second topics, where a query of their first does not look. A list's members go to their next nearest.
+ */
+function reseed(sample: Float32Array, dims: number, leaves: Float32Array, sizes: Int32Array, fit: Float32Array): void {
+  const rows = fit.length;
+  const count = sizes.length;
+  const median = [...fit].sort((a, b) => a - b)[rows >> 1]!;
+  const poor = Array.from({ length: rows }, (_, m) => m)
+    .filter((m) => fit[m]! < POOR_FIT * median)
+    .sort((a, b) => fit[a]! - fit[b]! || a - b);
+  const most = Math.max(1, Math.floor(count * RESEED_SHARE));
+  const seeds: number[] = [];
+  for (const m of poor) {
+    if (seeds.length >= most) break;
+    const x = sample.subarray(m * dims, (m + 1) * dims);
+    if (seeds.every((seed) => dotRow(x, sample, seed) < SAME_GROUP)) seeds.push(m);
+  }
+  if (seeds.length === 0) return;
+  const smallest = Array.from({ length: count }, (_, c) => c)
+    .sort((a, b) => sizes[a]! - sizes[b]! || a - b)
+    .slice(0, seeds.length);
+  smallest.forEach((c, i) => leaves.set(sample.subarray(seeds[i]! * dims, (seeds[i]! + 1) * dims), c * dims));
 }
 
 /** The sign bits of `x` into `out` from word `at` (bit b of word w: x[32w + b] > 0). */

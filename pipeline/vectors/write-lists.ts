@@ -25,7 +25,7 @@ const LISTS_PER_ROOT = 2;
 const SAMPLE_PER_LIST = 24;
 
 /** How the lists were made, recorded in the file's meta (`lists`): a file made otherwise is told apart. */
-export const LISTS_METHOD = `${LISTS_PER_ROOT}√chunks lists (at most ${MAX_LISTS}), k-means, ${ITERATIONS} passes over ${SAMPLE_PER_LIST} sample vectors a list; nearest by cosine among the ${SHORTLIST} nearest by sign bits`;
+export const LISTS_METHOD = `${LISTS_PER_ROOT}√chunks lists (at most ${MAX_LISTS}), k-means, ${ITERATIONS} passes over ${SAMPLE_PER_LIST} sample vectors a list, the smallest lists moved onto poorly fitting rows; nearest by cosine among the ${SHORTLIST} nearest by sign bits`;
 
 /** The lists of a set of `chunks` chunks: 2√chunks lists of about √chunks/2 chunks each, up to MAX_LISTS. */
 export function listCount(chunks: number): number {

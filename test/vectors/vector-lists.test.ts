@@ -62,6 +62,28 @@ describe("k-means", () => {
     expect(nearest / 1000).toBeGreaterThanOrEqual(0.95);
   });
 
+  it("moves a list onto a group of rows that no centroid was seeded in, where Lloyd's passes alone leave it split", () => {
+    // Clusters 0-2 on axes 0, 4 and 8; cluster 3 on axis 12 with part of another cluster's axis, so that its
+    // rows split among the other lists and no list moves to it by itself. Evenly spaced seeds (rows 0, 100,
+    // 200 and 300) fall twice in cluster 0 and never in cluster 3.
+    const clusterOf = (i: number) => (i < 150 ? 0 : i < 250 ? 1 : i < 350 ? 2 : 3);
+    const row = (cluster: number, i: number) => {
+      const v = new Float32Array(DIMS);
+      v[cluster * 4] = 1;
+      v[cluster * 4 + 1 + (i % 3)] = 0.1 + (i % 7) / 50;
+      if (cluster === 3) v[(i % 3) * 4] = 0.7;
+      return unitVector(v);
+    };
+    const sample = new Float32Array(400 * DIMS);
+    for (let i = 0; i < 400; i++) sample.set(row(clusterOf(i), i), i * DIMS);
+    const centroids = trainLists(sample, DIMS, 4);
+    const axis = (k: number) => unitVector(Float32Array.from({ length: DIMS }, (_, d) => (d === k * 4 ? 1 : 0)));
+    for (const cluster of [0, 1, 2, 3]) {
+      const best = Math.max(...[0, 1, 2, 3].map((l) => dotRow(axis(cluster), centroids.leaves, l)));
+      expect(best, `cluster ${cluster}`).toBeGreaterThan(0.9);
+    }
+  });
+
   it("is deterministic: the same sample gives the same centroids", () => {
     const sample = new Float32Array(200 * DIMS);
     for (let i = 0; i < 200; i++) sample.set(unitVector(near(i % 5, i)), i * DIMS);
