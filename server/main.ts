@@ -247,6 +247,8 @@ async function openServices(options: OpenOptions): Promise<Opened | undefined> {
     state,
     // While the set's files are hashed: search memory filled, then practice requests (its work is dropped if they do not match).
     prepare: (catalog) => warmUp({ config, log, catalog, stop }),
+    // The page cache is the machine's: one worker reads the set through for all.
+    preread: cluster.worker === undefined || cluster.worker.id === 1,
     // Synchronously after the swap: no request is served by the new set with the demo key still valid.
     onSwitched: (next) => {
       if (!isDemoSet(next.manifest)) revokeDemoKeys(keyStore, next.manifest.dataset, log);

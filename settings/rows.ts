@@ -240,6 +240,13 @@ export const ROWS = {
     readBy: ["server"],
     help: "Read the artifact set's bitmaps of common words into memory at start (on/off; about 250 MiB at 500,000 transcripts): a search lists the matches of all its words through them; off, or in a set built without them: through FTS5.",
   }),
+  prereadSet: setting({
+    name: "PREREAD_SET",
+    kind: onOff(),
+    default: "on",
+    readBy: ["server"],
+    help: "At a start that finds the artifact set verified earlier on this machine, read its files through once in the background (on/off), so the operating system's page cache holds them and the first searches after a cold start do not wait on the disk; skipped where they do not fit in half of the memory available. A start that hashes the set reads it through anyway.",
+  }),
   bulkFetchConcurrency: setting({
     name: "BULK_FETCH_CONCURRENCY",
     kind: wholeNumber(1, 64),

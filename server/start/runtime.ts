@@ -21,6 +21,7 @@ import { ArtifactSwitch, type SwitchOutcome, type SwitchTrigger } from "../artif
 import { CatalogHolder } from "../artifact-set/catalog-holder.js";
 import { CurrentWatcher } from "../artifact-set/current-watcher.js";
 import { previousVerifiedSet, verifySet } from "../artifact-set/set-verifier.js";
+import { prereadFiles, prereadFits } from "../artifact-set/set-preread.js";
 import type { Config } from "../config.js";
 import type { Catalog } from "../data/catalog.js";
 import { openCatalog, type ArtifactCatalog, type CatalogOptions } from "../artifact-set/artifact-catalog.js";
@@ -62,6 +63,8 @@ export interface RuntimeOptions {
    * is readied the same way. Default: nothing.
    */
   prepare?: (catalog: ArtifactCatalog) => Promise<void>;
+  /** Read the set served first through into the page cache when it was verified earlier and PREREAD_SET is on (set-preread.ts); default true. With WORKERS > 1 one worker does it for all. */
+  preread?: boolean;
 }
 
 export interface Runtime {
@@ -99,8 +102,17 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
       void warmLogged(catalog, log);
       return catalog;
     };
+    const prereadStop = new AbortController();
     // Opened by its resolved path: the set stays the same files whatever `current` does next.
-    const { catalog: first, servedDir, failedDir, prepared } = await openStartSet({ dataDir: config.dataDir, state, log, open, trimThrough, prepare: options.prepare });
+    const { catalog: first, servedDir, failedDir, prepared, preread: prereading } = await openStartSet({
+      dataDir: config.dataDir,
+      state,
+      log,
+      open,
+      trimThrough,
+      prepare: options.prepare,
+      ...(config.prereadSet && options.preread !== false ? { preread: prereadStop.signal } : {}),
+    });
     const catalogs = new CatalogHolder(first, {
       onClosed: (catalog) => log.info("old artifact set released", { builtAt: catalog.manifest.builtAt }),
     });
@@ -136,6 +148,8 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
       reload: (trigger, force = false) => artifactSwitch.check(trigger, force),
       databaseFault: (code, catalog) => artifactSwitch.fallBack(catalog, code),
       async close() {
+        prereadStop.abort();
+        await prereading;
         clearInterval(liveSync);
         watcher.close();
         artifactSwitch.close();
@@ -222,6 +236,8 @@ interface StartSetParts {
   open: (dir: string, reconcile: boolean) => ArtifactCatalog;
   trimThrough: (dir: string) => number;
   prepare: RuntimeOptions["prepare"];
+  /** Present: read the published set through into the page cache, when it was verified earlier, until this aborts. */
+  preread?: AbortSignal;
 }
 
 /** The set served first, and the readying of it (`prepare`), which may still run. */
@@ -230,6 +246,8 @@ interface StartSet {
   servedDir: string;
   failedDir?: string;
   prepared: Promise<void>;
+  /** Settles once the set has been read through into the page cache, or at once where it is not; never rejects. */
+  preread?: Promise<void>;
 }
 
 /**
@@ -243,8 +261,13 @@ interface StartSet {
 async function openStartSet(parts: StartSetParts): Promise<StartSet> {
   const { dataDir, state, log } = parts;
   const published = realpathSync(dataDirLayout(dataDir).current);
+  let preread = Promise.resolve();
   const verified = verifySet(dataDir, published, log).then(
-    () => undefined,
+    (outcome) => {
+      // Hashing has read the files through already.
+      if (outcome === "recorded" && parts.preread) preread = prereadLogged(published, parts.preread, log);
+      return undefined;
+    },
     (error: unknown) => error,
   );
   const opened = openUnreconciled(parts, published);
@@ -252,7 +275,7 @@ async function openStartSet(parts: StartSetParts): Promise<StartSet> {
   if (failure === undefined) {
     if ("error" in opened) throw opened.error;
     opened.catalog.reconcileLive(parts.trimThrough(published));
-    return { catalog: opened.catalog, servedDir: published, prepared: opened.prepared };
+    return { catalog: opened.catalog, servedDir: published, prepared: opened.prepared, preread };
   }
   if ("catalog" in opened) {
     // Its readying ends early once it is closed; the set served instead is readied after it.
@@ -272,6 +295,22 @@ async function openStartSet(parts: StartSetParts): Promise<StartSet> {
   state.degraded(`the published set ${published} failed verification (${reason}); serving ${previous}`);
   const fallback = parts.open(previous, true);
   return { catalog: fallback, servedDir: previous, failedDir: published, prepared: readying(parts, fallback) };
+}
+
+/** Reads the files of set `dir` into the page cache where they fit (set-preread.ts) and logs how it went; never rejects. */
+async function prereadLogged(dir: string, signal: AbortSignal, log: Logger): Promise<void> {
+  const files = readManifest(dir).files;
+  const total = Object.values(files).reduce((sum, file) => sum + file.bytes, 0);
+  if (!prereadFits(total)) {
+    log.info("artifact set not read into the page cache: it does not fit in half of the memory available", { dir, bytes: total });
+    return;
+  }
+  try {
+    const { bytes, ms, outcome } = await prereadFiles(Object.keys(files).map((name) => join(dir, name)), signal);
+    log.info("artifact set read into the page cache", { dir, bytes, ms: Math.round(ms), outcome });
+  } catch (error) {
+    log.warn("reading the artifact set into the page cache failed", { dir, ...errorFields(error) });
+  }
 }
 
 /** `dir` opened without reconciling, its readying begun; or why it could not be opened (a damaged set may fail here before its hash says so). */

@@ -21,6 +21,7 @@ import { artifactRecords, STORED } from "./helpers/live-corpus.js";
 import { publishRecords, startLiveServer, type LiveServer, type LiveServerOptions } from "./helpers/live-server.js";
 import { liveTestBed } from "./helpers/test-bed.js";
 import { dataDirLayout } from "../../pipeline/artifact/layout/layout.js";
+import { readManifest } from "../../pipeline/artifact/manifest/index.js";
 
 const REFUSED = "new artifact set refused; still serving the old one";
 const HASHING = "hashing artifact set";
@@ -260,6 +261,27 @@ describe("this machine's record of verified sets", () => {
     renameSync(`${db}.copy`, db);
     expect(await restart()).toBe(1);
     expect(await restart()).toBe(0);
+  });
+});
+
+describe("a set verified earlier, read into the page cache at start", () => {
+  it("is read through, every file to its end, at a start that does not hash it; not at one that does, nor with PREREAD_SET=off", async () => {
+    const dataDir = tempDataDir();
+    const dir = realpathSync(await publishRecords(dataDir, artifactRecords()));
+    const total = Object.values(readManifest(dir).files).reduce((sum, file) => sum + file.bytes, 0);
+    const PREREAD = "artifact set read into the page cache";
+    /** The preread lines of a start; `until`: once one is logged, else closed at once (a close stops a read begun and waits for its line). */
+    const prereads = async (env: Record<string, string> = {}, until = false) => {
+      const server = await startLiveServer({ standin: bed.standin, dataDir, env, runtime: { watch: false, pollMs: 0 } });
+      if (until) await waitFor(() => server.logs.some((l) => l.msg === PREREAD));
+      await server.close();
+      return server.logs.filter((l) => l.msg === PREREAD);
+    };
+    expect(await prereads({}, true)).toEqual([expect.objectContaining({ dir, bytes: total, outcome: "complete" })]);
+    unlinkSync(dataDirLayout(dataDir).verified);
+    expect(await prereads()).toEqual([]);
+    expect(await prereads({ PREREAD_SET: "off" })).toEqual([]);
+    expect(await prereads({ PREREAD_SET: "on" })).toHaveLength(1);
   });
 });
 
