@@ -73,7 +73,7 @@ async function main(): Promise<void> {
   if (opened === undefined) return;
   const { runtime, keyStore, connection, close } = opened;
   const served = runtime.catalogs.current;
-  // Answering from now on (liveness), ready (/readyz) once the search memory is filled and the practice done.
+  // Answering from now on (liveness), ready (/readyz) once the search memory is filled, the practice done and the set read into the page cache where it is.
   const embedders = new QueryEmbedders(config);
   void runtime.prepared.then(() => {
     runtime.state.markLoaded();

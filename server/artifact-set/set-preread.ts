@@ -4,8 +4,8 @@
  * machine, a reboot, a dropped cache) on a set verified earlier, a search's
  * first reads of transcript text would otherwise each wait on the disk; a
  * start that hashes the set has read it through already. Done only where
- * the files fit in half of the memory available, so it never pushes out
- * more than it brings; one read at a time on libuv's thread pool, into one
+ * the files fit in the memory available beside what the server itself is
+ * to take, so it does not crowd the server; one read at a time on libuv's thread pool, into one
  * buffer, so it takes little of a core and no process memory.
  */
 import { open } from "node:fs/promises";
@@ -22,9 +22,9 @@ export interface Preread {
   outcome: "complete" | "stopped";
 }
 
-/** Whether files of `bytes` in all fit in half of the memory the system says is available. */
-export function prereadFits(bytes: number, availableBytes = freemem()): boolean {
-  return bytes <= availableBytes / 2;
+/** Whether files of `bytes` in all fit in the memory the system says is available, less `reservedBytes` (the server's own). */
+export function prereadFits(bytes: number, reservedBytes: number, availableBytes = freemem()): boolean {
+  return bytes + reservedBytes <= availableBytes;
 }
 
 /** Reads `paths` through, one after another, `chunkBytes` at a time, until the end or until `signal` aborts. */

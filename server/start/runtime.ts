@@ -76,7 +76,7 @@ export interface Runtime {
   exits: ExitPool | undefined;
   /** Health and readiness for /healthz and /readyz (main.ts marks it loaded once the first set is warm). */
   state: ServiceState;
-  /** Settles once `prepare` has readied the set served first (at once without one); never rejects. */
+  /** Settles once `prepare` has readied the set served first and, where it does, the set has been read into the page cache (at once without either); never rejects. */
   prepared: Promise<void>;
   /** Re-reads `current` and switches if it changed (SIGHUP forces a retry of a set that failed before). */
   reload(trigger: SwitchTrigger, force?: boolean): Promise<SwitchOutcome>;
@@ -111,7 +111,9 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
       open,
       trimThrough,
       prepare: options.prepare,
-      ...(config.prereadSet && options.preread !== false ? { preread: prereadStop.signal } : {}),
+      ...(config.prereadSet && options.preread !== false
+        ? { preread: { signal: prereadStop.signal, reservedBytes: (config.searchMemoryMb + config.dbCacheMb) * 2 ** 20 } }
+        : {}),
     });
     const catalogs = new CatalogHolder(first, {
       onClosed: (catalog) => log.info("old artifact set released", { builtAt: catalog.manifest.builtAt }),
@@ -144,7 +146,8 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
       fetcher,
       exits: client?.exits,
       state,
-      prepared,
+      // Ready once the set is in the page cache too, where it is read: the first searches then wait on no disk.
+      prepared: Promise.all([prepared, prereading]).then(() => undefined),
       reload: (trigger, force = false) => artifactSwitch.check(trigger, force),
       databaseFault: (code, catalog) => artifactSwitch.fallBack(catalog, code),
       async close() {
@@ -236,8 +239,8 @@ interface StartSetParts {
   open: (dir: string, reconcile: boolean) => ArtifactCatalog;
   trimThrough: (dir: string) => number;
   prepare: RuntimeOptions["prepare"];
-  /** Present: read the published set through into the page cache, when it was verified earlier, until this aborts. */
-  preread?: AbortSignal;
+  /** Present: read the published set through into the page cache, when it was verified earlier and fits beside `reservedBytes` (the server's own memory), until `signal` aborts. */
+  preread?: { signal: AbortSignal; reservedBytes: number };
 }
 
 /** The set served first, and the readying of it (`prepare`), which may still run. */
@@ -297,12 +300,12 @@ async function openStartSet(parts: StartSetParts): Promise<StartSet> {
   return { catalog: fallback, servedDir: previous, failedDir: published, prepared: readying(parts, fallback) };
 }
 
-/** Reads the files of set `dir` into the page cache where they fit (set-preread.ts) and logs how it went; never rejects. */
-async function prereadLogged(dir: string, signal: AbortSignal, log: Logger): Promise<void> {
+/** Reads the files of set `dir` into the page cache where they fit beside the server's own memory (set-preread.ts) and logs how it went; never rejects. */
+async function prereadLogged(dir: string, { signal, reservedBytes }: NonNullable<StartSetParts["preread"]>, log: Logger): Promise<void> {
   const files = readManifest(dir).files;
   const total = Object.values(files).reduce((sum, file) => sum + file.bytes, 0);
-  if (!prereadFits(total)) {
-    log.info("artifact set not read into the page cache: it does not fit in half of the memory available", { dir, bytes: total });
+  if (!prereadFits(total, reservedBytes)) {
+    log.info("artifact set not read into the page cache: it does not fit in the memory available beside the search memory", { dir, bytes: total, reservedBytes });
     return;
   }
   try {

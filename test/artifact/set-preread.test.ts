@@ -1,4 +1,4 @@
-/** Reading a set's files through into the page cache: every byte of every file once, stopped by its signal, and only where the files fit. */
+/** Reading a set's files through into the page cache: every byte of every file once, stopped by its signal, and only where the files fit beside the server's own memory. */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -37,8 +37,9 @@ describe("prereadFiles", () => {
 });
 
 describe("prereadFits", () => {
-  it("holds for files within half of the memory available, and not beyond", () => {
-    expect(prereadFits(500, 1000)).toBe(true);
-    expect(prereadFits(501, 1000)).toBe(false);
+  it("holds for files within the memory available less the server's own, and not beyond", () => {
+    expect(prereadFits(600, 400, 1000)).toBe(true);
+    expect(prereadFits(601, 400, 1000)).toBe(false);
+    expect(prereadFits(1, 0, 0)).toBe(false);
   });
 });
