@@ -4,12 +4,12 @@
  * machine, a reboot, a dropped cache) on a set verified earlier, a search's
  * first reads of transcript text would otherwise each wait on the disk; a
  * start that hashes the set has read it through already. Done only where
- * the files fit in the memory available beside what the server itself is
- * to take, so it does not crowd the server; one read at a time on libuv's thread pool, into one
+ * the files fit in the memory available (a container's limit too) beside
+ * what the server itself is to take, so it does not crowd the server; one read at a time on libuv's thread pool, into one
  * buffer, so it takes little of a core and no process memory.
  */
 import { open } from "node:fs/promises";
-import { freemem } from "node:os";
+import { freemem, totalmem } from "node:os";
 import { performance } from "node:perf_hooks";
 
 /** Bytes per read. */
@@ -22,9 +22,23 @@ export interface Preread {
   outcome: "complete" | "stopped";
 }
 
-/** Whether files of `bytes` in all fit in the memory the system says is available, less `reservedBytes` (the server's own). */
-export function prereadFits(bytes: number, reservedBytes: number, availableBytes = freemem()): boolean {
+/** Whether files of `bytes` in all fit in the memory available (`availableMemory`), less `reservedBytes` (the server's own). */
+export function prereadFits(bytes: number, reservedBytes: number, availableBytes = availableMemory()): boolean {
   return bytes + reservedBytes <= availableBytes;
+}
+
+/**
+ * The memory this process may still fill: what the system says is available, and within a control group's
+ * limit (a container's, which the page cache this process reads is charged to) what the limit leaves beside
+ * its resident memory, whichever is less. Node reports no limit as a number above the machine's memory.
+ */
+export function availableMemory(
+  system = { free: freemem(), total: totalmem() },
+  limit = process.constrainedMemory?.() ?? 0,
+  residentBytes = process.memoryUsage.rss(),
+): number {
+  if (limit <= 0 || limit >= system.total) return system.free;
+  return Math.max(0, Math.min(system.free, limit - residentBytes));
 }
 
 /** Reads `paths` through, one after another, `chunkBytes` at a time, until the end or until `signal` aborts. */

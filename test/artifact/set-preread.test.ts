@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { prereadFiles, prereadFits } from "../../server/artifact-set/set-preread.js";
+import { availableMemory, prereadFiles, prereadFits } from "../../server/artifact-set/set-preread.js";
 
 const dir = mkdtempSync(path.join(tmpdir(), "set-preread-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -41,5 +41,19 @@ describe("prereadFits", () => {
     expect(prereadFits(600, 400, 1000)).toBe(true);
     expect(prereadFits(601, 400, 1000)).toBe(false);
     expect(prereadFits(1, 0, 0)).toBe(false);
+  });
+});
+
+describe("availableMemory", () => {
+  const system = { free: 10_000, total: 16_000 };
+  it("is what the system says is available without a limit (none, or one above the machine's memory)", () => {
+    expect(availableMemory(system, 0, 3_000)).toBe(10_000);
+    expect(availableMemory(system, 2 ** 64, 3_000)).toBe(10_000);
+  });
+
+  it("within a control group's limit, is what the limit leaves beside the resident memory, where that is less", () => {
+    expect(availableMemory(system, 8_000, 3_000)).toBe(5_000);
+    expect(availableMemory(system, 15_000, 1_000)).toBe(10_000);
+    expect(availableMemory(system, 8_000, 9_000)).toBe(0);
   });
 });
