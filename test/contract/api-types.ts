@@ -150,7 +150,7 @@ export interface paths {
         };
         /**
          * Readiness: whether the server should get traffic
-         * @description 200 once an artifact set is loaded, its search memory filled and the server is not unhealthy; 503 until then (the server answers meanwhile, more slowly). No API key needed.
+         * @description 200 once an artifact set is loaded, its search memory filled (and, at a start on a set verified earlier, its files read into the page cache) and the server is not unhealthy; 503 until then (the server answers meanwhile, more slowly). No API key needed.
          */
         get: operations["ready"];
         put?: never;
@@ -2080,7 +2080,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not ready: the first artifact set's search memory is still being filled, or the server is unhealthy (the body's reason field says why). */
+            /** @description Not ready: the first artifact set's search memory is still being filled (or its files read into the page cache), or the server is unhealthy (the body's reason field says why). */
             503: {
                 headers: {
                     /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
