@@ -5,8 +5,9 @@
  * first reads of transcript text would otherwise each wait on the disk; a
  * start that hashes the set has read it through already. Done only where
  * the files fit in the memory available (a container's limit too) beside
- * what the server itself is to take, so it does not crowd the server; one read at a time on libuv's thread pool, into one
- * buffer, so it takes little of a core and no process memory.
+ * what the server itself is to take, so it does not crowd the server; one
+ * read at a time on libuv's thread pool, into one buffer, so it takes
+ * little of a core and no process memory.
  */
 import { open } from "node:fs/promises";
 import { freemem, totalmem } from "node:os";
