@@ -69,7 +69,7 @@ export const readyRoute: Route = {
     summary: "Readiness: whether the server should get traffic",
     description: "200 once an artifact set is loaded, its search memory filled (and, at a start on a set verified earlier, its files read into the page cache) and the server is not unhealthy; 503 until then (the server answers meanwhile, more slowly). No API key needed.",
     response: ReadinessSchema,
-    responseDescription: "Ready: an artifact set is loaded, its search memory filled, and the server is not unhealthy.",
+    responseDescription: "Ready: an artifact set is loaded, its search memory filled (its files read into the page cache where that was due), and the server is not unhealthy.",
     problems: [],
     unavailable: "Not ready: the first artifact set's search memory is still being filled (or its files read into the page cache), or the server is unhealthy (the body's reason field says why).",
   },

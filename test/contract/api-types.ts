@@ -2025,7 +2025,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Ready: an artifact set is loaded, its search memory filled, and the server is not unhealthy. */
+            /** @description Ready: an artifact set is loaded, its search memory filled (its files read into the page cache where that was due), and the server is not unhealthy. */
             200: {
                 headers: {
                     /** @description The request id: the client's own X-Request-Id when it is 1-64 characters of A-Z, a-z, 0-9, _ or -, else a new one. Also in problem bodies. */
