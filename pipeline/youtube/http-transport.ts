@@ -153,7 +153,7 @@ export class HttpTransport {
       return { response: result, answered: { kind: "answered" } };
     } catch (error) {
       if (error instanceof YouTubeError) throw error;
-      if (timedOut) {
+      if (timedOut || isUndiciTimeout(error)) {
         throw new YouTubeError("upstream_timeout", `YouTube did not answer within ${this.#options.timeoutMs} ms`, {
           usedProxy,
         });
@@ -218,6 +218,15 @@ const exitFailures = new WeakSet<YouTubeError>();
 /** No answer through the exit: it failed to connect, or timed out (a cut connection or a huge body says nothing about the exit). */
 function isExitFailure(error: unknown, headersArrived: boolean): boolean {
   return error instanceof YouTubeError && !headersArrived && (error.code === "upstream_timeout" || error.code === "connection_failed");
+}
+
+/**
+ * undici's own limits (headersTimeout, bodyTimeout, connect timeout), set to the same time as the call's timer:
+ * its coarse timers can fire a moment before that timer, and it is the same timeout.
+ */
+export function isUndiciTimeout(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT" || code === "UND_ERR_CONNECT_TIMEOUT";
 }
 
 /** The error of a request the server reset or closed before answering (undici: ECONNRESET, or "other side closed"). */
