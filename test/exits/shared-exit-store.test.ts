@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
-import { ExitPool, ExitsResting, type ExitPolicy, type ExitStateStore } from "../../pipeline/youtube/index.js";
+import { DEFAULT_EXIT_POLICY, ExitPool, ExitsResting, type ExitPolicy, type ExitStateStore } from "../../pipeline/youtube/index.js";
 import { connectExitRedis } from "../../pipeline/youtube/exits/exit-redis.js";
 import { openExitStore } from "../../pipeline/youtube/exits/open-exit-store.js";
 import { RedisExitStore } from "../../pipeline/youtube/exits/redis-exit-store.js";
@@ -151,6 +151,43 @@ describe.skipIf(!redisUp)("the fleet's keys", () => {
     expect(ttl).toBeGreaterThan(3_600_000);
     expect(ttl).toBeLessThanOrEqual(3_610_000);
     await redis.del(`${prefix}exit:direct:ttl`);
+  });
+});
+
+describe.skipIf(!redisUp)("the fleet's clock", () => {
+  /** A store whose process clock runs `offset` ms off, and whose next read's answer is taken up `lateMs` ms late (a busy host). */
+  async function skewedStore(prefix: string) {
+    const redis = await connectExitRedis({ url: REDIS_URL, deadlineMs: 1_000 });
+    connections.push(redis);
+    const clock = { offset: 0, lateMs: 0, calls: 0 };
+    const now = () => {
+      // Every second call is a read's answer (the first its question): the late one waits before looking at the clock.
+      if (++clock.calls % 2 === 0 && clock.lateMs > 0) {
+        const until = Date.now() + clock.lateMs;
+        while (Date.now() < until);
+        clock.lateMs = 0;
+      }
+      return Date.now() + clock.offset;
+    };
+    return { store: new RedisExitStore({ redis, prefix, now }), clock, redis };
+  }
+
+  it("is read from the quickest round trip: an answer taken up late does not move a cool-down's end", async () => {
+    const prefix = `test-exits-clock-${process.pid}:`;
+    const writer = await skewedStore(prefix);
+    const key = "direct:clock";
+    await writer.store.settle(key, Date.now(), Date.now(), { kind: "blocked", retryAfterMs: 60_000 }, { ...DEFAULT_EXIT_POLICY, ...POLICY }, 0);
+    const reader = await skewedStore(prefix);
+    const quick = (await reader.store.read(key)).coolingUntil;
+    reader.clock.lateMs = 40;
+    const late = (await reader.store.read(key)).coolingUntil;
+    // Estimated from the late answer alone, the end would move by half of the 40 ms.
+    expect(Math.abs(late - quick)).toBeLessThanOrEqual(3);
+    // This process's clock set 20 s ahead: past the estimate's window, the end follows it.
+    reader.clock.offset = 20_000;
+    const ahead = (await reader.store.read(key)).coolingUntil;
+    expect(Math.abs(ahead - quick - 20_000)).toBeLessThanOrEqual(3);
+    await writer.redis.del(`${prefix}exit:${key}`);
   });
 });
 

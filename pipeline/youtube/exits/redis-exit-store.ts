@@ -8,8 +8,9 @@
  * compare-and-set script that writes only if the version is still the one
  * read (retried when another process got there first), so the rules live in
  * one place for every store. Times are Redis's: each read returns Redis's
- * clock and the record is moved onto this process's clock and back, so hosts
- * whose clocks disagree still agree on when a cool-down ends. Each hash
+ * clock and the record is moved onto this process's clock and back (by the
+ * offset of the quickest recent round trip), so hosts whose clocks disagree
+ * still agree on when a cool-down ends. Each hash
  * expires an hour after the last rest it records, so a fleet that is gone
  * leaves nothing behind. As in the host store, what would change nothing is
  * not written.
@@ -43,6 +44,12 @@ const KEEP_MS = 3_600_000;
 /** Writes lost to other processes in a row before a change gives up (each loss means another change went in). */
 const MAX_ATTEMPTS = 50;
 
+/**
+ * How long the clock estimate of the quickest round trip is kept before any later one replaces it: clocks
+ * drift apart slowly, but one that is set (NTP) should be followed within seconds.
+ */
+const CLOCK_ESTIMATE_MS = 10_000;
+
 /** The record's instants (ms since the epoch; 0 when unset), moved between clocks. */
 const INSTANTS = ["coolingUntil", "deadUntil", "lastSentAt", "lastBlockedAt"] as const;
 
@@ -70,6 +77,8 @@ export class RedisExitStore implements ExitStateStore {
   readonly #redis: Redis & ExitCommands;
   readonly #prefix: string;
   readonly #now: () => number;
+  /** Redis's clock minus this process's, from the quickest round trip of late (`CLOCK_ESTIMATE_MS`), with when it was read. */
+  #clock: { shift: number; roundTrip: number; at: number } | undefined;
 
   constructor(options: RedisExitStoreOptions) {
     const { redis } = options;
@@ -111,11 +120,25 @@ export class RedisExitStore implements ExitStateStore {
   async #read(key: string): Promise<Read> {
     const asked = this.#now();
     const [json, version, seconds, micros] = await this.#redis.transcriptServiceExitRead(this.#key(key));
+    const answered = this.#now();
     const redisNow = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
-    // Redis read its clock about halfway through the round trip.
-    const shift = redisNow - Math.round((asked + this.#now()) / 2);
     const record = json === "" ? emptyRecord() : { ...emptyRecord(), ...(JSON.parse(json) as Partial<ExitRecord>) };
-    return { record, version, shift };
+    return { record, version, shift: this.#shift(redisNow, asked, answered) };
+  }
+
+  /**
+   * Redis's clock minus this process's. Redis read its clock somewhere within the round trip, so half of it
+   * is the estimate's error: a round trip a busy host stretched would move the pace by as much, so the
+   * quickest of late is kept.
+   */
+  #shift(redisNow: number, asked: number, answered: number): number {
+    const roundTrip = answered - asked;
+    const best = this.#clock;
+    // A negative round trip is this process's clock set back mid-read: no estimate, unless there is none yet.
+    if (best === undefined || (roundTrip >= 0 && (roundTrip <= best.roundTrip || Math.abs(answered - best.at) > CLOCK_ESTIMATE_MS))) {
+      this.#clock = { shift: redisNow - Math.round((asked + answered) / 2), roundTrip, at: answered };
+    }
+    return this.#clock!.shift;
   }
 
   /** Writes `record` (on Redis's clock) if the exit is still at the version read; says whether it did. */
