@@ -69,7 +69,7 @@ async function main(): Promise<void> {
   if (link === undefined) await ensureServableSetOrExit(config, log);
   if (stop.duringStartup()) return;
 
-  const opened = await openServices({ config, log, link, stop, workers });
+  const opened = await openServices({ config, log, link, stop });
   if (opened === undefined) return;
   const { runtime, keyStore, connection, close } = opened;
   const served = runtime.catalogs.current;
@@ -201,8 +201,6 @@ interface OpenOptions {
   log: Logger;
   link: WorkerLink | undefined;
   stop: StopSignals;
-  /** Serving processes on this machine (WORKERS resolved): the page-cache read leaves room for the memory of each. */
-  workers: number;
 }
 
 interface Opened {
@@ -219,7 +217,7 @@ interface Opened {
  * stop came meanwhile (the process is then on its way out).
  */
 async function openServices(options: OpenOptions): Promise<Opened | undefined> {
-  const { config, log, link, stop, workers } = options;
+  const { config, log, link, stop } = options;
   const state = new ServiceState();
   const pgReachable = postgresReachability(state);
   // A replica started before PostgreSQL waits for it (not listening meanwhile) instead of exiting.
@@ -249,8 +247,8 @@ async function openServices(options: OpenOptions): Promise<Opened | undefined> {
     state,
     // While the set's files are hashed: search memory filled, then practice requests (its work is dropped if they do not match).
     prepare: (catalog) => warmUp({ config, log, catalog, stop }),
-    // The page cache is the machine's: one worker reads the set through for all, leaving room for every worker's memory.
-    preread: cluster.worker === undefined || cluster.worker.id === 1 ? { processes: workers } : false,
+    // The page cache is the machine's: one worker reads the set through for all.
+    preread: cluster.worker === undefined || cluster.worker.id === 1,
     // Synchronously after the swap: no request is served by the new set with the demo key still valid.
     onSwitched: (next) => {
       if (!isDemoSet(next.manifest)) revokeDemoKeys(keyStore, next.manifest.dataset, log);

@@ -245,7 +245,7 @@ export const ROWS = {
     kind: onOff(),
     default: "on",
     readBy: ["server"],
-    help: "At a start that finds the artifact set verified earlier on this machine, read its files through once in the background (on/off), so the operating system's page cache holds them and the first searches after a cold start do not wait on the disk; skipped where they do not fit in the memory available beside SEARCH_MEMORY_MB and DB_CACHE_MB of each worker. A start that hashes the set reads it through anyway.",
+    help: "At a start that finds the artifact set verified earlier on this machine, read its files through once in the background (on/off), so the operating system's page cache holds them and the first searches after a cold start do not wait on the disk; skipped where they do not fit in the memory available beside SEARCH_MEMORY_MB and DB_CACHE_MB. A start that hashes the set reads it through anyway.",
   }),
   bulkFetchConcurrency: setting({
     name: "BULK_FETCH_CONCURRENCY",

@@ -63,12 +63,8 @@ export interface RuntimeOptions {
    * is readied the same way. Default: nothing.
    */
   prepare?: (catalog: ArtifactCatalog) => Promise<void>;
-  /**
-   * Read the set served first through into the page cache when it was verified earlier and PREREAD_SET is on
-   * (set-preread.ts), where it fits beside the search memory and database cache of `processes` serving processes;
-   * default `{ processes: 1 }`. With WORKERS > 1 one worker does it for all; the others pass false.
-   */
-  preread?: false | { processes: number };
+  /** Read the set served first through into the page cache when it was verified earlier and PREREAD_SET is on (set-preread.ts); default true. With WORKERS > 1 one worker does it for all. */
+  preread?: boolean;
 }
 
 export interface Runtime {
@@ -116,7 +112,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions): Prom
       trimThrough,
       prepare: options.prepare,
       ...(config.prereadSet && options.preread !== false
-        ? { preread: { signal: prereadStop.signal, reservedBytes: (options.preread?.processes ?? 1) * (config.searchMemoryMb + config.dbCacheMb) * 2 ** 20 } }
+        ? { preread: { signal: prereadStop.signal, reservedBytes: (config.searchMemoryMb + config.dbCacheMb) * 2 ** 20 } }
         : {}),
     });
     const catalogs = new CatalogHolder(first, {

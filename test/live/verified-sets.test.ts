@@ -9,7 +9,6 @@
  */
 import { copyFileSync, existsSync, readFileSync, realpathSync, renameSync, unlinkSync, utimesSync } from "node:fs";
 import path from "node:path";
-import { totalmem } from "node:os";
 import { describe, expect, it } from "vitest";
 import { buildArtifacts } from "../../pipeline/build/build-artifacts.js";
 import { ARTIFACT_FILES, type VideoRecord } from "../../pipeline/artifact/contract/contract.js";
@@ -283,30 +282,6 @@ describe("a set verified earlier, read into the page cache at start", () => {
     expect(await prereads()).toEqual([]);
     expect(await prereads({ PREREAD_SET: "off" })).toEqual([]);
     expect(await prereads({ PREREAD_SET: "on" })).toHaveLength(1);
-  });
-
-  it("leaves room for the search memory and database cache of every serving process (WORKERS)", async () => {
-    const dataDir = tempDataDir();
-    const dir = realpathSync(await publishRecords(dataDir, artifactRecords()));
-    const perProcess = (100 + 20) * 2 ** 20;
-    const env = { SEARCH_MEMORY_MB: "100", DB_CACHE_MB: "20" };
-    // As many processes as would each take all of this machine's memory: the read does not fit beside them.
-    const processes = Math.ceil(totalmem() / perProcess) + 1;
-    const server = await startLiveServer({ standin: bed.standin, dataDir, env, runtime: { watch: false, pollMs: 0, preread: { processes } } });
-    try {
-      await waitFor(() => server.logs.some((l) => l.msg.includes("page cache")));
-      expect(server.logs.filter((l) => l.msg.includes("page cache"))).toEqual([
-        expect.objectContaining({ msg: expect.stringContaining("not read into the page cache"), dir, reservedBytes: processes * perProcess }),
-      ]);
-    } finally {
-      await server.close();
-    }
-    const one = await startLiveServer({ standin: bed.standin, dataDir, env, runtime: { watch: false, pollMs: 0, preread: { processes: 1 } } });
-    try {
-      await waitFor(() => one.logs.some((l) => l.msg === "artifact set read into the page cache"));
-    } finally {
-      await one.close();
-    }
   });
 });
 
