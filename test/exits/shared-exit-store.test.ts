@@ -155,19 +155,26 @@ describe.skipIf(!redisUp)("the fleet's keys", () => {
 });
 
 describe.skipIf(!redisUp)("the fleet's clock", () => {
-  /** A store whose process clock runs `offset` ms off, and whose next read's answer is taken up `lateMs` ms late (a busy host). */
+  /**
+   * A store whose process clock runs `offset` ms off, and whose next read's answer is taken up `lateMs` ms late
+   * (a busy host). `roundTrips` holds each read's round trip as the store saw it.
+   */
   async function skewedStore(prefix: string) {
     const redis = await connectExitRedis({ url: REDIS_URL, deadlineMs: 1_000 });
     connections.push(redis);
-    const clock = { offset: 0, lateMs: 0, calls: 0 };
+    const clock = { offset: 0, lateMs: 0, calls: 0, asked: 0, roundTrips: [] as number[] };
     const now = () => {
       // Every second call is a read's answer (the first its question): the late one waits before looking at the clock.
-      if (++clock.calls % 2 === 0 && clock.lateMs > 0) {
+      const answer = ++clock.calls % 2 === 0;
+      if (answer && clock.lateMs > 0) {
         const until = Date.now() + clock.lateMs;
         while (Date.now() < until);
         clock.lateMs = 0;
       }
-      return Date.now() + clock.offset;
+      const at = Date.now();
+      if (answer) clock.roundTrips.push(at - clock.asked);
+      else clock.asked = at;
+      return at + clock.offset;
     };
     return { store: new RedisExitStore({ redis, prefix, now }), clock, redis };
   }
@@ -179,14 +186,18 @@ describe.skipIf(!redisUp)("the fleet's clock", () => {
     await writer.store.settle(key, Date.now(), Date.now(), { kind: "blocked", retryAfterMs: 60_000 }, { ...DEFAULT_EXIT_POLICY, ...POLICY }, 0);
     const reader = await skewedStore(prefix);
     const quick = (await reader.store.read(key)).coolingUntil;
-    reader.clock.lateMs = 40;
+    reader.clock.lateMs = 200;
     const late = (await reader.store.read(key)).coolingUntil;
-    // Estimated from the late answer alone, the end would move by half of the 40 ms.
-    expect(Math.abs(late - quick)).toBeLessThanOrEqual(3);
-    // This process's clock set 20 s ahead: past the estimate's window, the end follows it.
+    const [quickTrip, lateTrip] = reader.clock.roundTrips;
+    expect(lateTrip).toBeGreaterThan(quickTrip!);
+    // The quicker estimate is kept: the end does not move (estimated from the late answer, it would by ~100 ms).
+    expect(late).toBe(quick);
+    // This process's clock set 20 s ahead: past the estimate's window, the end follows it, within half of each
+    // estimate's own round trip (what a busy host adds to a read).
     reader.clock.offset = 20_000;
     const ahead = (await reader.store.read(key)).coolingUntil;
-    expect(Math.abs(ahead - quick - 20_000)).toBeLessThanOrEqual(3);
+    const aheadTrip = reader.clock.roundTrips[2]!;
+    expect(Math.abs(ahead - quick - 20_000)).toBeLessThanOrEqual(Math.ceil((quickTrip! + aheadTrip) / 2) + 1);
     await writer.redis.del(`${prefix}exit:${key}`);
   });
 });
