@@ -5,6 +5,7 @@
  * filters.
  */
 import Database from "better-sqlite3";
+import fc from "fast-check";
 import { Document } from "flexsearch";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { FTS_TOKENIZER } from "../../pipeline/artifact/contract/contract.js";
@@ -12,6 +13,7 @@ import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
 import { foldTerm, tokenize } from "../../pipeline/artifact/text/text.js";
 import { openCatalog, type ArtifactCatalog } from "../../server/artifact-set/artifact-catalog.js";
 import { containsPhrase } from "../../server/search/match/phrase.js";
+import { anchorOf } from "../../server/search/match/phrase-strategies.js";
 import type { SearchOptions } from "../../server/search/search.js";
 import { SCAN_BYTES } from "../../server/search/rank/term-counts.js";
 import { buildTempArtifacts, type TempArtifacts } from "../helpers/artifacts.js";
@@ -46,6 +48,33 @@ describe("containsPhrase", () => {
     expect(containsPhrase(Buffer.from("it led to the appropriate end"), terms, 0)).toBe(true);
     expect(containsPhrase(Buffer.from("it led to the inappropriate end"), terms, 0)).toBe(false);
     expect(containsPhrase(Buffer.from("it led to a appropriate end"), terms, 1)).toBe(false);
+  });
+
+  it("answers the same whichever term it looks for first, as the index's tokens say", () => {
+    // Short terms that stand inside longer ones ("d" in "did", "do" in "don"), in several cases and separators.
+    const words = ["i", "d", "do", "it", "did", "don", "and", "I", "D", "Do", "IT", "dId"];
+    const separators = [" ", ", ", "'", ". ", " - "];
+    const token = fc.record({ word: fc.constantFrom(...words), separator: fc.constantFrom(...separators) });
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 40 }), fc.array(fc.constantFrom("i", "d", "do", "it", "did", "and"), { minLength: 2, maxLength: 4 }), (tokens, terms) => {
+        const text = tokens.map((t) => t.word + t.separator).join("");
+        const expected = ` ${tokenize(text).join(" ")} `.includes(` ${terms.join(" ")} `);
+        for (let anchor = 0; anchor < terms.length; anchor++) expect(containsPhrase(Buffer.from(text), terms, anchor)).toBe(expected);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("is anchored on the longest term, the rarest of those: the one that stands inside the fewest other words", () => {
+    // Rarest first, as the strategies rank them.
+    const ranked = [
+      { term: "d", position: 1, df: 5 },
+      { term: "it", position: 3, df: 8 },
+      { term: "do", position: 2, df: 9 },
+      { term: "i", position: 0, df: 10 },
+    ];
+    expect(anchorOf(ranked)).toBe(3);
+    expect(anchorOf([{ term: "hardy", position: 3, df: 2 }, { term: "mrs", position: 2, df: 40 }])).toBe(3);
   });
 
   it("checks every occurrence of the anchor, and phrases that repeat a term", () => {

@@ -12,6 +12,7 @@ import { ARTIFACT_FILES } from "../../pipeline/artifact/contract/contract.js";
 import { decodeCounts, encodeCounts, TERM_COUNTS_MAX_SHARE, TERM_COUNTS_MIN_DF } from "../../pipeline/artifact/search-index/term-counts.js";
 import { buildTermCounts } from "../../pipeline/build/build-term-counts.js";
 import { createSyntheticCorpus } from "../../pipeline/corpus/synthetic.js";
+import { tokenize } from "../../pipeline/artifact/text/text.js";
 import { openCatalog } from "../../server/artifact-set/artifact-catalog.js";
 import { catalogSettings } from "../../server/start/runtime.js";
 import { hasTermCounts, StoredTermCounts } from "../../server/search/memory/stored-term-counts.js";
@@ -43,12 +44,41 @@ describe("term counts' encoding", () => {
   });
 });
 
+/**
+ * Four-word phrases in several of `texts` whose middle pair is of two words in more than 30% of them, the
+ * others in fewer: the phrase tier leaves that pair out and confirms its candidates in their text
+ * (phrase-strategies.ts). Those in most texts first.
+ */
+function confirmedPhrases(texts: readonly string[], count: number): string[] {
+  const tokens = texts.map((text) => tokenize(text));
+  const df = new Map<string, number>();
+  for (const words of tokens) for (const word of new Set(words)) df.set(word, (df.get(word) ?? 0) + 1);
+  const common = (word: string) => df.get(word)! > texts.length * 0.3;
+  const phrases = new Map<string, number>();
+  for (const words of tokens) {
+    const seen = new Set<string>();
+    for (let i = 0; i + 3 < words.length; i++) {
+      const [a, b, c, d] = words.slice(i, i + 4) as [string, string, string, string];
+      if (common(b) && common(c) && !common(a) && !common(d) && /^[a-z]+$/.test(a + d)) seen.add(`${a} ${b} ${c} ${d}`);
+    }
+    for (const phrase of seen) phrases.set(phrase, (phrases.get(phrase) ?? 0) + 1);
+  }
+  return [...phrases]
+    .filter(([, n]) => n >= 2)
+    .sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1))
+    .slice(0, count)
+    .map(([phrase]) => phrase);
+}
+
 describe("term counts of an artifact set", () => {
   let set: TempArtifacts;
   let file: string;
+  let phrases: string[];
   beforeAll(async () => {
     const corpus = createSyntheticCorpus({ seed: 23, videos: 160, channels: 3 });
-    set = await buildTempArtifacts(Array.from({ length: 160 }, (_, i) => corpus.videoAt(i)));
+    const videos = Array.from({ length: 160 }, (_, i) => corpus.videoAt(i));
+    phrases = confirmedPhrases(videos.map((video) => (video.transcripts[0]?.segments ?? []).map((segment) => segment.text).join(" ")), 4);
+    set = await buildTempArtifacts(videos);
     file = `${set.dir}/${ARTIFACT_FILES.database}`;
   }, 60_000);
   afterAll(() => set?.cleanup());
@@ -114,7 +144,9 @@ describe("term counts of an artifact set", () => {
 
   it("score the candidates they hold without reading their rows, with the same answers; from rank 1 down within their share", async () => {
     await rebuild(0);
-    const queries = ["river", "light of", "water stone", "people world", "old river", "the night"].flatMap((q) => [
+    // The phrases are confirmed in their candidates' text, whose rows are then read anyway: they are scored with the counts too.
+    expect(phrases).toHaveLength(4);
+    const queries = ["river", "light of", "water stone", "people world", "old river", "the night", ...phrases].flatMap((q) => [
       { q, limit: 10, offset: 0 },
       { q, limit: 10, offset: 20 },
     ]);
@@ -140,6 +172,7 @@ describe("term counts of an artifact set", () => {
     expect(held.warmth.counts!.transcripts).toBeGreaterThan(100);
     expect(without.warmth.counts).toBeUndefined();
     expect(held.pages.filter((page) => page.results.length > 0).length).toBeGreaterThan(6);
+    expect(held.pages.slice(12).filter((page, i) => i % 2 === 0 && page.results.length > 0)).toHaveLength(4);
     expect(held.pages).toEqual(without.pages);
     expect(held.reads).toBeLessThan(without.reads * 0.7);
     // With the texts and their vectors too, and with a share that holds some of the counts only.

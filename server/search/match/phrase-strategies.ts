@@ -30,6 +30,17 @@ function rankedTerms(request: MatchRequest): { term: string; position: number; d
   return terms.map((term, position) => ({ term, position, df: request.df(term) })).sort((a, b) => a.df - b.df);
 }
 
+/**
+ * The term the text is searched for first when confirming (containsPhrase's
+ * anchor): the longest, so that it stands inside fewer other words ("d" in
+ * "i d do it" is in most of them); of those, the rarest.
+ */
+export function anchorOf(ranked: readonly { term: string; position: number; df: number }[]): number {
+  let best = ranked[0]!;
+  for (const r of ranked) if (r.term.length > best.term.length) best = r;
+  return best.position;
+}
+
 /** Confirming costs a read of the text for each candidate that fails: past k/2 of them, an exact query is cheaper. */
 function maxFailures(k: number): number {
   return Math.max(8, Math.floor(k / 2));
@@ -100,7 +111,7 @@ export function pairIndexPhrase(pairs: MatchList, texts: ShardTexts, nearTermMax
       if (near === undefined) return exact();
       const failuresAllowed = maxFailures(k);
       const candidates = pairs(near, query.bounds, k + failuresAllowed + 1, 0);
-      return confirmPhrase(texts, candidates, query.parsed.phraseTerms!, ranked[0]!.position, k, failuresAllowed) ?? exact();
+      return confirmPhrase(texts, candidates, query.parsed.phraseTerms!, anchorOf(ranked), k, failuresAllowed) ?? exact();
     },
   };
 }
@@ -122,7 +133,7 @@ export function nearPhrase(matches: MatchList, texts: ShardTexts, nearTermMaxSha
       // Running out of these before k are confirmed means more than maxFailures failed, so this many always suffice.
       const failuresAllowed = maxFailures(k);
       const candidates = matches(near, query.bounds, k + failuresAllowed + 1, 0);
-      return confirmPhrase(texts, candidates, query.parsed.phraseTerms!, rarest.position, k, failuresAllowed);
+      return confirmPhrase(texts, candidates, query.parsed.phraseTerms!, anchorOf(ranked), k, failuresAllowed);
     },
   };
 }

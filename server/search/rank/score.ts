@@ -53,8 +53,9 @@ export function scoreCandidates(inputs: ScoreInputs, options: ScoreOptions, text
   }
   const inText = counted.filter((i) => !fromIndex.has(i));
   const inTextTerms = inText.map((i) => terms[i]!);
-  // Where the build's counts of a candidate are held, nothing of its row is read (the same counts).
-  const storedIds = inText.length > 0 && !confirmed ? texts.storedTermIds(inTextTerms) : undefined;
+  // Where the build's counts of a candidate are held, nothing of its row is read (the same counts); where a
+  // confirmed phrase read its text already, decoding them still costs less than counting in the text.
+  const storedIds = inText.length > 0 ? texts.storedTermIds(inTextTerms) : undefined;
   if (inText.length > 0 && !confirmed) texts.prefetch(storedIds ? candidates.filter((id) => !texts.hasStoredCounts(id)) : candidates);
   // Where a candidate held in memory has its terms counted already, they are looked up (the same counts).
   const vectorIds = inText.length > 0 && inTextTerms.every((t) => ASCII_TERM.test(t)) ? texts.termIds(inTextTerms) : undefined;
