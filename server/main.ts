@@ -29,7 +29,6 @@ import { openRuntime, reloadOnSighup, warmLogged, type Runtime } from "./start/r
 import { closeGracefully } from "./start/shutdown.js";
 import { runPrimary } from "./cluster/primary.js";
 import { connectWorker, type WorkerLink } from "./cluster/worker-link.js";
-import { lowerThreads, otherThreads } from "./cluster/helper-threads.js";
 import { connectRedis, REDIS_FALLBACK, untilReady, type RedisConnection } from "./coordination/redis-client.js";
 import { createRedisRateLimiter } from "./rate-limit/redis-rate-limiter.js";
 import { createRedisNegativeCache } from "./coordination/redis-negative-cache.js";
@@ -64,8 +63,6 @@ async function main(): Promise<void> {
   const workers = config.workers === "auto" ? availableParallelism() : config.workers;
   if (cluster.isPrimary && workers > 1) return runPrimary(config, workers, log);
   const link = cluster.isWorker ? connectWorker() : undefined;
-  // With a worker for every core, the threads this process started with (V8's) yield the cores to the requests.
-  if (link !== undefined && workers >= availableParallelism()) lowerThreads(otherThreads());
   // Before anything slow or lasting: a port in use is one line, and nothing has changed yet. A worker's port is the primary's.
   const reservation = link === undefined ? await reservePortOrExit(config.host, config.port) : undefined;
   const stop = watchStopSignals({ log, link });
