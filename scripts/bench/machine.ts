@@ -1,5 +1,7 @@
-/** The machine and the code a result belongs to: CPU, cores, RAM, load, commit. */
+/** The machine and the code a result belongs to: CPU, cores, RAM, load, commit, and whether it takes idle pages of its cache back. */
 import { execFileSync } from "node:child_process";
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import os from "node:os";
 
 export interface MachineInfo {
@@ -8,6 +10,13 @@ export interface MachineInfo {
   ramGiB: number;
   node: string;
   commit: string;
+  /**
+   * The kernel's proactive reclaim where it runs (DAMON `pageout` schemes):
+   * pages idle that long leave memory even with RAM free, so a set read into
+   * the page cache a minute before a pass is read from disk again. Absent
+   * where no such scheme runs, and in results written before it was recorded.
+   */
+  reclaim?: string[];
 }
 
 export function machineInfo(): MachineInfo {
@@ -18,7 +27,76 @@ export function machineInfo(): MachineInfo {
     ramGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
     node: process.version,
     commit: gitCommitOf(),
+    ...withReclaim(damonPageouts()),
   };
+}
+
+function withReclaim(reclaim: string[]): { reclaim?: string[] } {
+  return reclaim.length > 0 ? { reclaim } : {};
+}
+
+/**
+ * The DAMON `pageout` schemes of running kdamonds under `root` (the sysfs
+ * admin directory), each as "pageout of <pages> idle ≥ N s": the minimum age
+ * is counted in aggregation intervals. Empty where DAMON is absent or off.
+ */
+export function damonPageouts(root = "/sys/kernel/mm/damon/admin"): string[] {
+  const read = (...parts: string[]) => readFileSync(join(root, ...parts), "utf8").trim();
+  const entries = (...parts: string[]) => {
+    try {
+      return readdirSync(join(root, ...parts)).filter((name) => /^\d+$/.test(name));
+    } catch {
+      return [];
+    }
+  };
+  const found: string[] = [];
+  for (const kdamond of entries("kdamonds")) {
+    try {
+      if (read("kdamonds", kdamond, "state") !== "on") continue;
+      for (const context of entries("kdamonds", kdamond, "contexts")) {
+        const at = ["kdamonds", kdamond, "contexts", context];
+        const aggregationUs = Number(read(...at, "monitoring_attrs", "intervals", "aggr_us"));
+        for (const scheme of entries(...at, "schemes")) {
+          const s = [...at, "schemes", scheme];
+          if (read(...s, "action") !== "pageout") continue;
+          const idleSeconds = (Number(read(...s, "access_pattern", "age", "min")) * aggregationUs) / 1e6;
+          found.push(`pageout of ${damonPages(root, s)} idle ≥ ${Math.round(idleSeconds)} s`);
+        }
+      }
+    } catch {
+      // A kdamond whose files do not read as expected (another kernel's layout) is left out.
+    }
+  }
+  return found;
+}
+
+/** What a scheme's filters let through, e.g. "unmapped pages (not anon)" for anon rejected and unmapped allowed. */
+function damonPages(root: string, scheme: string[]): string {
+  const allowed: string[] = [];
+  const rejected: string[] = [];
+  for (const dir of ["ops_filters", "filters"]) {
+    let names: string[];
+    try {
+      names = readdirSync(join(root, ...scheme, dir)).filter((name) => /^\d+$/.test(name));
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const read = (file: string) => readFileSync(join(root, ...scheme, dir, name, file), "utf8").trim();
+      const type = read("type");
+      const matching = read("matching") === "Y";
+      const allow = (() => {
+        try {
+          return read("allow") === "Y";
+        } catch {
+          return false; // kernels before `allow` only had filters that reject
+        }
+      })();
+      (allow === matching ? allowed : rejected).push(type);
+    }
+  }
+  const pages = allowed.length > 0 ? `${allowed.join(" or ")} pages` : "pages";
+  return rejected.length > 0 ? `${pages} (not ${rejected.join(" or ")})` : pages;
 }
 
 /** The short commit of the checkout at `cwd` (default this process's), marked when it has uncommitted changes. */

@@ -355,7 +355,7 @@ export function markdownSection(r: BenchResults, rows: readonly Row[]): string {
     sectionHeading(r),
     "",
     `- date: ${r.finishedAt ?? r.startedAt} (started ${r.startedAt})`,
-    `- machine: ${m.cpu}, ${m.cores} cores, ${m.ramGiB} GiB RAM, Node ${m.node}; 1-min load average at each phase start: ${Object.entries(r.load).map(([k, v]) => `${k} ${v}`).join(", ")}`,
+    `- machine: ${m.cpu}, ${m.cores} cores, ${m.ramGiB} GiB RAM, Node ${m.node}; 1-min load average at each phase start: ${Object.entries(r.load).map(([k, v]) => `${k} ${v}`).join(", ")}${m.reclaim ? `; the kernel takes idle pages back with RAM free (DAMON): ${m.reclaim.join("; ")}` : ""}`,
     `- commit: ${m.commit} at the start${r.server?.commit && r.server.commit !== m.commit ? `, ${r.server.commit} when the server started (phases 2-5 and the peers' code as loaded at the start)` : ""}`,
     `- command: \`${r.command}\``,
     ...(r.phaseSeconds && Object.keys(r.phaseSeconds).length > 0 ? [`- phase wall time: ${Object.entries(r.phaseSeconds).map(([k, v]) => `${k} ${v} s`).join(", ")}`] : []),
