@@ -1,6 +1,6 @@
 /** The machine and the code a result belongs to: CPU, cores, RAM, load, commit, and whether it takes idle pages of its cache back. */
 import { execFileSync } from "node:child_process";
-import { readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import os from "node:os";
 
@@ -41,14 +41,8 @@ function withReclaim(reclaim: string[]): { reclaim?: string[] } {
  * is counted in aggregation intervals. Empty where DAMON is absent or off.
  */
 export function damonPageouts(root = "/sys/kernel/mm/damon/admin"): string[] {
-  const read = (...parts: string[]) => readFileSync(join(root, ...parts), "utf8").trim();
-  const entries = (...parts: string[]) => {
-    try {
-      return readdirSync(join(root, ...parts)).filter((name) => /^\d+$/.test(name));
-    } catch {
-      return [];
-    }
-  };
+  const read = (...parts: string[]) => sysfsRead(root, ...parts);
+  const entries = (...parts: string[]) => numberedEntries(root, ...parts);
   const found: string[] = [];
   for (const kdamond of entries("kdamonds")) {
     try {
@@ -75,28 +69,29 @@ function damonPages(root: string, scheme: string[]): string {
   const allowed: string[] = [];
   const rejected: string[] = [];
   for (const dir of ["ops_filters", "filters"]) {
-    let names: string[];
-    try {
-      names = readdirSync(join(root, ...scheme, dir)).filter((name) => /^\d+$/.test(name));
-    } catch {
-      continue;
-    }
-    for (const name of names) {
-      const read = (file: string) => readFileSync(join(root, ...scheme, dir, name, file), "utf8").trim();
-      const type = read("type");
+    for (const name of numberedEntries(root, ...scheme, dir)) {
+      const read = (file: string) => sysfsRead(root, ...scheme, dir, name, file);
       const matching = read("matching") === "Y";
-      const allow = (() => {
-        try {
-          return read("allow") === "Y";
-        } catch {
-          return false; // kernels before `allow` only had filters that reject
-        }
-      })();
-      (allow === matching ? allowed : rejected).push(type);
+      // Kernels before `allow` only had filters that reject what they match.
+      const allow = existsSync(join(root, ...scheme, dir, name, "allow")) && read("allow") === "Y";
+      (allow === matching ? allowed : rejected).push(read("type"));
     }
   }
   const pages = allowed.length > 0 ? `${allowed.join(" or ")} pages` : "pages";
   return rejected.length > 0 ? `${pages} (not ${rejected.join(" or ")})` : pages;
+}
+
+function sysfsRead(root: string, ...parts: string[]): string {
+  return readFileSync(join(root, ...parts), "utf8").trim();
+}
+
+/** The numbered entries of a sysfs directory (kdamonds, contexts, schemes, filters); none where it is absent. */
+function numberedEntries(root: string, ...parts: string[]): string[] {
+  try {
+    return readdirSync(join(root, ...parts)).filter((name) => /^\d+$/.test(name));
+  } catch {
+    return [];
+  }
 }
 
 /** The short commit of the checkout at `cwd` (default this process's), marked when it has uncommitted changes. */
